@@ -1,0 +1,66 @@
+package io.ckc.protocol.frame;
+
+import java.util.Arrays;
+import java.util.Objects;
+import java.util.UUID;
+
+/** What a {@link Frame.Data} frame carries. */
+public sealed interface Body {
+
+    /** Size of the application payload, the part limited by the gateway's maximum payload size. */
+    int payloadSize();
+
+    /** A message from a mobile node to a core application channel ({@code app.<channel>}), with optional context. */
+    record MnMessage(UUID messageId, String channel, Context context, byte[] payload) implements Body {
+        public MnMessage {
+            Objects.requireNonNull(messageId, "messageId");
+            Objects.requireNonNull(channel, "channel");
+            Objects.requireNonNull(payload, "payload");
+        }
+
+        public int payloadSize() { return payload.length; }
+
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof MnMessage m && messageId.equals(m.messageId) && channel.equals(m.channel)
+                    && Objects.equals(context, m.context) && Arrays.equals(payload, m.payload);
+        }
+
+        @Override
+        public int hashCode() {
+            return Objects.hash(messageId, channel, context, Arrays.hashCode(payload));
+        }
+
+        @Override
+        public String toString() {
+            return "MnMessage[" + messageId + " -> " + channel + ", " + payload.length + " bytes, context=" + context + "]";
+        }
+    }
+
+    /** A message from the core delivered to a mobile node. */
+    record Delivery(UUID messageId, String sender, byte[] payload) implements Body {
+        public Delivery {
+            Objects.requireNonNull(messageId, "messageId");
+            Objects.requireNonNull(sender, "sender");
+            Objects.requireNonNull(payload, "payload");
+        }
+
+        public int payloadSize() { return payload.length; }
+
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof Delivery d && messageId.equals(d.messageId) && sender.equals(d.sender)
+                    && Arrays.equals(payload, d.payload);
+        }
+
+        @Override
+        public int hashCode() {
+            return Objects.hash(messageId, sender, Arrays.hashCode(payload));
+        }
+
+        @Override
+        public String toString() {
+            return "Delivery[" + messageId + " from " + sender + ", " + payload.length + " bytes]";
+        }
+    }
+}

@@ -1,0 +1,48 @@
+package io.ckc.protocol.kafka;
+
+import java.util.regex.Pattern;
+
+/**
+ * The names of CKC's Kafka topics. The prefix ({@code ckc.} by default) and the application-topic
+ * prefix ({@code app.}) are configurable so several installations can share one cluster.
+ */
+public record Topics(String prefix, String appPrefix) {
+
+    public static final Topics DEFAULT = new Topics("ckc.", "app.");
+
+    /** Channel names an MN may address: they become part of a Kafka topic name. */
+    private static final Pattern CHANNEL = Pattern.compile("[A-Za-z0-9._-]{1,200}");
+
+    public String app(String channel) {
+        return appPrefix + channel;
+    }
+
+    public String context() {
+        return prefix + "context";
+    }
+
+    public String mnEvents() {
+        return prefix + "mn.events";
+    }
+
+    public String toMn() {
+        return prefix + "to-mn";
+    }
+
+    public String gateway(String gatewayId) {
+        return prefix + "gw." + gatewayId;
+    }
+
+    public String unsent() {
+        return prefix + "unsent";
+    }
+
+    public String deadLetter() {
+        return prefix + "dead-letter";
+    }
+
+    /** Whether a channel name chosen by a mobile node is allowed (it maps to an {@code app.*} topic). */
+    public static boolean isValidChannel(String channel) {
+        return channel != null && CHANNEL.matcher(channel).matches() && !channel.startsWith(".");
+    }
+}

@@ -1,0 +1,39 @@
+package io.ckc.protocol.netty;
+
+import io.ckc.protocol.frame.FrameCodec;
+import io.ckc.protocol.frame.MalformedFrameException;
+import io.netty.channel.ChannelHandler;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.SimpleChannelInboundHandler;
+import io.netty.channel.socket.DatagramPacket;
+
+import java.net.InetSocketAddress;
+
+/**
+ * Turns datagrams into {@link AddressedFrame}s. A malformed datagram is dropped and reported to the
+ * listener; it never reaches the session logic and never disturbs other sessions.
+ */
+@ChannelHandler.Sharable
+public final class FrameDatagramDecoder extends SimpleChannelInboundHandler<DatagramPacket> {
+
+    /** Told about every dropped datagram, for counters and logs. */
+    @FunctionalInterface
+    public interface MalformedListener {
+        void malformed(InetSocketAddress sender, MalformedFrameException error);
+    }
+
+    private final MalformedListener listener;
+
+    public FrameDatagramDecoder(MalformedListener listener) {
+        this.listener = listener;
+    }
+
+    @Override
+    protected void channelRead0(ChannelHandlerContext ctx, DatagramPacket packet) {
+        try {
+            ctx.fireChannelRead(new AddressedFrame(FrameCodec.decode(packet.content()), packet.sender()));
+        } catch (MalformedFrameException e) {
+            listener.malformed(packet.sender(), e);
+        }
+    }
+}
