@@ -1,0 +1,169 @@
+package io.ckc.client;
+
+import io.ckc.protocol.frame.Frame;
+import io.ckc.protocol.frame.FrameCodec;
+import io.ckc.protocol.netty.AddressedFrame;
+import io.ckc.protocol.netty.FrameDatagramDecoder;
+import io.ckc.protocol.netty.FrameDatagramEncoder;
+import io.netty.bootstrap.Bootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandler;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoop;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.FixedRecvByteBufAllocator;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.SimpleChannelInboundHandler;
+import io.netty.channel.nio.NioIoHandler;
+import io.netty.channel.socket.DatagramChannel;
+import io.netty.channel.socket.nio.NioDatagramChannel;
+
+import java.net.InetSocketAddress;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.concurrent.Future;
+import java.util.LinkedHashSet;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Supplier;
+
+/**
+ * One UDP socket shared by any number of mobile nodes: frames name their node, so a fleet of
+ * thousands of nodes needs only a few sockets and threads. Each node attached to a transport is
+ * confined to the transport's event loop.
+ */
+public final class ClientTransport implements AutoCloseable {
+
+    /** Retransmission timers are checked this often. */
+    static final long TICK_MS = 10;
+    /** Keepalive and silence checks run this often. */
+    static final long SWEEP_MS = 500;
+
+    private final EventLoopGroup ownedGroup;
+    private final Channel channel;
+    private final Map<UUID, MobileNode> nodes = new HashMap<>();
+    private final Set<MobileNode> active = new LinkedHashSet<>();
+    private final AtomicLong malformed = new AtomicLong();
+    private final List<Future<?>> timers = new ArrayList<>();
+
+    private ClientTransport(EventLoopGroup group, boolean owned, Supplier<ChannelHandler> linkHook)
+            throws InterruptedException {
+        this.ownedGroup = owned ? group : null;
+        this.channel = new Bootstrap()
+                .group(group)
+                .channel(NioDatagramChannel.class)
+                .option(ChannelOption.SO_RCVBUF, 4 * 1024 * 1024)
+                .option(ChannelOption.SO_SNDBUF, 4 * 1024 * 1024)
+                .option(ChannelOption.RCVBUF_ALLOCATOR, new FixedRecvByteBufAllocator(FrameCodec.MAX_DATAGRAM_BYTES))
+                .handler(new ChannelInitializer<DatagramChannel>() {
+                    @Override
+                    protected void initChannel(DatagramChannel ch) {
+                        if (linkHook != null) {
+                            ch.pipeline().addLast("link-hook", linkHook.get());
+                        }
+                        ch.pipeline().addLast(FrameDatagramEncoder.INSTANCE,
+                                new FrameDatagramDecoder((sender, error) -> malformed.incrementAndGet()),
+                                new Dispatcher());
+                    }
+                })
+                .bind(new InetSocketAddress("0.0.0.0", 0))
+                .sync()
+                .channel();
+        EventLoop loop = channel.eventLoop();
+        timers.add(loop.scheduleAtFixedRate(this::tickActive, TICK_MS, TICK_MS, TimeUnit.MILLISECONDS));
+        timers.add(loop.scheduleAtFixedRate(this::sweep, SWEEP_MS, SWEEP_MS, TimeUnit.MILLISECONDS));
+    }
+
+    /** A transport with its own I/O thread. */
+    public static ClientTransport open() throws InterruptedException {
+        return new ClientTransport(new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory()), true, null);
+    }
+
+    /** A transport on a shared event loop group (a fleet: several transports over a few threads). */
+    public static ClientTransport open(EventLoopGroup group) throws InterruptedException {
+        return new ClientTransport(group, false, null);
+    }
+
+    /** A transport whose pipeline starts with the given handler: for tests that drop or reorder datagrams. */
+    public static ClientTransport open(EventLoopGroup group, Supplier<ChannelHandler> linkHook)
+            throws InterruptedException {
+        return new ClientTransport(group, false, linkHook);
+    }
+
+    public InetSocketAddress localAddress() {
+        return (InetSocketAddress) channel.localAddress();
+    }
+
+    /** Datagrams dropped as malformed. */
+    public long malformedDatagrams() {
+        return malformed.get();
+    }
+
+    EventLoop eventLoop() {
+        return channel.eventLoop();
+    }
+
+    // The methods below run on the event loop.
+
+    void attach(MobileNode node) {
+        nodes.put(node.id(), node);
+    }
+
+    void detach(MobileNode node) {
+        nodes.remove(node.id(), node);
+        active.remove(node);
+    }
+
+    /** Marks a node as needing timer ticks (connecting, or frames in flight). */
+    void activate(MobileNode node) {
+        active.add(node);
+    }
+
+    void send(Frame frame, InetSocketAddress gateway) {
+        channel.writeAndFlush(new AddressedFrame(frame, gateway), channel.voidPromise());
+    }
+
+    private void tickActive() {
+        if (active.isEmpty()) {
+            return;
+        }
+        long now = MobileNode.nowMs();
+        for (MobileNode node : new ArrayList<>(active)) {
+            if (!node.tick(now)) {
+                active.remove(node);
+            }
+        }
+    }
+
+    private void sweep() {
+        long now = MobileNode.nowMs();
+        for (MobileNode node : new ArrayList<>(nodes.values())) {
+            node.checkLiveness(now);
+        }
+    }
+
+    private final class Dispatcher extends SimpleChannelInboundHandler<AddressedFrame> {
+        @Override
+        protected void channelRead0(ChannelHandlerContext ctx, AddressedFrame in) {
+            MobileNode node = nodes.get(in.frame().mnId());
+            if (node != null) {
+                node.onFrame(in.frame(), in.peer());
+            }
+        }
+    }
+
+    @Override
+    public void close() throws InterruptedException {
+        timers.forEach(t -> t.cancel(false));
+        channel.close().sync();
+        if (ownedGroup != null) {
+            ownedGroup.shutdownGracefully(0, 1, TimeUnit.SECONDS).sync();
+        }
+    }
+}

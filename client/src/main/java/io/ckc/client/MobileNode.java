@@ -1,0 +1,361 @@
+package io.ckc.client;
+
+import io.ckc.protocol.frame.Body;
+import io.ckc.protocol.frame.Context;
+import io.ckc.protocol.frame.ErrorCode;
+import io.ckc.protocol.frame.Frame;
+import io.ckc.protocol.kafka.Topics;
+import io.ckc.protocol.mrudp.ReliableSession;
+
+import java.net.InetSocketAddress;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A mobile node (MN): connects to a gateway over the reliable-UDP protocol, sends messages to
+ * application channels, receives messages from the core, reconnects after a broken connection and
+ * drops duplicate deliveries by message id. Public methods are thread-safe; all state lives on the
+ * transport's event loop and callbacks run there.
+ */
+public final class MobileNode {
+
+    /** Where a node stands with its gateway. */
+    public enum State { DISCONNECTED, CONNECTING, CONNECTED, CLOSED }
+
+    private final UUID id;
+    private final NodeListener listener;
+    private final ClientConfig config;
+    private volatile ClientTransport transport;
+    private volatile InetSocketAddress gateway;
+    private volatile State state = State.DISCONNECTED;
+    private volatile String gatewayId;
+    private volatile int maxPayloadBytes = 16 * 1024;
+
+    private long epoch;
+    private ReliableSession session;
+    private final List<Body.MnMessage> pending = new ArrayList<>();
+    private LinkedHashSet<UUID> recentIds;
+    private long lastHeardMs;
+    private long lastSentMs;
+    private long nextConnectAttemptMs;
+    private int connectAttempts;
+    private boolean reconnectWanted;
+
+    public MobileNode(UUID id, ClientTransport transport, InetSocketAddress gateway, NodeListener listener,
+                      ClientConfig config) {
+        this.id = id;
+        this.transport = transport;
+        this.gateway = gateway;
+        this.listener = listener;
+        this.config = config;
+        // Epochs grow across restarts of the device too: a disconnect of an older session never wins.
+        this.epoch = System.currentTimeMillis() * 1_000;
+    }
+
+    public UUID id() {
+        return id;
+    }
+
+    public State state() {
+        return state;
+    }
+
+    public boolean isConnected() {
+        return state == State.CONNECTED;
+    }
+
+    /** The id of the gateway the node is connected to, or null. */
+    public String gatewayId() {
+        return gatewayId;
+    }
+
+    public InetSocketAddress gatewayAddress() {
+        return gateway;
+    }
+
+    /** Opens a session with the gateway; {@link NodeListener#connected} tells when it is up. */
+    public void connect() {
+        onLoop(() -> {
+            if (state == State.CLOSED) {
+                return;
+            }
+            transport.attach(this);
+            reconnectWanted = config.autoReconnect();
+            if (state == State.DISCONNECTED) {
+                startConnecting(nowMs());
+            }
+        });
+    }
+
+    /** Moves the node to another gateway (a handover): closes this session and connects there. */
+    public void connectTo(InetSocketAddress newGateway) {
+        onLoop(() -> {
+            if (state == State.CLOSED) {
+                return;
+            }
+            if (state != State.DISCONNECTED) {
+                endSession(true);
+            }
+            gateway = newGateway;
+            transport.attach(this);
+            reconnectWanted = config.autoReconnect();
+            startConnecting(nowMs());
+        });
+    }
+
+    /**
+     * Sends a message to core application channel {@code channel} (topic {@code app.<channel>}).
+     * While the node is not yet connected the message waits; it is sent once the session is up.
+     *
+     * @return the message id
+     * @throws IllegalArgumentException for a channel name that is not allowed or a payload above the gateway's limit
+     */
+    public UUID send(String channel, byte[] payload, Context context) {
+        if (!Topics.isValidChannel(channel)) {
+            throw new IllegalArgumentException("invalid channel name '" + channel + "'");
+        }
+        if (payload.length > maxPayloadBytes) {
+            throw new IllegalArgumentException(
+                    "payload of " + payload.length + " bytes exceeds the gateway's limit of " + maxPayloadBytes);
+        }
+        UUID messageId = UUID.randomUUID();
+        Body.MnMessage message = new Body.MnMessage(messageId, channel, context, payload);
+        onLoop(() -> {
+            if (state == State.CONNECTED) {
+                session.send(message, nowMs());
+                lastSentMs = nowMs();
+                transport.activate(this);
+            } else if (state != State.CLOSED) {
+                pending.add(message);
+            } else {
+                listener.unsentMessages(this, List.of(message));
+            }
+        });
+        return messageId;
+    }
+
+    /** Ends the session on purpose and does not reconnect. */
+    public void disconnect() {
+        onLoop(() -> {
+            reconnectWanted = false;
+            if (state == State.CONNECTED || state == State.CONNECTING) {
+                transport.send(new Frame.Disconnect(id, epoch), gateway);
+                endSession(true);
+            }
+        });
+    }
+
+    /**
+     * Moves the node to another socket, as when a device changes network (new IP or port). The
+     * session survives: the gateway follows the node's latest address.
+     */
+    public void migrate(ClientTransport newTransport) {
+        onLoop(() -> {
+            ClientTransport old = transport;
+            old.detach(this);
+            newTransport.eventLoop().execute(() -> {
+                transport = newTransport;
+                newTransport.attach(this);
+                if (state == State.CONNECTED) {
+                    transport.send(new Frame.Ping(id, epoch, System.currentTimeMillis()), gateway);
+                    lastSentMs = nowMs();
+                    if (session.hasInFlight()) {
+                        transport.activate(this);
+                    }
+                } else if (state == State.CONNECTING) {
+                    transport.activate(this);
+                }
+            });
+        });
+    }
+
+    /** Disconnects and detaches the node for good. */
+    public void close() {
+        onLoop(() -> {
+            reconnectWanted = false;
+            if (state == State.CONNECTED || state == State.CONNECTING) {
+                transport.send(new Frame.Disconnect(id, epoch), gateway);
+                endSession(true);
+            }
+            state = State.CLOSED;
+            transport.detach(this);
+        });
+    }
+
+    // Everything below runs on the transport's event loop.
+
+    void onFrame(Frame frame, InetSocketAddress from) {
+        if (frame.epoch() != epoch || state == State.CLOSED || state == State.DISCONNECTED) {
+            return; // a frame of an older session
+        }
+        long now = nowMs();
+        lastHeardMs = now;
+        if (frame instanceof Frame.ConnectAck ack) {
+            if (state == State.CONNECTING) {
+                onConnected(ack, now);
+            }
+        } else if (state != State.CONNECTED) {
+            return;
+        } else if (frame instanceof Frame.Data data) {
+            for (ReliableSession.Received received : session.onData(data.seq(), data.body())) {
+                session.acknowledge(received.seq());
+                if (received.body() instanceof Body.Delivery delivery && firstTimeSeen(delivery.messageId())) {
+                    listener.newMessageReceived(this,
+                            new ReceivedMessage(delivery.messageId(), delivery.sender(), delivery.payload()));
+                }
+            }
+        } else if (frame instanceof Frame.Ack ack) {
+            session.onAck(ack.seq(), now);
+        } else if (frame instanceof Frame.Ping ping) {
+            transport.send(new Frame.Pong(id, epoch, ping.timestamp()), gateway);
+        } else if (frame instanceof Frame.Error error) {
+            onError(error, now);
+        }
+    }
+
+    /** Returns whether the node still needs ticks. */
+    boolean tick(long now) {
+        if (state == State.CONNECTING) {
+            if (now >= nextConnectAttemptMs) {
+                if (connectAttempts >= config.connectAttempts()) {
+                    connectionLost();
+                    return state == State.CONNECTING;
+                }
+                sendConnect(now);
+            }
+            return true;
+        }
+        if (state == State.DISCONNECTED) {
+            if (reconnectWanted && now >= nextConnectAttemptMs) {
+                startConnecting(now);
+            }
+            return reconnectWanted;
+        }
+        if (state != State.CONNECTED) {
+            return false;
+        }
+        if (session.tick(now) == ReliableSession.TickResult.BROKEN) {
+            connectionLost();
+            return reconnectWanted;
+        }
+        return session.hasInFlight();
+    }
+
+    void checkLiveness(long now) {
+        if (state != State.CONNECTED) {
+            return;
+        }
+        if (now - lastHeardMs > config.silenceTimeoutMs()) {
+            connectionLost();
+        } else if (now - lastHeardMs > config.keepaliveMs() && now - lastSentMs > config.keepaliveMs() / 2) {
+            transport.send(new Frame.Ping(id, epoch, System.currentTimeMillis()), gateway);
+            lastSentMs = now;
+        }
+    }
+
+    private void startConnecting(long now) {
+        epoch++;
+        state = State.CONNECTING;
+        connectAttempts = 0;
+        session = null;
+        sendConnect(now);
+        transport.activate(this);
+    }
+
+    private void sendConnect(long now) {
+        connectAttempts++;
+        nextConnectAttemptMs = now + config.connectRetryMs();
+        lastSentMs = now;
+        transport.send(new Frame.Connect(id, epoch), gateway);
+    }
+
+    private void onConnected(Frame.ConnectAck ack, long now) {
+        gatewayId = ack.gatewayId();
+        maxPayloadBytes = ack.maxPayloadBytes();
+        session = new ReliableSession(id, epoch, config.reliability(), frame -> transport.send(frame, gateway));
+        state = State.CONNECTED;
+        lastHeardMs = now;
+        listener.connected(this);
+        if (!pending.isEmpty()) {
+            List<Body.MnMessage> queued = new ArrayList<>(pending);
+            pending.clear();
+            queued.forEach(message -> session.send(message, now));
+            lastSentMs = now;
+            transport.activate(this);
+        }
+    }
+
+    private void onError(Frame.Error error, long now) {
+        if (error.code() == ErrorCode.UNKNOWN_SESSION || error.code() == ErrorCode.STALE_EPOCH) {
+            connectionLost(); // the gateway lost or replaced our session: start a new one
+            return;
+        }
+        Body refused = error.seq() > 0 ? session.onAck(error.seq(), now) : null;
+        if (refused instanceof Body.MnMessage message) {
+            listener.unsentMessages(this, List.of(message));
+        }
+        listener.internalException(this, new MessageRejectedException(error.code(), error.message()));
+    }
+
+    private void connectionLost() {
+        endSession(false);
+        if (reconnectWanted) {
+            nextConnectAttemptMs = nowMs() + config.reconnectDelayMs();
+            transport.activate(this);
+        }
+    }
+
+    /** Ends the current session; unacknowledged messages go to the listener as unsent. */
+    private void endSession(boolean onPurpose) {
+        boolean wasConnected = state == State.CONNECTED;
+        List<Body.MnMessage> unsent = new ArrayList<>();
+        if (session != null) {
+            for (Body body : session.drainUnacknowledged()) {
+                if (body instanceof Body.MnMessage message) {
+                    unsent.add(message);
+                }
+            }
+        }
+        if (onPurpose || !reconnectWanted) {
+            unsent.addAll(pending);
+            pending.clear();
+        }
+        session = null;
+        state = State.DISCONNECTED;
+        gatewayId = null;
+        if (wasConnected) {
+            listener.disconnected(this);
+        }
+        if (!unsent.isEmpty()) {
+            listener.unsentMessages(this, unsent);
+        }
+    }
+
+    private boolean firstTimeSeen(UUID messageId) {
+        if (recentIds == null) {
+            recentIds = new LinkedHashSet<>();
+        }
+        if (!recentIds.add(messageId)) {
+            return false;
+        }
+        if (recentIds.size() > config.dedupeWindow()) {
+            recentIds.remove(recentIds.iterator().next());
+        }
+        return true;
+    }
+
+    private void onLoop(Runnable action) {
+        if (transport.eventLoop().inEventLoop()) {
+            action.run();
+        } else {
+            transport.eventLoop().execute(action);
+        }
+    }
+
+    static long nowMs() {
+        return TimeUnit.NANOSECONDS.toMillis(System.nanoTime());
+    }
+}

@@ -1,0 +1,32 @@
+package io.ckc.client;
+
+import io.ckc.protocol.frame.Body;
+
+import java.util.List;
+
+/**
+ * Callbacks of a mobile node, as users of the original ContextNet client know them. They run on the
+ * node's I/O thread: return quickly and hand long work to another thread.
+ */
+public interface NodeListener {
+
+    /** The node has a session with a gateway and may send. */
+    default void connected(MobileNode node) {
+    }
+
+    /** The session ended: by request, after retries ran out, or because the gateway went silent. */
+    default void disconnected(MobileNode node) {
+    }
+
+    /** A message from the core; duplicates (same message id) are already dropped. */
+    default void newMessageReceived(MobileNode node, ReceivedMessage message) {
+    }
+
+    /** Messages the gateway never acknowledged (connection broken) or refused; the application decides what to do. */
+    default void unsentMessages(MobileNode node, List<Body.MnMessage> messages) {
+    }
+
+    /** Something went wrong that did not end the session, such as a refused message. */
+    default void internalException(MobileNode node, Throwable error) {
+    }
+}

@@ -1,0 +1,29 @@
+package io.ckc.gateway;
+
+import io.ckc.protocol.records.AppMessage;
+import io.ckc.protocol.records.ContextReport;
+import io.ckc.protocol.records.DeadLetter;
+import io.ckc.protocol.records.MnEvent;
+import io.ckc.protocol.records.UnsentMessage;
+
+import java.util.concurrent.CompletionStage;
+
+/** Everything a gateway writes to the core. The returned stages complete when the write is durable. */
+public interface CorePublisher extends AutoCloseable {
+
+    CompletionStage<Void> appMessage(AppMessage message);
+
+    CompletionStage<Void> context(ContextReport report);
+
+    CompletionStage<Void> event(MnEvent event);
+
+    CompletionStage<Void> unsent(UnsentMessage unsent);
+
+    CompletionStage<Void> deadLetter(DeadLetter deadLetter);
+
+    /** Whether the application topic for this channel exists; never blocks. */
+    boolean channelExists(String channel);
+
+    @Override
+    void close();
+}

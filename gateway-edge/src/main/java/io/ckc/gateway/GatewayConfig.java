@@ -1,0 +1,74 @@
+package io.ckc.gateway;
+
+import io.ckc.protocol.kafka.Topics;
+import io.ckc.protocol.mrudp.ReliabilityConfig;
+
+import java.util.Map;
+
+/**
+ * Typed gateway configuration, read from environment variables in this one place.
+ *
+ * <table>
+ *   <caption>Environment variables</caption>
+ *   <tr><td>CKC_GATEWAY_ID</td><td>gw-1</td><td>this gateway's id; its delivery topic is ckc.gw.&lt;id&gt;</td></tr>
+ *   <tr><td>CKC_KAFKA_BOOTSTRAP</td><td>127.0.0.1:9092</td><td>Kafka bootstrap servers</td></tr>
+ *   <tr><td>CKC_UDP_HOST / CKC_UDP_PORT</td><td>127.0.0.1 / 5500</td><td>reliable-UDP listener (5500: the original gateway's port)</td></tr>
+ *   <tr><td>CKC_METRICS_PORT</td><td>9400</td><td>Prometheus /metrics; -1 turns it off, 0 picks a free port</td></tr>
+ *   <tr><td>CKC_TOPIC_PREFIX / CKC_APP_TOPIC_PREFIX</td><td>ckc. / app.</td><td>topic name prefixes</td></tr>
+ *   <tr><td>CKC_MAX_PAYLOAD_BYTES</td><td>16384</td><td>largest payload accepted from or sent to an MN</td></tr>
+ *   <tr><td>CKC_SESSION_TIMEOUT_MS</td><td>30000</td><td>a session silent this long is broken</td></tr>
+ *   <tr><td>CKC_RETRANSMIT_MS / CKC_MAX_RETRIES</td><td>250 / 8</td><td>first retransmission timeout (doubling) and retry budget</td></tr>
+ *   <tr><td>CKC_KAFKA_LINGER_MS</td><td>0</td><td>producer linger: 0 for latency</td></tr>
+ * </table>
+ */
+public record GatewayConfig(String gatewayId, String kafkaBootstrap, String udpHost, int udpPort, int metricsPort,
+                            Topics topics, int maxPayloadBytes, long sessionTimeoutMs, ReliabilityConfig reliability,
+                            int kafkaLingerMs) {
+
+    public static final int DEFAULT_UDP_PORT = 5500;
+
+    public static GatewayConfig fromEnv(Map<String, String> env) {
+        ReliabilityConfig defaults = ReliabilityConfig.DEFAULT;
+        return new GatewayConfig(
+                env.getOrDefault("CKC_GATEWAY_ID", "gw-1"),
+                env.getOrDefault("CKC_KAFKA_BOOTSTRAP", "127.0.0.1:9092"),
+                env.getOrDefault("CKC_UDP_HOST", "127.0.0.1"),
+                intOf(env, "CKC_UDP_PORT", DEFAULT_UDP_PORT),
+                intOf(env, "CKC_METRICS_PORT", 9400),
+                new Topics(env.getOrDefault("CKC_TOPIC_PREFIX", Topics.DEFAULT.prefix()),
+                        env.getOrDefault("CKC_APP_TOPIC_PREFIX", Topics.DEFAULT.appPrefix())),
+                intOf(env, "CKC_MAX_PAYLOAD_BYTES", 16 * 1024),
+                intOf(env, "CKC_SESSION_TIMEOUT_MS", 30_000),
+                new ReliabilityConfig(intOf(env, "CKC_RETRANSMIT_MS", (int) defaults.initialRetransmitMs()),
+                        defaults.maxRetransmitMs(), intOf(env, "CKC_MAX_RETRIES", defaults.maxRetries()),
+                        defaults.sendWindow(), defaults.receiveWindow()),
+                intOf(env, "CKC_KAFKA_LINGER_MS", 0));
+    }
+
+    /** Defaults for tests and embedding: the given id and Kafka, any free UDP port, no metrics server. */
+    public static GatewayConfig forTest(String gatewayId, String kafkaBootstrap, Topics topics) {
+        return fromEnv(Map.of()).with(gatewayId, kafkaBootstrap, 0, -1, topics);
+    }
+
+    public GatewayConfig with(String id, String bootstrap, int port, int metrics, Topics topicNames) {
+        return new GatewayConfig(id, bootstrap, udpHost, port, metrics, topicNames, maxPayloadBytes, sessionTimeoutMs,
+                reliability, kafkaLingerMs);
+    }
+
+    public GatewayConfig withSessionTimeout(long timeoutMs, ReliabilityConfig reliabilityConfig) {
+        return new GatewayConfig(gatewayId, kafkaBootstrap, udpHost, udpPort, metricsPort, topics, maxPayloadBytes,
+                timeoutMs, reliabilityConfig, kafkaLingerMs);
+    }
+
+    private static int intOf(Map<String, String> env, String name, int fallback) {
+        String value = env.get(name);
+        if (value == null || value.isBlank()) {
+            return fallback;
+        }
+        try {
+            return Integer.parseInt(value.trim());
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException(name + " must be an integer, got '" + value + "'", e);
+        }
+    }
+}

@@ -1,0 +1,48 @@
+package io.ckc.gateway;
+
+import io.prometheus.metrics.core.metrics.Counter;
+import io.prometheus.metrics.core.metrics.Gauge;
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import io.prometheus.metrics.model.snapshots.Labels;
+
+/** The gateway's Prometheus metrics, all labelled with the gateway id. */
+public final class GatewayMetrics {
+
+    final Gauge sessions;
+    final Counter connects;
+    final Counter disconnects;
+    final Counter messagesIn;
+    final Counter messagesOut;
+    final Counter retransmissions;
+    final Counter malformedFrames;
+    final Counter rejected;
+    final Counter kafkaErrors;
+    final Counter unsent;
+    final Counter deadLetters;
+
+    public GatewayMetrics(String gatewayId, PrometheusRegistry registry) {
+        Labels labels = Labels.of("gateway", gatewayId);
+        sessions = Gauge.builder().name("ckc_gateway_sessions").help("Connected mobile node sessions")
+                .constLabels(labels).register(registry);
+        connects = Counter.builder().name("ckc_gateway_connects").help("Sessions opened")
+                .constLabels(labels).register(registry);
+        disconnects = Counter.builder().name("ckc_gateway_disconnects").help("Sessions closed, by reason")
+                .labelNames("reason").constLabels(labels).register(registry);
+        messagesIn = Counter.builder().name("ckc_gateway_messages_in").help("MN messages published to Kafka")
+                .constLabels(labels).register(registry);
+        messagesOut = Counter.builder().name("ckc_gateway_messages_out").help("Deliveries acknowledged by MNs")
+                .constLabels(labels).register(registry);
+        retransmissions = Counter.builder().name("ckc_gateway_retransmissions").help("Data frames sent again")
+                .constLabels(labels).register(registry);
+        malformedFrames = Counter.builder().name("ckc_gateway_malformed_frames").help("Datagrams dropped as malformed")
+                .labelNames("reason").constLabels(labels).register(registry);
+        rejected = Counter.builder().name("ckc_gateway_rejected_messages").help("MN messages refused, by error code")
+                .labelNames("code").constLabels(labels).register(registry);
+        kafkaErrors = Counter.builder().name("ckc_gateway_kafka_errors").help("Kafka writes or reads that failed")
+                .constLabels(labels).register(registry);
+        unsent = Counter.builder().name("ckc_gateway_unsent").help("Deliveries put on the unsent topic, by reason")
+                .labelNames("reason").constLabels(labels).register(registry);
+        deadLetters = Counter.builder().name("ckc_gateway_dead_letters").help("Records sent to the dead-letter topic")
+                .constLabels(labels).register(registry);
+    }
+}

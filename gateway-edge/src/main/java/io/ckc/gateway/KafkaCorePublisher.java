@@ -1,0 +1,144 @@
+package io.ckc.gateway;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.ckc.protocol.kafka.Json;
+import io.ckc.protocol.kafka.TopicSetup;
+import io.ckc.protocol.kafka.Topics;
+import io.ckc.protocol.records.AppMessage;
+import io.ckc.protocol.records.ContextReport;
+import io.ckc.protocol.records.DeadLetter;
+import io.ckc.protocol.records.MnEvent;
+import io.ckc.protocol.records.UnsentMessage;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.util.Properties;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * Publishes gateway records to Kafka with one idempotent producer tuned for latency, and keeps a
+ * directory of existing {@code app.*} topics so an MN can never make the producer block on (or the
+ * broker auto-create) an unknown topic.
+ */
+public final class KafkaCorePublisher implements CorePublisher {
+
+    private static final Logger LOG = LoggerFactory.getLogger(KafkaCorePublisher.class);
+    private static final long TOPIC_REFRESH_MS = 10_000;
+
+    private final Topics topics;
+    private final GatewayMetrics metrics;
+    private final KafkaProducer<String, byte[]> producer;
+    private final Admin admin;
+    private final ObjectMapper mapper = Json.newMapper();
+    private final ScheduledExecutorService refresher;
+    private final AtomicBoolean refreshPending = new AtomicBoolean();
+    private volatile Set<String> knownTopics = Set.of();
+
+    public KafkaCorePublisher(GatewayConfig config, GatewayMetrics metrics) {
+        this.topics = config.topics();
+        this.metrics = metrics;
+        Properties props = new Properties();
+        props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, config.kafkaBootstrap());
+        props.put(ProducerConfig.CLIENT_ID_CONFIG, "ckc-gateway-" + config.gatewayId());
+        props.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
+        props.put(ProducerConfig.ACKS_CONFIG, "all");
+        props.put(ProducerConfig.LINGER_MS_CONFIG, config.kafkaLingerMs());
+        props.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, 5_000);
+        props.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
+        props.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
+        this.producer = new KafkaProducer<>(props);
+        this.admin = TopicSetup.admin(config.kafkaBootstrap());
+        this.refresher = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "ckc-topic-directory");
+            t.setDaemon(true);
+            return t;
+        });
+        refreshTopics();
+        refresher.scheduleWithFixedDelay(this::refreshTopics, TOPIC_REFRESH_MS, TOPIC_REFRESH_MS, TimeUnit.MILLISECONDS);
+    }
+
+    @Override
+    public CompletionStage<Void> appMessage(AppMessage message) {
+        return send(topics.app(message.channel()), message.mnId(), message);
+    }
+
+    @Override
+    public CompletionStage<Void> context(ContextReport report) {
+        return send(topics.context(), report.mnId(), report);
+    }
+
+    @Override
+    public CompletionStage<Void> event(MnEvent event) {
+        return send(topics.mnEvents(), event.mnId(), event);
+    }
+
+    @Override
+    public CompletionStage<Void> unsent(UnsentMessage unsent) {
+        return send(topics.unsent(), unsent.unicast().recipient(), unsent);
+    }
+
+    @Override
+    public CompletionStage<Void> deadLetter(DeadLetter deadLetter) {
+        return send(topics.deadLetter(), null, deadLetter);
+    }
+
+    @Override
+    public boolean channelExists(String channel) {
+        if (knownTopics.contains(topics.app(channel))) {
+            return true;
+        }
+        if (refreshPending.compareAndSet(false, true)) {
+            refresher.execute(this::refreshTopics); // the topic may be new: look again, off the I/O thread
+        }
+        return false;
+    }
+
+    private CompletionStage<Void> send(String topic, String key, Object record) {
+        CompletableFuture<Void> done = new CompletableFuture<>();
+        try {
+            producer.send(new ProducerRecord<>(topic, key, Json.write(mapper, record)), (metadata, error) -> {
+                if (error == null) {
+                    done.complete(null);
+                } else {
+                    metrics.kafkaErrors.inc();
+                    LOG.warn("Kafka write to {} failed: {}", topic, error.toString());
+                    done.completeExceptionally(error);
+                }
+            });
+        } catch (RuntimeException e) {
+            metrics.kafkaErrors.inc();
+            LOG.warn("Kafka write to {} refused: {}", topic, e.toString());
+            done.completeExceptionally(e);
+        }
+        return done;
+    }
+
+    private void refreshTopics() {
+        refreshPending.set(false);
+        try {
+            knownTopics = Set.copyOf(admin.listTopics().names().get(10, TimeUnit.SECONDS));
+        } catch (Exception e) {
+            metrics.kafkaErrors.inc();
+            LOG.warn("Cannot list Kafka topics: {}", e.toString());
+        }
+    }
+
+    @Override
+    public void close() {
+        refresher.shutdownNow();
+        producer.close(java.time.Duration.ofSeconds(5));
+        admin.close(java.time.Duration.ofSeconds(5));
+    }
+}

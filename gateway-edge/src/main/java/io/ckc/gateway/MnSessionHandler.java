@@ -1,0 +1,323 @@
+package io.ckc.gateway;
+
+import io.ckc.protocol.frame.Body;
+import io.ckc.protocol.frame.ErrorCode;
+import io.ckc.protocol.frame.Frame;
+import io.ckc.protocol.kafka.Topics;
+import io.ckc.protocol.mrudp.ReliableSession;
+import io.ckc.protocol.netty.AddressedFrame;
+import io.ckc.protocol.records.AppMessage;
+import io.ckc.protocol.records.ContextReport;
+import io.ckc.protocol.records.DeadLetter;
+import io.ckc.protocol.records.MnEvent;
+import io.ckc.protocol.records.Unicast;
+import io.ckc.protocol.records.UnsentMessage;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.SimpleChannelInboundHandler;
+import io.netty.util.concurrent.ScheduledFuture;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The gateway's protocol logic: sessions, reliable delivery both ways, publishing MN messages and
+ * events to Kafka, delivering unicasts from the core. All session state lives on the channel's
+ * event loop; other threads hand work over with {@link #deliver(Unicast)}.
+ */
+final class MnSessionHandler extends SimpleChannelInboundHandler<AddressedFrame> {
+
+    private static final Logger LOG = LoggerFactory.getLogger(MnSessionHandler.class);
+    /** Retransmission timers are checked this often; well below the smallest retransmission timeout. */
+    static final long TICK_MS = 10;
+    /** Idle sessions are looked for this often. */
+    static final long SWEEP_MS = 1_000;
+
+    private final GatewayConfig config;
+    private final CorePublisher publisher;
+    private final GatewayMetrics metrics;
+    private final Topics topics;
+    private final Map<UUID, MnSession> sessions = new HashMap<>();
+    private final Set<MnSession> inFlight = new LinkedHashSet<>();
+    private Channel channel;
+    private final List<ScheduledFuture<?>> timers = new ArrayList<>();
+
+    MnSessionHandler(GatewayConfig config, CorePublisher publisher, GatewayMetrics metrics) {
+        this.config = config;
+        this.publisher = publisher;
+        this.metrics = metrics;
+        this.topics = config.topics();
+    }
+
+    @Override
+    public void channelActive(ChannelHandlerContext ctx) throws Exception {
+        channel = ctx.channel();
+        timers.add(ctx.executor().scheduleAtFixedRate(this::retransmit, TICK_MS, TICK_MS, TimeUnit.MILLISECONDS));
+        timers.add(ctx.executor().scheduleAtFixedRate(this::expireIdleSessions, SWEEP_MS, SWEEP_MS,
+                TimeUnit.MILLISECONDS));
+        super.channelActive(ctx);
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) throws Exception {
+        timers.forEach(t -> t.cancel(false));
+        for (MnSession session : new ArrayList<>(sessions.values())) {
+            close(session, "gateway-stopped", UnsentMessage.Reason.CONNECTION_BROKEN);
+        }
+        super.channelInactive(ctx);
+    }
+
+    @Override
+    protected void channelRead0(ChannelHandlerContext ctx, AddressedFrame in) {
+        Frame frame = in.frame();
+        long now = nowMs();
+        if (frame instanceof Frame.Connect connect) {
+            onConnect(connect, in.peer(), now);
+            return;
+        }
+        MnSession session = sessions.get(frame.mnId());
+        if (session == null || session.epoch != frame.epoch()) {
+            if (!(frame instanceof Frame.Error) && !(frame instanceof Frame.Disconnect)) {
+                int seq = frame instanceof Frame.Data data ? data.seq() : 0;
+                send(new Frame.Error(frame.mnId(), frame.epoch(), ErrorCode.UNKNOWN_SESSION, seq,
+                        "no session with this epoch; connect again"), in.peer());
+            }
+            return;
+        }
+        session.heardFrom(in.peer(), now);
+        if (frame instanceof Frame.Data data) {
+            for (ReliableSession.Received received : session.reliable.onData(data.seq(), data.body())) {
+                onMessage(session, received);
+            }
+        } else if (frame instanceof Frame.Ack ack) {
+            onAck(session, ack, now);
+        } else if (frame instanceof Frame.Ping ping) {
+            send(new Frame.Pong(ping.mnId(), ping.epoch(), ping.timestamp()), in.peer());
+        } else if (frame instanceof Frame.Disconnect) {
+            close(session, "disconnect", UnsentMessage.Reason.CONNECTION_BROKEN);
+        } else if (frame instanceof Frame.Error error) {
+            LOG.debug("MN {} reported {}: {}", frame.mnId(), error.code(), error.message());
+        }
+        // Pong: liveness only (heardFrom above). ConnectAck from an MN is meaningless and ignored.
+    }
+
+    private void onConnect(Frame.Connect connect, InetSocketAddress peer, long now) {
+        MnSession existing = sessions.get(connect.mnId());
+        if (existing != null) {
+            if (existing.epoch == connect.epoch()) {
+                existing.heardFrom(peer, now);
+                if (existing.announced) {
+                    sendConnectAck(existing); // our first ack was lost
+                }
+                return;
+            }
+            if (existing.epoch > connect.epoch()) {
+                send(new Frame.Error(connect.mnId(), connect.epoch(), ErrorCode.STALE_EPOCH, 0,
+                        "a newer session exists"), peer);
+                return;
+            }
+            close(existing, "replaced", UnsentMessage.Reason.SESSION_REPLACED);
+        }
+        MnSession session = new MnSession(connect.mnId(), connect.epoch(),
+                new ReliableSession(connect.mnId(), connect.epoch(), config.reliability(), this::sendToSessionPeer),
+                peer, now);
+        sessions.put(session.mnId, session);
+        metrics.sessions.set(sessions.size());
+        metrics.connects.inc();
+        // The node hears it is connected only once the core knows where it is.
+        publisher.event(MnEvent.connected(session.mnId.toString(), config.gatewayId(), session.epoch,
+                        System.currentTimeMillis()))
+                .whenComplete((ok, error) -> channel.eventLoop().execute(() -> {
+                    if (sessions.get(session.mnId) != session) {
+                        return;
+                    }
+                    if (error == null) {
+                        session.announced = true;
+                        sendConnectAck(session);
+                    } else {
+                        forget(session); // the node retries its connect
+                    }
+                }));
+    }
+
+    private void onMessage(MnSession session, ReliableSession.Received received) {
+        int seq = received.seq();
+        if (!(received.body() instanceof Body.MnMessage message)) {
+            reject(session, seq, ErrorCode.MALFORMED, "a mobile node may only send messages");
+            return;
+        }
+        if (message.payload().length > config.maxPayloadBytes()) {
+            reject(session, seq, ErrorCode.PAYLOAD_TOO_LARGE,
+                    "payload of " + message.payload().length + " bytes exceeds " + config.maxPayloadBytes());
+            return;
+        }
+        if (!Topics.isValidChannel(message.channel())) {
+            reject(session, seq, ErrorCode.FORBIDDEN_CHANNEL, "invalid channel name '" + message.channel() + "'");
+            return;
+        }
+        if (!publisher.channelExists(message.channel())) {
+            reject(session, seq, ErrorCode.UNKNOWN_CHANNEL, "no topic " + topics.app(message.channel()));
+            return;
+        }
+        String mnId = session.mnId.toString();
+        long now = System.currentTimeMillis();
+        if (message.context() != null) {
+            publisher.context(new ContextReport(mnId, config.gatewayId(), now, message.context()));
+        }
+        publisher.appMessage(new AppMessage(message.messageId().toString(), mnId, config.gatewayId(),
+                        message.channel(), message.payload(), message.context(), now))
+                .whenComplete((ok, error) -> channel.eventLoop().execute(() -> {
+                    if (error == null) {
+                        metrics.messagesIn.inc();
+                        session.reliable.acknowledge(seq); // accepted: it is in Kafka
+                    } else {
+                        reject(session, seq, ErrorCode.PUBLISH_FAILED, "core unavailable: " + error.getMessage());
+                    }
+                }));
+    }
+
+    private void onAck(MnSession session, Frame.Ack ack, long now) {
+        Body acked = session.reliable.onAck(ack.seq(), now);
+        if (acked instanceof Body.Delivery delivery) {
+            session.unacknowledged.remove(delivery.messageId());
+            metrics.messagesOut.inc();
+        }
+    }
+
+    /** Hands a unicast from the core to the node's session; callable from any thread. */
+    void deliver(Unicast unicast) {
+        channel.eventLoop().execute(() -> deliverOnLoop(unicast));
+    }
+
+    private void deliverOnLoop(Unicast unicast) {
+        UUID mnId;
+        try {
+            mnId = UUID.fromString(unicast.recipient());
+        } catch (IllegalArgumentException e) {
+            deadLetter("recipient is not a mobile node id: " + unicast.recipient(), unicast);
+            return;
+        }
+        if (unicast.payload() == null || unicast.payload().length > config.maxPayloadBytes()) {
+            deadLetter("payload missing or larger than " + config.maxPayloadBytes() + " bytes", unicast);
+            return;
+        }
+        MnSession session = sessions.get(mnId);
+        if (session == null || !session.announced) {
+            unsent(unicast, UnsentMessage.Reason.NOT_CONNECTED);
+            return;
+        }
+        UUID deliveryId = deliveryIdOf(unicast.messageId());
+        session.unacknowledged.put(deliveryId, unicast);
+        session.reliable.send(new Body.Delivery(deliveryId, unicast.sender(), unicast.payload()), nowMs());
+        inFlight.add(session);
+    }
+
+    /** Message ids are UUIDs on the wire; any other id maps to a stable name-based UUID, so MNs still dedupe. */
+    static UUID deliveryIdOf(String messageId) {
+        try {
+            return UUID.fromString(messageId);
+        } catch (IllegalArgumentException e) {
+            return UUID.nameUUIDFromBytes(messageId.getBytes(StandardCharsets.UTF_8));
+        }
+    }
+
+    private void retransmit() {
+        if (inFlight.isEmpty()) {
+            return;
+        }
+        long now = nowMs();
+        for (MnSession session : new ArrayList<>(inFlight)) {
+            long before = session.reliable.retransmissions();
+            ReliableSession.TickResult result = session.reliable.tick(now);
+            metrics.retransmissions.inc(session.reliable.retransmissions() - before);
+            if (result == ReliableSession.TickResult.BROKEN) {
+                close(session, "broken", UnsentMessage.Reason.CONNECTION_BROKEN);
+            } else if (result == ReliableSession.TickResult.IDLE && !session.reliable.hasInFlight()) {
+                inFlight.remove(session);
+            }
+        }
+    }
+
+    private void expireIdleSessions() {
+        long cutoff = nowMs() - config.sessionTimeoutMs();
+        for (MnSession session : new ArrayList<>(sessions.values())) {
+            if (session.lastHeardMs < cutoff) {
+                close(session, "timeout", UnsentMessage.Reason.CONNECTION_BROKEN);
+            }
+        }
+    }
+
+    private void close(MnSession session, String why, UnsentMessage.Reason unsentReason) {
+        if (!forget(session)) {
+            return;
+        }
+        metrics.disconnects.labelValues(why).inc();
+        publisher.event(MnEvent.disconnected(session.mnId.toString(), config.gatewayId(), session.epoch,
+                System.currentTimeMillis()));
+        for (Body body : session.reliable.drainUnacknowledged()) {
+            if (body instanceof Body.Delivery delivery) {
+                Unicast unicast = session.unacknowledged.remove(delivery.messageId());
+                if (unicast != null) {
+                    unsent(unicast, unsentReason);
+                }
+            }
+        }
+        LOG.debug("Session {} epoch {} closed: {}", session.mnId, session.epoch, why);
+    }
+
+    private boolean forget(MnSession session) {
+        if (!sessions.remove(session.mnId, session)) {
+            return false;
+        }
+        inFlight.remove(session);
+        metrics.sessions.set(sessions.size());
+        return true;
+    }
+
+    private void reject(MnSession session, int seq, ErrorCode code, String message) {
+        metrics.rejected.labelValues(code.name()).inc();
+        send(new Frame.Error(session.mnId, session.epoch, code, seq, message), session.peer);
+    }
+
+    private void unsent(Unicast unicast, UnsentMessage.Reason reason) {
+        metrics.unsent.labelValues(reason.name()).inc();
+        publisher.unsent(new UnsentMessage(unicast, config.gatewayId(), reason, System.currentTimeMillis()));
+    }
+
+    private void deadLetter(String reason, Unicast unicast) {
+        metrics.deadLetters.inc();
+        LOG.warn("Dead letter for {}: {}", unicast.messageId(), reason);
+        publisher.deadLetter(new DeadLetter("gateway:" + config.gatewayId(), topics.gateway(config.gatewayId()), -1,
+                -1, reason + " (message " + unicast.messageId() + ")", null, null, System.currentTimeMillis()));
+    }
+
+    private void sendConnectAck(MnSession session) {
+        send(new Frame.ConnectAck(session.mnId, session.epoch, config.gatewayId(), config.maxPayloadBytes()),
+                session.peer);
+    }
+
+    private void sendToSessionPeer(Frame frame) {
+        MnSession session = sessions.get(frame.mnId());
+        if (session != null && session.epoch == frame.epoch()) {
+            send(frame, session.peer);
+        }
+    }
+
+    private void send(Frame frame, InetSocketAddress peer) {
+        channel.writeAndFlush(new AddressedFrame(frame, peer), channel.voidPromise());
+    }
+
+    private static long nowMs() {
+        return System.nanoTime() / 1_000_000;
+    }
+}

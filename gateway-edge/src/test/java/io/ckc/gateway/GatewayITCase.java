@@ -1,0 +1,272 @@
+package io.ckc.gateway;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.ckc.client.ClientConfig;
+import io.ckc.client.ClientTransport;
+import io.ckc.client.MessageRejectedException;
+import io.ckc.client.MobileNode;
+import io.ckc.client.NodeListener;
+import io.ckc.client.ReceivedMessage;
+import io.ckc.protocol.frame.Body;
+import io.ckc.protocol.frame.Context;
+import io.ckc.protocol.frame.ErrorCode;
+import io.ckc.protocol.kafka.Json;
+import io.ckc.protocol.kafka.Topics;
+import io.ckc.protocol.mrudp.ReliabilityConfig;
+import io.ckc.protocol.records.AppMessage;
+import io.ckc.protocol.records.GatewayCommand;
+import io.ckc.protocol.records.MnEvent;
+import io.ckc.protocol.records.Unicast;
+import io.ckc.testing.EmbeddedKafkaExtension;
+import io.ckc.testing.LossyLink;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.nio.NioIoHandler;
+import io.netty.channel.socket.DatagramPacket;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import java.io.IOException;
+import java.net.DatagramSocket;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** The gateway on a real in-JVM Kafka broker, driven by real client SDK nodes over loopback UDP. */
+class GatewayITCase {
+
+    @RegisterExtension
+    static final EmbeddedKafkaExtension KAFKA = new EmbeddedKafkaExtension();
+
+    private static final Duration WAIT = Duration.ofSeconds(60);
+    private static EventLoopGroup clientLoops;
+    private final ObjectMapper mapper = Json.newMapper();
+
+    @BeforeAll
+    static void startLoops() {
+        clientLoops = new MultiThreadIoEventLoopGroup(2, NioIoHandler.newFactory());
+    }
+
+    @AfterAll
+    static void stopLoops() {
+        clientLoops.shutdownGracefully(0, 1, TimeUnit.SECONDS);
+    }
+
+    /** Collects what nodes receive, per node, in arrival order. */
+    static final class Inbox implements NodeListener {
+        final Map<UUID, List<String>> received = new ConcurrentHashMap<>();
+        final List<Throwable> errors = new CopyOnWriteArrayList<>();
+        final List<Body.MnMessage> unsent = new CopyOnWriteArrayList<>();
+        final CountDownLatch connected;
+
+        Inbox(int nodes) {
+            connected = new CountDownLatch(nodes);
+        }
+
+        @Override
+        public void connected(MobileNode node) {
+            connected.countDown();
+        }
+
+        @Override
+        public void newMessageReceived(MobileNode node, ReceivedMessage message) {
+            received.computeIfAbsent(node.id(), k -> Collections.synchronizedList(new ArrayList<>()))
+                    .add(new String(message.payload()));
+        }
+
+        @Override
+        public void unsentMessages(MobileNode node, List<Body.MnMessage> messages) {
+            unsent.addAll(messages);
+        }
+
+        @Override
+        public void internalException(MobileNode node, Throwable error) {
+            errors.add(error);
+        }
+    }
+
+    @Test
+    void overALinkDroppingAndReorderingTwentyPercentEveryMessageArrivesOnceInOrderBothWays() throws Exception {
+        Topics topics = KAFKA.freshTopics();
+        KAFKA.createTopics(topics, List.of("echo"), List.of("gw-lossy"));
+        AtomicLong dropped = new AtomicLong();
+        ReliabilityConfig fast = new ReliabilityConfig(40, 400, 30, 32, 128);
+        GatewayConfig config = GatewayConfig.forTest("gw-lossy", KAFKA.bootstrapServers(), topics)
+                .withSessionTimeout(30_000, fast);
+        int nodes = 5;
+        int messages = 60;
+        Inbox inbox = new Inbox(nodes);
+        try (Gateway gateway = Gateway.start(config, () -> new LossyLink(1, 0.2, 0.2, dropped));
+             ClientTransport transport = ClientTransport.open(clientLoops, () -> new LossyLink(2, 0.2, 0.2, dropped));
+             KafkaProducer<String, byte[]> producer = KAFKA.producer()) {
+            List<MobileNode> fleet = new ArrayList<>();
+            for (int i = 0; i < nodes; i++) {
+                MobileNode node = new MobileNode(UUID.randomUUID(), transport, gateway.udpAddress(), inbox,
+                        ClientConfig.DEFAULT.withReliability(fast));
+                node.connect();
+                fleet.add(node);
+            }
+            assertThat(inbox.connected.await(30, TimeUnit.SECONDS)).isTrue();
+            for (int m = 0; m < messages; m++) {
+                for (MobileNode node : fleet) {
+                    node.send("echo", ("up-" + m).getBytes(), Context.position(1, 2));
+                    Unicast down = Unicast.of(UUID.randomUUID().toString(), "test", node.id().toString(),
+                            ("down-" + m).getBytes());
+                    producer.send(new ProducerRecord<>(topics.gateway("gw-lossy"), node.id().toString(),
+                            Json.write(mapper, new GatewayCommand.Deliver(down))));
+                }
+            }
+            producer.flush();
+
+            List<ConsumerRecord<String, byte[]>> upstream = KAFKA.read(topics.app("echo"), nodes * messages, WAIT);
+            Map<String, List<String>> perNode = new HashMap<>();
+            for (ConsumerRecord<String, byte[]> record : upstream) {
+                AppMessage message = Json.read(mapper, record.value(), AppMessage.class);
+                assertThat(record.key()).isEqualTo(message.mnId());
+                assertThat(message.context()).isEqualTo(Context.position(1, 2));
+                perNode.computeIfAbsent(message.mnId(), k -> new ArrayList<>()).add(new String(message.payload()));
+            }
+            List<String> expectedUp = new ArrayList<>();
+            List<String> expectedDown = new ArrayList<>();
+            for (int m = 0; m < messages; m++) {
+                expectedUp.add("up-" + m);
+                expectedDown.add("down-" + m);
+            }
+            long deadline = System.nanoTime() + WAIT.toNanos();
+            while (System.nanoTime() < deadline
+                    && inbox.received.values().stream().mapToInt(List::size).sum() < nodes * messages) {
+                Thread.sleep(100);
+            }
+            for (MobileNode node : fleet) {
+                assertThat(perNode.get(node.id().toString())).as("upstream of %s", node.id())
+                        .containsExactlyElementsOf(expectedUp);
+                assertThat(inbox.received.get(node.id())).as("downstream of %s", node.id())
+                        .containsExactlyElementsOf(expectedDown);
+            }
+            assertThat(dropped.get()).as("the link really dropped datagrams").isGreaterThan(100);
+            assertThat(inbox.unsent).isEmpty();
+            fleet.forEach(MobileNode::close);
+        }
+    }
+
+    @Test
+    void aNodeThatChangesSourcePortMidStreamKeepsItsSession() throws Exception {
+        Topics topics = KAFKA.freshTopics();
+        KAFKA.createTopics(topics, List.of("echo"), List.of("gw-move"));
+        Inbox inbox = new Inbox(1);
+        try (Gateway gateway = Gateway.start(GatewayConfig.forTest("gw-move", KAFKA.bootstrapServers(), topics));
+             ClientTransport first = ClientTransport.open(clientLoops);
+             ClientTransport second = ClientTransport.open(clientLoops);
+             KafkaProducer<String, byte[]> producer = KAFKA.producer()) {
+            MobileNode node = new MobileNode(UUID.randomUUID(), first, gateway.udpAddress(), inbox,
+                    ClientConfig.DEFAULT);
+            node.connect();
+            assertThat(inbox.connected.await(30, TimeUnit.SECONDS)).isTrue();
+            for (int m = 0; m < 20; m++) {
+                node.send("echo", ("m-" + m).getBytes(), null);
+            }
+            node.migrate(second);
+            assertThat(second.localAddress().getPort()).isNotEqualTo(first.localAddress().getPort());
+            for (int m = 20; m < 40; m++) {
+                node.send("echo", ("m-" + m).getBytes(), null);
+            }
+            // A delivery after the move reaches the node at its new port.
+            producer.send(new ProducerRecord<>(topics.gateway("gw-move"), node.id().toString(), Json.write(mapper,
+                    new GatewayCommand.Deliver(Unicast.of(UUID.randomUUID().toString(), "t", node.id().toString(),
+                            "after-move".getBytes())))));
+            producer.flush();
+
+            List<ConsumerRecord<String, byte[]>> upstream = KAFKA.read(topics.app("echo"), 40, WAIT);
+            assertThat(upstream).hasSize(40);
+            List<String> payloads = new ArrayList<>();
+            for (ConsumerRecord<String, byte[]> record : upstream) {
+                payloads.add(new String(Json.read(mapper, record.value(), AppMessage.class).payload()));
+            }
+            assertThat(payloads).containsExactlyElementsOf(java.util.stream.IntStream.range(0, 40)
+                    .mapToObj(i -> "m-" + i).toList());
+            long deadline = System.nanoTime() + WAIT.toNanos();
+            while (System.nanoTime() < deadline && !inbox.received.containsKey(node.id())) {
+                Thread.sleep(50);
+            }
+            assertThat(inbox.received.get(node.id())).containsExactly("after-move");
+            List<ConsumerRecord<String, byte[]>> events = KAFKA.read(topics.mnEvents(), 1, WAIT);
+            assertThat(events).hasSize(1); // one Connected, no new session for the new port
+            assertThat(Json.read(mapper, events.get(0).value(), MnEvent.class).type())
+                    .isEqualTo(MnEvent.Type.CONNECTED);
+            node.close();
+        }
+    }
+
+    @Test
+    void malformedDatagramsAreCountedAndDroppedWithoutDisturbingSessions() throws Exception {
+        Topics topics = KAFKA.freshTopics();
+        KAFKA.createTopics(topics, List.of("echo"), List.of("gw-junk"));
+        Inbox inbox = new Inbox(1);
+        try (Gateway gateway = Gateway.start(GatewayConfig.forTest("gw-junk", KAFKA.bootstrapServers(), topics));
+             ClientTransport transport = ClientTransport.open(clientLoops);
+             DatagramSocket attacker = new DatagramSocket()) {
+            MobileNode node = new MobileNode(UUID.randomUUID(), transport, gateway.udpAddress(), inbox,
+                    ClientConfig.DEFAULT);
+            node.connect();
+            assertThat(inbox.connected.await(30, TimeUnit.SECONDS)).isTrue();
+            for (int i = 0; i < 10; i++) {
+                node.send("echo", ("ok-" + i).getBytes(), null);
+                byte[] junk = new byte[i * 7];
+                attacker.send(new java.net.DatagramPacket(junk, junk.length, gateway.udpAddress()));
+            }
+            assertThat(KAFKA.read(topics.app("echo"), 10, WAIT)).hasSize(10);
+            assertThat(node.isConnected()).isTrue();
+            node.close();
+        }
+    }
+
+    @Test
+    void unknownChannelsAndOversizePayloadsGetClearErrors() throws Exception {
+        Topics topics = KAFKA.freshTopics();
+        KAFKA.createTopics(topics, List.of("echo"), List.of("gw-err"));
+        Inbox inbox = new Inbox(1);
+        try (Gateway gateway = Gateway.start(GatewayConfig.forTest("gw-err", KAFKA.bootstrapServers(), topics));
+             ClientTransport transport = ClientTransport.open(clientLoops)) {
+            MobileNode node = new MobileNode(UUID.randomUUID(), transport, gateway.udpAddress(), inbox,
+                    ClientConfig.DEFAULT);
+            node.connect();
+            assertThat(inbox.connected.await(30, TimeUnit.SECONDS)).isTrue();
+            node.send("no-such-channel", "x".getBytes(), null);
+            long deadline = System.nanoTime() + WAIT.toNanos();
+            while (System.nanoTime() < deadline && inbox.errors.isEmpty()) {
+                Thread.sleep(20);
+            }
+            assertThat(inbox.errors).singleElement().isInstanceOfSatisfying(MessageRejectedException.class,
+                    e -> assertThat(e.code()).isEqualTo(ErrorCode.UNKNOWN_CHANNEL));
+            assertThat(inbox.unsent).singleElement().extracting(Body.MnMessage::channel).isEqualTo("no-such-channel");
+            org.assertj.core.api.Assertions.assertThatThrownBy(
+                            () -> node.send("echo", new byte[config(gateway).maxPayloadBytes() + 1], null))
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("exceeds");
+            org.assertj.core.api.Assertions.assertThatThrownBy(() -> node.send("../ckc.to-mn", new byte[1], null))
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("invalid channel");
+            assertThat(node.isConnected()).isTrue();
+            node.close();
+        }
+    }
+
+    private static GatewayConfig config(Gateway gateway) {
+        return GatewayConfig.fromEnv(Map.of());
+    }
+}
