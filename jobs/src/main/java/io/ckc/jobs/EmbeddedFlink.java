@@ -1,0 +1,81 @@
+package io.ckc.jobs;
+
+import io.ckc.jobs.delivery.DeliveryJob;
+import io.ckc.jobs.echo.EchoJob;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.GlobalConfiguration;
+import org.apache.flink.configuration.RestOptions;
+import org.apache.flink.runtime.minicluster.MiniCluster;
+import org.apache.flink.runtime.minicluster.MiniClusterConfiguration;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.util.ParameterTool;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.net.URI;
+import java.util.concurrent.CountDownLatch;
+
+/**
+ * Runs CKC's jobs on an embedded Flink MiniCluster in this JVM: the default of {@code ./ckc up}.
+ * The same job classes run unchanged on a real cluster.
+ *
+ * <p>Flags: {@code --conf-dir} (Flink configuration directory, default runtime/flink/conf),
+ * {@code --rest-port} (web UI and REST, default 8082), {@code --delivery-parallelism} (1),
+ * {@code --echo-parallelism} (1), {@code --no-echo}; all jobs' own flags pass through.
+ */
+public final class EmbeddedFlink {
+
+    private static final Logger LOG = LoggerFactory.getLogger(EmbeddedFlink.class);
+
+    private EmbeddedFlink() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        ParameterTool params = ParameterTool.fromArgs(args);
+        Configuration conf = GlobalConfiguration.loadConfiguration(params.get("conf-dir", "runtime/flink/conf"));
+        conf.set(RestOptions.BIND_ADDRESS, "127.0.0.1");
+        conf.set(RestOptions.ADDRESS, "127.0.0.1");
+        conf.set(RestOptions.PORT, params.getInt("rest-port", 8082));
+        int deliveryParallelism = params.getInt("delivery-parallelism", 1);
+        int echoParallelism = params.has("no-echo") ? 0 : params.getInt("echo-parallelism", 1);
+
+        MiniCluster cluster = new MiniCluster(new MiniClusterConfiguration.Builder()
+                .setConfiguration(conf)
+                .setNumTaskManagers(1)
+                .setNumSlotsPerTaskManager(deliveryParallelism + echoParallelism)
+                .build());
+        cluster.start();
+        URI rest = cluster.getRestAddress().get();
+
+        StreamExecutionEnvironment deliveryEnv = remote(rest, conf, deliveryParallelism);
+        DeliveryJob.fromArgs(params).build(deliveryEnv);
+        deliveryEnv.executeAsync(DeliveryJob.NAME);
+        if (echoParallelism > 0) {
+            StreamExecutionEnvironment echoEnv = remote(rest, conf, echoParallelism);
+            EchoJob.fromArgs(params.mergeWith(ParameterTool.fromArgs(
+                    new String[] {"--parallelism", String.valueOf(echoParallelism)}))).build(echoEnv);
+            echoEnv.executeAsync(EchoJob.NAME);
+        }
+        LOG.info("Embedded Flink running at {} (delivery x{}, echo x{})", rest, deliveryParallelism, echoParallelism);
+        System.out.println("CKC embedded Flink ready: " + rest);
+
+        CountDownLatch stopped = new CountDownLatch(1);
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            try {
+                cluster.close();
+            } catch (Exception e) {
+                LOG.warn("MiniCluster did not stop cleanly", e);
+            } finally {
+                stopped.countDown();
+            }
+        }, "ckc-flink-shutdown"));
+        stopped.await();
+    }
+
+    private static StreamExecutionEnvironment remote(URI rest, Configuration conf, int parallelism) {
+        StreamExecutionEnvironment env =
+                StreamExecutionEnvironment.createRemoteEnvironment(rest.getHost(), rest.getPort(), conf);
+        env.setParallelism(parallelism);
+        return env;
+    }
+}

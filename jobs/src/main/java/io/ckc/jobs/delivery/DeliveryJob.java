@@ -1,0 +1,100 @@
+package io.ckc.jobs.delivery;
+
+import io.ckc.jobs.delivery.functions.ParseDeliveryInput;
+import io.ckc.jobs.delivery.functions.RouteToGateway;
+import io.ckc.jobs.io.JsonParser;
+import io.ckc.jobs.io.KafkaIo;
+import io.ckc.jobs.records.RawRecord;
+import io.ckc.protocol.kafka.Topics;
+import io.ckc.protocol.records.DeadLetter;
+import io.ckc.protocol.records.GatewayCommand;
+import org.apache.flink.api.common.eventtime.WatermarkStrategy;
+import org.apache.flink.api.connector.sink2.Sink;
+import org.apache.flink.api.connector.source.Source;
+import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.util.ParameterTool;
+
+import java.time.Duration;
+import java.util.List;
+
+/**
+ * The {@code delivery} job (paper sections 4.2 and 6): keyed by mobile node, it learns each node's
+ * gateway from {@code ckc.mn.events} and routes unicasts from {@code ckc.to-mn} to that gateway's
+ * topic {@code ckc.gw.<gatewayId>}.
+ *
+ * <p>Flags (besides {@link KafkaIo}'s): {@code --parallelism} (default: the environment's),
+ * {@code --park-timeout-ms} how long a unicast for a node with no session waits (default 60000),
+ * {@code --route-retention-ms} how long a closed route is remembered (default 3600000).
+ * Checkpointing, state backend and restart strategy come from the Flink configuration.
+ */
+public final class DeliveryJob {
+
+    public static final String NAME = "ckc-delivery";
+
+    private final Source<RawRecord, ?, ?> source;
+    private final Sink<Outbound> sink;
+    private final Sink<DeadLetter> deadLetters;
+    private final Topics topics;
+    private final long parkTimeoutMs;
+    private final long routeRetentionMs;
+    private final int parallelism;
+
+    public DeliveryJob(Source<RawRecord, ?, ?> source, Sink<Outbound> sink, Sink<DeadLetter> deadLetters,
+                       Topics topics, long parkTimeoutMs, long routeRetentionMs, int parallelism) {
+        this.source = source;
+        this.sink = sink;
+        this.deadLetters = deadLetters;
+        this.topics = topics;
+        this.parkTimeoutMs = parkTimeoutMs;
+        this.routeRetentionMs = routeRetentionMs;
+        this.parallelism = parallelism;
+    }
+
+    /** Builds the job from command-line flags with Kafka source and sinks. */
+    public static DeliveryJob fromArgs(ParameterTool params) {
+        KafkaIo kafka = KafkaIo.fromArgs(params);
+        Topics topics = kafka.topics();
+        return new DeliveryJob(
+                kafka.source("ckc-delivery", List.of(topics.mnEvents(), topics.toMn())),
+                kafka.<Outbound>sink("delivery", o -> topics.gateway(o.gatewayId()), o -> o.unicast().recipient(),
+                        o -> new GatewayCommand.Deliver(o.unicast())),
+                kafka.deadLetterSink("delivery"),
+                topics,
+                params.getLong("park-timeout-ms", Duration.ofMinutes(1).toMillis()),
+                params.getLong("route-retention-ms", Duration.ofHours(1).toMillis()),
+                params.getInt("parallelism", -1));
+    }
+
+    /** Adds the job's operators to the environment. */
+    public void build(StreamExecutionEnvironment env) {
+        SingleOutputStreamOperator<DeliveryInput> inputs = env
+                .fromSource(source, WatermarkStrategy.noWatermarks(), "kafka: mn events + to-mn")
+                .uid("delivery-source")
+                .process(new ParseDeliveryInput(topics.mnEvents()))
+                .uid("delivery-parse")
+                .name("parse events and unicasts");
+        SingleOutputStreamOperator<Outbound> routed = inputs
+                .keyBy(DeliveryInput::mnId)
+                .process(new RouteToGateway(parkTimeoutMs, routeRetentionMs))
+                .uid("delivery-route")
+                .name("route to gateway");
+        if (parallelism > 0) {
+            inputs.setParallelism(parallelism);
+            routed.setParallelism(parallelism);
+        }
+        routed.sinkTo(sink).uid("delivery-sink").name("kafka: ckc.gw.<gateway>");
+        inputs.getSideOutput(JsonParser.DEAD_LETTERS).sinkTo(deadLetters).uid("delivery-dead-letters")
+                .name("kafka: dead letters");
+    }
+
+    public void execute(StreamExecutionEnvironment env) throws Exception {
+        build(env);
+        env.execute(NAME);
+    }
+
+    public static void main(String[] args) throws Exception {
+        ParameterTool params = ParameterTool.fromArgs(args);
+        fromArgs(params).execute(StreamExecutionEnvironment.getExecutionEnvironment());
+    }
+}

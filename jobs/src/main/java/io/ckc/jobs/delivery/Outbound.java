@@ -1,0 +1,7 @@
+package io.ckc.jobs.delivery;
+
+import io.ckc.protocol.records.Unicast;
+
+/** A unicast routed to the gateway that holds its recipient's session. */
+public record Outbound(String gatewayId, Unicast unicast) {
+}

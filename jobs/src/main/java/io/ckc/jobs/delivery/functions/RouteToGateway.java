@@ -1,0 +1,147 @@
+package io.ckc.jobs.delivery.functions;
+
+import io.ckc.jobs.delivery.DeliveryInput;
+import io.ckc.jobs.delivery.Outbound;
+import io.ckc.jobs.delivery.Route;
+import io.ckc.protocol.records.MnEvent;
+import io.ckc.protocol.records.Unicast;
+import org.apache.flink.api.common.functions.OpenContext;
+import org.apache.flink.api.common.state.ListState;
+import org.apache.flink.api.common.state.ListStateDescriptor;
+import org.apache.flink.api.common.state.ValueState;
+import org.apache.flink.api.common.state.ValueStateDescriptor;
+import org.apache.flink.metrics.Counter;
+import org.apache.flink.streaming.api.functions.KeyedProcessFunction;
+import org.apache.flink.util.Collector;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Keyed by mobile node: knows which gateway holds the node's session and routes each unicast there.
+ *
+ * <p>A connect wins when its epoch is at least the current one; a disconnect counts only when it
+ * names the current gateway and epoch, so a late disconnect from the old gateway after a handover
+ * cannot clobber the new route. A unicast for a node with no open session is parked in keyed state
+ * (the seed of the MTD buffer) until the node connects, then sent in its original order, or until
+ * the park timeout, then dropped and counted. A closed route is forgotten after the retention time.
+ */
+public final class RouteToGateway extends KeyedProcessFunction<String, DeliveryInput, Outbound> {
+
+    private final long parkTimeoutMs;
+    private final long routeRetentionMs;
+
+    private transient ValueState<Route> route;
+    private transient ListState<Unicast> parked;
+    private transient ValueState<Long> parkDeadline;
+    private transient ValueState<Long> forgetRouteAt;
+    private transient Counter routed;
+    private transient Counter parkedCount;
+    private transient Counter expired;
+    private transient Counter staleEvents;
+
+    public RouteToGateway(long parkTimeoutMs, long routeRetentionMs) {
+        this.parkTimeoutMs = parkTimeoutMs;
+        this.routeRetentionMs = routeRetentionMs;
+    }
+
+    @Override
+    public void open(OpenContext openContext) {
+        route = getRuntimeContext().getState(new ValueStateDescriptor<>("route", Route.class));
+        parked = getRuntimeContext().getListState(new ListStateDescriptor<>("parked-unicasts", Unicast.class));
+        parkDeadline = getRuntimeContext().getState(new ValueStateDescriptor<>("park-deadline", Long.class));
+        forgetRouteAt = getRuntimeContext().getState(new ValueStateDescriptor<>("forget-route-at", Long.class));
+        var metrics = getRuntimeContext().getMetricGroup();
+        routed = metrics.counter("routed");
+        parkedCount = metrics.counter("parkedNoRoute");
+        expired = metrics.counter("parkedExpired");
+        staleEvents = metrics.counter("staleEvents");
+    }
+
+    @Override
+    public void processElement(DeliveryInput input, Context ctx, Collector<Outbound> out) throws Exception {
+        if (input.event() != null) {
+            onEvent(input.event(), ctx, out);
+        } else {
+            onUnicast(input.unicast(), ctx, out);
+        }
+    }
+
+    private void onEvent(MnEvent event, Context ctx, Collector<Outbound> out) throws Exception {
+        Route current = route.value();
+        if (event.type() == MnEvent.Type.CONNECTED) {
+            if (current != null && event.epoch() < current.epoch()) {
+                staleEvents.inc();
+                return;
+            }
+            route.update(new Route(event.gatewayId(), event.epoch(), true));
+            cancelTimer(forgetRouteAt, ctx);
+            flushParked(event.gatewayId(), ctx, out);
+        } else {
+            if (current == null || !current.connected() || current.epoch() != event.epoch()
+                    || !current.gatewayId().equals(event.gatewayId())) {
+                staleEvents.inc();
+                return;
+            }
+            route.update(new Route(current.gatewayId(), current.epoch(), false));
+            // Why: a node that never comes back must not keep its route in state forever.
+            long at = ctx.timerService().currentProcessingTime() + routeRetentionMs;
+            forgetRouteAt.update(at);
+            ctx.timerService().registerProcessingTimeTimer(at);
+        }
+    }
+
+    private void onUnicast(Unicast unicast, Context ctx, Collector<Outbound> out) throws Exception {
+        Route current = route.value();
+        if (current != null && current.connected()) {
+            routed.inc();
+            out.collect(new Outbound(current.gatewayId(), unicast));
+            return;
+        }
+        parkedCount.inc();
+        parked.add(unicast);
+        if (parkDeadline.value() == null) {
+            // Why: parked messages must not wait forever for a node that is gone.
+            long at = ctx.timerService().currentProcessingTime() + parkTimeoutMs;
+            parkDeadline.update(at);
+            ctx.timerService().registerProcessingTimeTimer(at);
+        }
+    }
+
+    private void flushParked(String gatewayId, Context ctx, Collector<Outbound> out) throws Exception {
+        for (Unicast unicast : parked.get()) {
+            routed.inc();
+            out.collect(new Outbound(gatewayId, unicast));
+        }
+        parked.clear();
+        cancelTimer(parkDeadline, ctx);
+    }
+
+    @Override
+    public void onTimer(long timestamp, OnTimerContext ctx, Collector<Outbound> out) throws Exception {
+        Long deadline = parkDeadline.value();
+        if (deadline != null && deadline == timestamp) {
+            List<Unicast> dropped = new ArrayList<>();
+            parked.get().forEach(dropped::add);
+            expired.inc(dropped.size());
+            parked.clear();
+            parkDeadline.clear();
+        }
+        Long forgetAt = forgetRouteAt.value();
+        if (forgetAt != null && forgetAt == timestamp) {
+            Route current = route.value();
+            if (current != null && !current.connected()) {
+                route.clear();
+            }
+            forgetRouteAt.clear();
+        }
+    }
+
+    private static void cancelTimer(ValueState<Long> timer, Context ctx) throws Exception {
+        Long at = timer.value();
+        if (at != null) {
+            ctx.timerService().deleteProcessingTimeTimer(at);
+            timer.clear();
+        }
+    }
+}

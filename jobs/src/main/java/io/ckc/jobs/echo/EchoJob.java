@@ -1,0 +1,109 @@
+package io.ckc.jobs.echo;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.ckc.jobs.io.JsonParser;
+import io.ckc.jobs.io.KafkaIo;
+import io.ckc.jobs.records.RawRecord;
+import io.ckc.protocol.kafka.Topics;
+import io.ckc.protocol.records.AppMessage;
+import io.ckc.protocol.records.DeadLetter;
+import io.ckc.protocol.records.Unicast;
+import org.apache.flink.api.common.eventtime.WatermarkStrategy;
+import org.apache.flink.api.connector.sink2.Sink;
+import org.apache.flink.api.connector.source.Source;
+import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.util.ParameterTool;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.UUID;
+
+/**
+ * The paper's application node: answers every message on {@code app.echo} with a unicast of the
+ * same payload back to its sender via {@code ckc.to-mn}. The reply's id is derived from the
+ * request's, so a replayed request yields a duplicate the node drops.
+ *
+ * <p>Flags (besides {@link KafkaIo}'s): {@code --parallelism} (default 1), {@code --channel} (echo).
+ */
+public final class EchoJob {
+
+    public static final String NAME = "ckc-echo";
+    public static final String SENDER = "echo";
+
+    private final Source<RawRecord, ?, ?> source;
+    private final Sink<Unicast> sink;
+    private final Sink<DeadLetter> deadLetters;
+    private final int parallelism;
+
+    public EchoJob(Source<RawRecord, ?, ?> source, Sink<Unicast> sink, Sink<DeadLetter> deadLetters, int parallelism) {
+        this.source = source;
+        this.sink = sink;
+        this.deadLetters = deadLetters;
+        this.parallelism = parallelism;
+    }
+
+    public static EchoJob fromArgs(ParameterTool params) {
+        KafkaIo kafka = KafkaIo.fromArgs(params);
+        Topics topics = kafka.topics();
+        String channel = params.get("channel", "echo");
+        return new EchoJob(kafka.source("ckc-echo-app", List.of(topics.app(channel))),
+                kafka.<Unicast>sink("echo", u -> topics.toMn(), Unicast::recipient, u -> u),
+                kafka.deadLetterSink("echo"),
+                params.getInt("parallelism", 1));
+    }
+
+    /** The reply to one message: same payload, back to the sending node, with an id derived from the request's. */
+    public static Unicast replyTo(AppMessage message) {
+        String replyId = UUID.nameUUIDFromBytes(("echo:" + message.messageId()).getBytes(StandardCharsets.UTF_8))
+                .toString();
+        return new Unicast(replyId, SENDER, message.mnId(), message.payload(), null, System.currentTimeMillis(),
+                false);
+    }
+
+    /** Parses application messages; one without sender or payload is a dead letter. */
+    static final class ParseAppMessage extends JsonParser<AppMessage> {
+        ParseAppMessage() {
+            super("echo");
+        }
+
+        @Override
+        protected AppMessage parse(ObjectMapper mapper, RawRecord record) throws IOException {
+            AppMessage message = read(mapper, record, AppMessage.class);
+            require(message.messageId() != null && message.mnId() != null && message.payload() != null,
+                    "app message needs messageId, mnId and payload");
+            return message;
+        }
+    }
+
+    public void build(StreamExecutionEnvironment env) {
+        SingleOutputStreamOperator<AppMessage> messages = env
+                .fromSource(source, WatermarkStrategy.noWatermarks(), "kafka: app.echo")
+                .setParallelism(parallelism)
+                .uid("echo-source")
+                .process(new ParseAppMessage())
+                .setParallelism(parallelism)
+                .uid("echo-parse")
+                .name("parse app messages");
+        messages.map(EchoJob::replyTo)
+                .setParallelism(parallelism)
+                .uid("echo-reply")
+                .name("reply")
+                .sinkTo(sink)
+                .setParallelism(parallelism)
+                .uid("echo-sink")
+                .name("kafka: ckc.to-mn");
+        messages.getSideOutput(JsonParser.DEAD_LETTERS).sinkTo(deadLetters).uid("echo-dead-letters")
+                .name("kafka: dead letters");
+    }
+
+    public void execute(StreamExecutionEnvironment env) throws Exception {
+        build(env);
+        env.execute(NAME);
+    }
+
+    public static void main(String[] args) throws Exception {
+        fromArgs(ParameterTool.fromArgs(args)).execute(StreamExecutionEnvironment.getExecutionEnvironment());
+    }
+}

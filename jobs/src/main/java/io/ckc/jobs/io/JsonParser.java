@@ -1,0 +1,61 @@
+package io.ckc.jobs.io;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.ckc.jobs.records.RawRecord;
+import io.ckc.protocol.kafka.Json;
+import io.ckc.protocol.records.DeadLetter;
+import org.apache.flink.api.common.functions.OpenContext;
+import org.apache.flink.metrics.Counter;
+import org.apache.flink.streaming.api.functions.ProcessFunction;
+import org.apache.flink.util.Collector;
+import org.apache.flink.util.OutputTag;
+
+import java.io.IOException;
+
+/**
+ * Parses JSON records into one of CKC's record types; a record that does not parse (or fails the
+ * given check) goes to the dead-letter side output with the reason, and is counted.
+ */
+public abstract class JsonParser<T> extends ProcessFunction<RawRecord, T> {
+
+    public static final OutputTag<DeadLetter> DEAD_LETTERS = new OutputTag<>("dead-letters") {
+    };
+
+    private final String source;
+    private transient ObjectMapper mapper;
+    private transient Counter deadLetters;
+
+    protected JsonParser(String source) {
+        this.source = source;
+    }
+
+    @Override
+    public void open(OpenContext openContext) {
+        mapper = Json.newMapper();
+        deadLetters = getRuntimeContext().getMetricGroup().counter("deadLetters");
+    }
+
+    /** Parses one record; throws {@link IOException} with the reason when it is not acceptable. */
+    protected abstract T parse(ObjectMapper mapper, RawRecord record) throws IOException;
+
+    @Override
+    public void processElement(RawRecord record, Context ctx, Collector<T> out) {
+        try {
+            out.collect(parse(mapper, record));
+        } catch (IOException | RuntimeException e) {
+            deadLetters.inc();
+            ctx.output(DEAD_LETTERS, new DeadLetter(source, record.topic(), record.partition(), record.offset(),
+                    String.valueOf(e.getMessage()), record.key(), record.value(), System.currentTimeMillis()));
+        }
+    }
+
+    protected static <R> R read(ObjectMapper mapper, RawRecord record, Class<R> type) throws IOException {
+        return Json.read(mapper, record.value(), type);
+    }
+
+    protected static void require(boolean condition, String reason) throws IOException {
+        if (!condition) {
+            throw new IOException(reason);
+        }
+    }
+}

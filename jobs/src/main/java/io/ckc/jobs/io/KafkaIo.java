@@ -1,0 +1,119 @@
+package io.ckc.jobs.io;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.ckc.jobs.records.RawRecord;
+import io.ckc.protocol.kafka.Json;
+import io.ckc.protocol.kafka.Topics;
+import io.ckc.protocol.records.DeadLetter;
+import org.apache.flink.api.common.serialization.SerializationSchema;
+import org.apache.flink.connector.base.DeliveryGuarantee;
+import org.apache.flink.connector.kafka.sink.KafkaRecordSerializationSchema;
+import org.apache.flink.connector.kafka.sink.KafkaSink;
+import org.apache.flink.connector.kafka.source.KafkaSource;
+import org.apache.flink.connector.kafka.source.enumerator.initializer.OffsetsInitializer;
+import org.apache.flink.util.ParameterTool;
+import org.apache.kafka.clients.consumer.OffsetResetStrategy;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+
+import javax.annotation.Nullable;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Properties;
+import java.util.function.Function;
+
+/**
+ * Kafka sources and sinks shared by every CKC job, configured from the common flags:
+ * {@code --bootstrap} (default 127.0.0.1:9092), {@code --topic-prefix} (ckc.), {@code --app-topic-prefix}
+ * (app.), {@code --sink-guarantee} (at-least-once | exactly-once; at-least-once by default because
+ * mobile nodes drop duplicates by message id and it keeps latency free of checkpoint waits).
+ */
+public final class KafkaIo {
+
+    private final String bootstrap;
+    private final Topics topics;
+    private final DeliveryGuarantee guarantee;
+
+    public KafkaIo(String bootstrap, Topics topics, DeliveryGuarantee guarantee) {
+        this.bootstrap = bootstrap;
+        this.topics = topics;
+        this.guarantee = guarantee;
+    }
+
+    public static KafkaIo fromArgs(ParameterTool params) {
+        return new KafkaIo(params.get("bootstrap", "127.0.0.1:9092"),
+                new Topics(params.get("topic-prefix", Topics.DEFAULT.prefix()),
+                        params.get("app-topic-prefix", Topics.DEFAULT.appPrefix())),
+                DeliveryGuarantee.valueOf(params.get("sink-guarantee", "at-least-once").toUpperCase().replace('-', '_')));
+    }
+
+    public Topics topics() {
+        return topics;
+    }
+
+    /** A source of raw records from the given topics, resuming from the group's committed offsets. */
+    public KafkaSource<RawRecord> source(String groupId, List<String> topicNames) {
+        return KafkaSource.<RawRecord>builder()
+                .setBootstrapServers(bootstrap)
+                .setTopics(topicNames)
+                .setGroupId(groupId)
+                .setStartingOffsets(OffsetsInitializer.committedOffsets(OffsetResetStrategy.EARLIEST))
+                .setDeserializer(new RawRecordDeserializer())
+                .setProperty("client.id.prefix", groupId)
+                .setProperty("fetch.max.wait.ms", "50")
+                .build();
+    }
+
+    /** A sink writing each element as CKC JSON to the topic and key the functions choose. */
+    public <T> KafkaSink<T> sink(String name, SerializableFunction<T, String> topicOf,
+                                 SerializableFunction<T, String> keyOf, SerializableFunction<T, Object> valueOf) {
+        Properties producer = new Properties();
+        producer.put(ProducerConfig.LINGER_MS_CONFIG, "0");
+        producer.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true");
+        producer.put(ProducerConfig.TRANSACTION_TIMEOUT_CONFIG, "600000");
+        return KafkaSink.<T>builder()
+                .setBootstrapServers(bootstrap)
+                .setDeliveryGuarantee(guarantee)
+                .setTransactionalIdPrefix("ckc-" + name)
+                .setKafkaProducerConfig(producer)
+                .setRecordSerializer(new JsonRecordSerializer<>(topicOf, keyOf, valueOf))
+                .build();
+    }
+
+    public KafkaSink<DeadLetter> deadLetterSink(String name) {
+        String topic = topics.deadLetter();
+        return sink(name + "-dead-letters", d -> topic, d -> null, d -> d);
+    }
+
+    /** Serialises with CKC's plain-Jackson JSON; the mapper is made in {@code open()}. */
+    private static final class JsonRecordSerializer<T> implements KafkaRecordSerializationSchema<T> {
+        private final SerializableFunction<T, String> topicOf;
+        private final SerializableFunction<T, String> keyOf;
+        private final SerializableFunction<T, Object> valueOf;
+        private transient ObjectMapper mapper;
+
+        JsonRecordSerializer(SerializableFunction<T, String> topicOf, SerializableFunction<T, String> keyOf,
+                             SerializableFunction<T, Object> valueOf) {
+            this.topicOf = topicOf;
+            this.keyOf = keyOf;
+            this.valueOf = valueOf;
+        }
+
+        @Override
+        public void open(SerializationSchema.InitializationContext context, KafkaSinkContext sinkContext) {
+            mapper = Json.newMapper();
+        }
+
+        @Nullable
+        @Override
+        public ProducerRecord<byte[], byte[]> serialize(T element, KafkaSinkContext context, Long timestamp) {
+            String key = keyOf.apply(element);
+            return new ProducerRecord<>(topicOf.apply(element), null, timestamp,
+                    key == null ? null : key.getBytes(StandardCharsets.UTF_8), Json.write(mapper, valueOf.apply(element)));
+        }
+    }
+
+    /** A function Flink can ship: every lambda given to {@link #sink} must be one. */
+    public interface SerializableFunction<A, B> extends Function<A, B>, java.io.Serializable {
+    }
+}

@@ -1,0 +1,179 @@
+package io.ckc.perf;
+
+import io.ckc.client.ClientConfig;
+import io.ckc.client.ClientTransport;
+import io.ckc.client.MobileNode;
+import io.ckc.client.NodeListener;
+import io.ckc.client.ReceivedMessage;
+import io.ckc.protocol.frame.Body;
+import io.ckc.protocol.frame.Context;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.nio.NioIoHandler;
+import org.HdrHistogram.Histogram;
+import org.HdrHistogram.Recorder;
+
+import java.net.InetSocketAddress;
+import java.util.ArrayList;
+import java.util.BitSet;
+import java.util.List;
+import java.util.PriorityQueue;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * A simulated fleet of mobile nodes multiplexed over a few sockets and threads: each node sends
+ * {@code messages} messages to the echo channel at {@code ratePerMinute} and measures the
+ * round-trip time of each echo. Nodes are spread round-robin over the gateways.
+ */
+final class Fleet implements AutoCloseable {
+
+    /** Nodes per shared UDP socket. */
+    static final int NODES_PER_TRANSPORT = 2_000;
+
+    private final EventLoopGroup loops;
+    private final List<ClientTransport> transports = new ArrayList<>();
+    private final List<MobileNode> nodes = new ArrayList<>();
+    private final BitSet[] received;
+    private final Recorder intervalRtt = new Recorder(TimeUnit.MINUTES.toMicros(10), 3);
+    private final Histogram totalRtt = new Histogram(TimeUnit.MINUTES.toMicros(10), 3);
+    final AtomicInteger connected = new AtomicInteger();
+    final AtomicLong sent = new AtomicLong();
+    final AtomicLong delivered = new AtomicLong();
+    final AtomicLong duplicates = new AtomicLong();
+    final AtomicLong unsent = new AtomicLong();
+    final AtomicLong errors = new AtomicLong();
+
+    Fleet(int nodeCount, List<InetSocketAddress> gateways, int ioThreads) throws InterruptedException {
+        loops = new MultiThreadIoEventLoopGroup(ioThreads, NioIoHandler.newFactory());
+        received = new BitSet[nodeCount];
+        int transportCount = Math.max(2, (nodeCount + NODES_PER_TRANSPORT - 1) / NODES_PER_TRANSPORT);
+        for (int i = 0; i < transportCount; i++) {
+            transports.add(ClientTransport.open(loops));
+        }
+        Listener listener = new Listener();
+        for (int i = 0; i < nodeCount; i++) {
+            received[i] = new BitSet();
+            nodes.add(new MobileNode(UUID.randomUUID(), transports.get(i % transportCount),
+                    gateways.get(i % gateways.size()), listener, ClientConfig.DEFAULT));
+        }
+    }
+
+    int size() {
+        return nodes.size();
+    }
+
+    /** Connects every node, pausing between connections as the paper's simulator did. */
+    void connectAll(long intervalMicros) throws InterruptedException {
+        long start = System.nanoTime();
+        for (int i = 0; i < nodes.size(); i++) {
+            nodes.get(i).connect();
+            long due = start + TimeUnit.MICROSECONDS.toNanos(intervalMicros * (i + 1));
+            long wait = due - System.nanoTime();
+            if (wait > 0) {
+                TimeUnit.NANOSECONDS.sleep(wait);
+            }
+        }
+    }
+
+    /**
+     * Sends {@code messages} per node at {@code ratePerMinute}, each node starting at a random
+     * phase so load is even. Blocks until the last message is sent; calls {@code progress} each second.
+     */
+    void runSchedule(int messages, double ratePerMinute, Runnable progress) throws InterruptedException {
+        long intervalNanos = (long) (TimeUnit.MINUTES.toNanos(1) / ratePerMinute);
+        long start = System.nanoTime();
+        PriorityQueue<long[]> due = new PriorityQueue<>((a, b) -> Long.compare(a[0], b[0]));
+        java.util.Random random = new java.util.Random(42);
+        for (int i = 0; i < nodes.size(); i++) {
+            due.add(new long[] {start + (long) (random.nextDouble() * intervalNanos), i, 0});
+        }
+        long nextProgress = start + TimeUnit.SECONDS.toNanos(1);
+        while (!due.isEmpty()) {
+            long now = System.nanoTime();
+            while (!due.isEmpty() && due.peek()[0] <= now) {
+                long[] entry = due.poll();
+                int node = (int) entry[1];
+                int seq = (int) entry[2];
+                nodes.get(node).send("echo", new EchoPayload(node, seq, System.nanoTime()).encode(),
+                        Context.position(-22.9 + node * 1e-5, -43.2));
+                sent.incrementAndGet();
+                if (seq + 1 < messages) {
+                    due.add(new long[] {entry[0] + intervalNanos, node, seq + 1});
+                }
+            }
+            if (now >= nextProgress) {
+                progress.run();
+                nextProgress += TimeUnit.SECONDS.toNanos(1);
+            }
+            long sleep = due.isEmpty() ? 0 : Math.min(due.peek()[0] - System.nanoTime(), TimeUnit.MILLISECONDS.toNanos(5));
+            if (sleep > 0) {
+                TimeUnit.NANOSECONDS.sleep(sleep);
+            }
+        }
+    }
+
+    /** RTT of the echoes that arrived since the last call, in microseconds. */
+    synchronized Histogram takeInterval() {
+        return intervalRtt.getIntervalHistogram();
+    }
+
+    synchronized Histogram total() {
+        return totalRtt.copy();
+    }
+
+    private final class Listener implements NodeListener {
+        @Override
+        public void connected(MobileNode node) {
+            connected.incrementAndGet();
+        }
+
+        @Override
+        public void disconnected(MobileNode node) {
+            connected.decrementAndGet();
+        }
+
+        @Override
+        public void newMessageReceived(MobileNode node, ReceivedMessage message) {
+            EchoPayload echo = EchoPayload.decode(message.payload());
+            long rttMicros = TimeUnit.NANOSECONDS.toMicros(System.nanoTime() - echo.sentNanos());
+            BitSet seen = received[echo.node()];
+            boolean first;
+            synchronized (seen) {
+                first = !seen.get(echo.seq());
+                seen.set(echo.seq());
+            }
+            if (!first) {
+                duplicates.incrementAndGet();
+                return;
+            }
+            delivered.incrementAndGet();
+            intervalRtt.recordValue(Math.max(rttMicros, 0));
+            synchronized (Fleet.this) {
+                totalRtt.recordValue(Math.max(rttMicros, 0));
+            }
+        }
+
+        @Override
+        public void unsentMessages(MobileNode node, List<Body.MnMessage> messages) {
+            unsent.addAndGet(messages.size());
+        }
+
+        @Override
+        public void internalException(MobileNode node, Throwable error) {
+            errors.incrementAndGet();
+        }
+    }
+
+    @Override
+    public void close() throws InterruptedException {
+        nodes.forEach(MobileNode::close);
+        Thread.sleep(200); // let the disconnects leave
+        for (ClientTransport transport : transports) {
+            transport.close();
+        }
+        loops.shutdownGracefully(0, 1, TimeUnit.SECONDS).sync();
+    }
+}

@@ -1,0 +1,19 @@
+package io.ckc.perf;
+
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+
+/** The {@code perf} command line: {@code demo} now; the paper's scenarios join it. */
+@Command(name = "ckc-perf", mixinStandardHelpOptions = true, subcommands = {DemoCommand.class},
+        description = "CKC fleet simulator and performance scenarios.")
+public final class PerfCommand implements Runnable {
+
+    @Override
+    public void run() {
+        new CommandLine(this).usage(System.out);
+    }
+
+    public static void main(String[] args) {
+        System.exit(new CommandLine(new PerfCommand()).execute(args));
+    }
+}
