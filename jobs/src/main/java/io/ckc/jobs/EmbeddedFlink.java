@@ -45,19 +45,14 @@ public final class EmbeddedFlink {
                 .setNumSlotsPerTaskManager(deliveryParallelism + echoParallelism)
                 .build());
         cluster.start();
-        URI rest = cluster.getRestAddress().get();
-
-        StreamExecutionEnvironment deliveryEnv = remote(rest, conf, deliveryParallelism);
-        DeliveryJob.fromArgs(params).build(deliveryEnv);
-        deliveryEnv.executeAsync(DeliveryJob.NAME);
-        if (echoParallelism > 0) {
-            StreamExecutionEnvironment echoEnv = remote(rest, conf, echoParallelism);
-            EchoJob.fromArgs(params.mergeWith(ParameterTool.fromArgs(
-                    new String[] {"--parallelism", String.valueOf(echoParallelism)}))).build(echoEnv);
-            echoEnv.executeAsync(EchoJob.NAME);
+        try {
+            submitJobs(cluster, conf, params, deliveryParallelism, echoParallelism);
+        } catch (Exception e) {
+            LOG.error("Cannot start the jobs", e);
+            System.err.println("CKC embedded Flink failed: " + e);
+            cluster.close();
+            System.exit(1);
         }
-        LOG.info("Embedded Flink running at {} (delivery x{}, echo x{})", rest, deliveryParallelism, echoParallelism);
-        System.out.println("CKC embedded Flink ready: " + rest);
 
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
@@ -70,6 +65,22 @@ public final class EmbeddedFlink {
             }
         }, "ckc-flink-shutdown"));
         stopped.await();
+    }
+
+    private static void submitJobs(MiniCluster cluster, Configuration conf, ParameterTool params,
+                                   int deliveryParallelism, int echoParallelism) throws Exception {
+        URI rest = cluster.getRestAddress().get();
+        StreamExecutionEnvironment deliveryEnv = remote(rest, conf, deliveryParallelism);
+        DeliveryJob.fromArgs(params).build(deliveryEnv);
+        deliveryEnv.executeAsync(DeliveryJob.NAME);
+        if (echoParallelism > 0) {
+            StreamExecutionEnvironment echoEnv = remote(rest, conf, echoParallelism);
+            EchoJob.fromArgs(params.mergeWith(ParameterTool.fromArgs(
+                    new String[] {"--parallelism", String.valueOf(echoParallelism)}))).build(echoEnv);
+            echoEnv.executeAsync(EchoJob.NAME);
+        }
+        LOG.info("Embedded Flink running at {} (delivery x{}, echo x{})", rest, deliveryParallelism, echoParallelism);
+        System.out.println("CKC embedded Flink ready: " + rest);
     }
 
     private static StreamExecutionEnvironment remote(URI rest, Configuration conf, int parallelism) {

@@ -68,6 +68,9 @@ public final class DeliveryJob {
 
     /** Adds the job's operators to the environment. */
     public void build(StreamExecutionEnvironment env) {
+        if (parallelism > 0) {
+            env.setParallelism(parallelism);
+        }
         SingleOutputStreamOperator<DeliveryInput> inputs = env
                 .fromSource(source, WatermarkStrategy.noWatermarks(), "kafka: mn events + to-mn")
                 .uid("delivery-source")
@@ -79,10 +82,6 @@ public final class DeliveryJob {
                 .process(new RouteToGateway(parkTimeoutMs, routeRetentionMs))
                 .uid("delivery-route")
                 .name("route to gateway");
-        if (parallelism > 0) {
-            inputs.setParallelism(parallelism);
-            routed.setParallelism(parallelism);
-        }
         routed.sinkTo(sink).uid("delivery-sink").name("kafka: ckc.gw.<gateway>");
         inputs.getSideOutput(JsonParser.DEAD_LETTERS).sinkTo(deadLetters).uid("delivery-dead-letters")
                 .name("kafka: dead letters");

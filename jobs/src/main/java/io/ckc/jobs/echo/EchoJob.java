@@ -78,20 +78,17 @@ public final class EchoJob {
     }
 
     public void build(StreamExecutionEnvironment env) {
+        env.setParallelism(parallelism);
         SingleOutputStreamOperator<AppMessage> messages = env
                 .fromSource(source, WatermarkStrategy.noWatermarks(), "kafka: app.echo")
-                .setParallelism(parallelism)
                 .uid("echo-source")
                 .process(new ParseAppMessage())
-                .setParallelism(parallelism)
                 .uid("echo-parse")
                 .name("parse app messages");
         messages.map(EchoJob::replyTo)
-                .setParallelism(parallelism)
                 .uid("echo-reply")
                 .name("reply")
                 .sinkTo(sink)
-                .setParallelism(parallelism)
                 .uid("echo-sink")
                 .name("kafka: ckc.to-mn");
         messages.getSideOutput(JsonParser.DEAD_LETTERS).sinkTo(deadLetters).uid("echo-dead-letters")

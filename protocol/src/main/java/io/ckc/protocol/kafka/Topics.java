@@ -6,7 +6,7 @@ import java.util.regex.Pattern;
  * The names of CKC's Kafka topics. The prefix ({@code ckc.} by default) and the application-topic
  * prefix ({@code app.}) are configurable so several installations can share one cluster.
  */
-public record Topics(String prefix, String appPrefix) {
+public record Topics(String prefix, String appPrefix) implements java.io.Serializable {
 
     public static final Topics DEFAULT = new Topics("ckc.", "app.");
 
