@@ -33,10 +33,10 @@ final class DemoCommand implements Callable<Integer> {
     @Option(names = "--nodes", defaultValue = "1000", description = "Simulated mobile nodes (default ${DEFAULT-VALUE})")
     int nodes;
 
-    @Option(names = "--rate", defaultValue = "30", description = "Messages per minute per node (default ${DEFAULT-VALUE}; the paper: 4)")
+    @Option(names = "--rate", defaultValue = "12", description = "Messages per minute per node (default ${DEFAULT-VALUE}; the paper: 4)")
     double ratePerMinute;
 
-    @Option(names = "--messages", defaultValue = "20", description = "Messages per node (default ${DEFAULT-VALUE}; the paper: 500)")
+    @Option(names = "--messages", defaultValue = "10", description = "Messages per node (default ${DEFAULT-VALUE}; the paper: 500)")
     int messages;
 
     @Option(names = "--connect-interval-ms", defaultValue = "1", description = "Pause between two node connections (default ${DEFAULT-VALUE})")

@@ -14,7 +14,7 @@ import java.time.Duration;
 public record ReliabilityConfig(long initialRetransmitMs, long maxRetransmitMs, int maxRetries, int sendWindow,
                                 int receiveWindow) {
 
-    public static final ReliabilityConfig DEFAULT = new ReliabilityConfig(250, 2_000, 8, 64, 256);
+    public static final ReliabilityConfig DEFAULT = new ReliabilityConfig(500, 4_000, 8, 64, 256);
 
     public ReliabilityConfig {
         if (initialRetransmitMs <= 0 || maxRetransmitMs < initialRetransmitMs || maxRetries < 0 || sendWindow <= 0
