@@ -139,13 +139,7 @@ public final class MobileNode {
 
     /** Ends the session on purpose and does not reconnect. */
     public void disconnect() {
-        onLoop(() -> {
-            reconnectWanted = false;
-            if (state == State.CONNECTED || state == State.CONNECTING) {
-                transport.send(new Frame.Disconnect(id, epoch), gateway);
-                endSession(true);
-            }
-        });
+        onLoop(this::leaveSession);
     }
 
     /**
@@ -175,11 +169,7 @@ public final class MobileNode {
     /** Disconnects and detaches the node for good. */
     public void close() {
         onLoop(() -> {
-            reconnectWanted = false;
-            if (state == State.CONNECTED || state == State.CONNECTING) {
-                transport.send(new Frame.Disconnect(id, epoch), gateway);
-                endSession(true);
-            }
+            leaveSession();
             state = State.CLOSED;
             transport.detach(this);
         });
@@ -305,6 +295,15 @@ public final class MobileNode {
         if (reconnectWanted) {
             nextConnectAttemptMs = nowMs() + config.reconnectDelayMs();
             transport.activate(this);
+        }
+    }
+
+    /** Tells the gateway the session ends on purpose, ends it, and stops reconnecting. */
+    private void leaveSession() {
+        reconnectWanted = false;
+        if (state == State.CONNECTED || state == State.CONNECTING) {
+            transport.send(new Frame.Disconnect(id, epoch), gateway);
+            endSession(true);
         }
     }
 

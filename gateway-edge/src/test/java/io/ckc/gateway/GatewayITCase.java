@@ -175,10 +175,7 @@ class GatewayITCase {
              ClientTransport first = ClientTransport.open(clientLoops);
              ClientTransport second = ClientTransport.open(clientLoops);
              KafkaProducer<String, byte[]> producer = KAFKA.producer()) {
-            MobileNode node = new MobileNode(UUID.randomUUID(), first, gateway.udpAddress(), inbox,
-                    ClientConfig.DEFAULT);
-            node.connect();
-            assertThat(inbox.connected.await(30, TimeUnit.SECONDS)).isTrue();
+            MobileNode node = connectedNode(first, gateway, inbox);
             for (int m = 0; m < 20; m++) {
                 node.send("echo", ("m-" + m).getBytes(), null);
             }
@@ -222,10 +219,7 @@ class GatewayITCase {
         try (Gateway gateway = Gateway.start(GatewayConfig.forTest("gw-junk", KAFKA.bootstrapServers(), topics));
              ClientTransport transport = ClientTransport.open(clientLoops);
              DatagramSocket attacker = new DatagramSocket()) {
-            MobileNode node = new MobileNode(UUID.randomUUID(), transport, gateway.udpAddress(), inbox,
-                    ClientConfig.DEFAULT);
-            node.connect();
-            assertThat(inbox.connected.await(30, TimeUnit.SECONDS)).isTrue();
+            MobileNode node = connectedNode(transport, gateway, inbox);
             for (int i = 0; i < 10; i++) {
                 node.send("echo", ("ok-" + i).getBytes(), null);
                 byte[] junk = new byte[i * 7];
@@ -244,10 +238,7 @@ class GatewayITCase {
         Inbox inbox = new Inbox(1);
         try (Gateway gateway = Gateway.start(GatewayConfig.forTest("gw-err", KAFKA.bootstrapServers(), topics));
              ClientTransport transport = ClientTransport.open(clientLoops)) {
-            MobileNode node = new MobileNode(UUID.randomUUID(), transport, gateway.udpAddress(), inbox,
-                    ClientConfig.DEFAULT);
-            node.connect();
-            assertThat(inbox.connected.await(30, TimeUnit.SECONDS)).isTrue();
+            MobileNode node = connectedNode(transport, gateway, inbox);
             node.send("no-such-channel", "x".getBytes(), null);
             long deadline = System.nanoTime() + WAIT.toNanos();
             while (System.nanoTime() < deadline && inbox.errors.isEmpty()) {
@@ -257,7 +248,7 @@ class GatewayITCase {
                     e -> assertThat(e.code()).isEqualTo(ErrorCode.UNKNOWN_CHANNEL));
             assertThat(inbox.unsent).singleElement().extracting(Body.MnMessage::channel).isEqualTo("no-such-channel");
             org.assertj.core.api.Assertions.assertThatThrownBy(
-                            () -> node.send("echo", new byte[config(gateway).maxPayloadBytes() + 1], null))
+                            () -> node.send("echo", new byte[GatewayConfig.fromEnv(Map.of()).maxPayloadBytes() + 1], null))
                     .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("exceeds");
             org.assertj.core.api.Assertions.assertThatThrownBy(() -> node.send("../ckc.to-mn", new byte[1], null))
                     .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("invalid channel");
@@ -266,7 +257,13 @@ class GatewayITCase {
         }
     }
 
-    private static GatewayConfig config(Gateway gateway) {
-        return GatewayConfig.fromEnv(Map.of());
+    /** A node with default settings, connected to the gateway. */
+    private static MobileNode connectedNode(ClientTransport transport, Gateway gateway, Inbox inbox)
+            throws InterruptedException {
+        MobileNode node = new MobileNode(UUID.randomUUID(), transport, gateway.udpAddress(), inbox,
+                ClientConfig.DEFAULT);
+        node.connect();
+        assertThat(inbox.connected.await(30, TimeUnit.SECONDS)).isTrue();
+        return node;
     }
 }

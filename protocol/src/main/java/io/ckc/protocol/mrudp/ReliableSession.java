@@ -5,7 +5,6 @@ import io.ckc.protocol.frame.Frame;
 
 import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -155,10 +154,8 @@ public final class ReliableSession {
     /** Removes and returns every body not yet acknowledged, in send order: the unsent messages of a closing session. */
     public List<Body> drainUnacknowledged() {
         List<Body> unsent = new ArrayList<>(unacked.size() + queued.size());
-        for (Iterator<Outgoing> it = unacked.values().iterator(); it.hasNext(); ) {
-            unsent.add(it.next().body);
-            it.remove();
-        }
+        unacked.values().forEach(out -> unsent.add(out.body));
+        unacked.clear();
         unsent.addAll(queued);
         queued.clear();
         return unsent;

@@ -14,9 +14,6 @@ import org.apache.flink.metrics.Counter;
 import org.apache.flink.streaming.api.functions.KeyedProcessFunction;
 import org.apache.flink.util.Collector;
 
-import java.util.ArrayList;
-import java.util.List;
-
 /**
  * Keyed by mobile node: knows which gateway holds the node's session and routes each unicast there.
  *
@@ -121,9 +118,9 @@ public final class RouteToGateway extends KeyedProcessFunction<String, DeliveryI
     public void onTimer(long timestamp, OnTimerContext ctx, Collector<Outbound> out) throws Exception {
         Long deadline = parkDeadline.value();
         if (deadline != null && deadline == timestamp) {
-            List<Unicast> dropped = new ArrayList<>();
-            parked.get().forEach(dropped::add);
-            expired.inc(dropped.size());
+            for (Unicast ignored : parked.get()) {
+                expired.inc();
+            }
             parked.clear();
             parkDeadline.clear();
         }
