@@ -12,20 +12,29 @@ import io.ckc.protocol.mrudp.ReliabilityConfig;
  * @param reconnectDelayMs wait before reconnecting after a broken connection
  * @param autoReconnect whether a broken connection is re-established automatically
  * @param dedupeWindow how many recent message ids each node remembers to drop duplicates
+ * @param handoverDrainMs on a handover, how long the node waits for its messages in flight to be
+ *                        acknowledged by the old gateway before it moves (the rest are sent again on the new one)
  */
 public record ClientConfig(ReliabilityConfig reliability, long keepaliveMs, long silenceTimeoutMs, long connectRetryMs,
-                           int connectAttempts, long reconnectDelayMs, boolean autoReconnect, int dedupeWindow) {
+                           int connectAttempts, long reconnectDelayMs, boolean autoReconnect, int dedupeWindow,
+                           long handoverDrainMs) {
 
     public static final ClientConfig DEFAULT =
-            new ClientConfig(ReliabilityConfig.DEFAULT, 5_000, 20_000, 500, 10, 1_000, true, 512);
+            new ClientConfig(ReliabilityConfig.DEFAULT, 5_000, 20_000, 500, 10, 1_000, true, 512, 2_000);
 
     public ClientConfig withReliability(ReliabilityConfig value) {
         return new ClientConfig(value, keepaliveMs, silenceTimeoutMs, connectRetryMs, connectAttempts,
-                reconnectDelayMs, autoReconnect, dedupeWindow);
+                reconnectDelayMs, autoReconnect, dedupeWindow, handoverDrainMs);
     }
 
     public ClientConfig withAutoReconnect(boolean value) {
         return new ClientConfig(reliability, keepaliveMs, silenceTimeoutMs, connectRetryMs, connectAttempts,
-                reconnectDelayMs, value, dedupeWindow);
+                reconnectDelayMs, value, dedupeWindow, handoverDrainMs);
+    }
+
+    /** How soon a node notices a silent gateway and how many connect attempts it spends on one gateway. */
+    public ClientConfig withLiveness(long keepalive, long silenceTimeout, int attemptsPerGateway) {
+        return new ClientConfig(reliability, keepalive, silenceTimeout, connectRetryMs, attemptsPerGateway,
+                reconnectDelayMs, autoReconnect, dedupeWindow, handoverDrainMs);
     }
 }

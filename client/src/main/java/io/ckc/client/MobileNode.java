@@ -4,21 +4,25 @@ import io.ckc.protocol.frame.Body;
 import io.ckc.protocol.frame.Context;
 import io.ckc.protocol.frame.ErrorCode;
 import io.ckc.protocol.frame.Frame;
+import io.ckc.protocol.frame.GatewayAddress;
 import io.ckc.protocol.kafka.Topics;
 import io.ckc.protocol.mrudp.ReliableSession;
 
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 
 /**
  * A mobile node (MN): connects to a gateway over the reliable-UDP protocol, sends messages to
- * application channels, receives messages from the core, reconnects after a broken connection and
- * drops duplicate deliveries by message id. Public methods are thread-safe; all state lives on the
- * transport's event loop and callbacks run there.
+ * application channels, receives messages from the core and drops duplicates by message id. It
+ * keeps the latest gateway list from the core, reconnects after a loss to the best-ranked gateway
+ * it can reach, and follows handover commands without losing or duplicating messages. Public
+ * methods are thread-safe; all state lives on the transport's event loop and callbacks run there.
  */
 public final class MobileNode {
 
@@ -33,6 +37,7 @@ public final class MobileNode {
     private volatile State state = State.DISCONNECTED;
     private volatile String gatewayId;
     private volatile int maxPayloadBytes = 16 * 1024;
+    private volatile List<GatewayAddress> gatewayList = List.of();
 
     private long epoch;
     private ReliableSession session;
@@ -43,6 +48,13 @@ public final class MobileNode {
     private long nextConnectAttemptMs;
     private int connectAttempts;
     private boolean reconnectWanted;
+    /** Set while a handover waits for the messages in flight on the old session. */
+    private GatewayAddress handoverTarget;
+    private long handoverDeadlineMs;
+    /** The gateway a handover left, until the session on the new one is up. */
+    private String movingFrom;
+    /** Gateways that failed since the last successful connect: tried last. */
+    private final Set<InetSocketAddress> failedGateways = new HashSet<>();
 
     public MobileNode(UUID id, ClientTransport transport, InetSocketAddress gateway, NodeListener listener,
                       ClientConfig config) {
@@ -76,6 +88,11 @@ public final class MobileNode {
         return gateway;
     }
 
+    /** The latest list of active gateways from the core, best-ranked first; empty until one arrives. */
+    public List<GatewayAddress> gatewayList() {
+        return gatewayList;
+    }
+
     /** Opens a session with the gateway; {@link NodeListener#connected} tells when it is up. */
     public void connect() {
         onLoop(() -> {
@@ -90,13 +107,18 @@ public final class MobileNode {
         });
     }
 
-    /** Moves the node to another gateway (a handover): closes this session and connects there. */
+    /**
+     * Moves the node to a gateway of the application's choice: tells the old gateway the session ends,
+     * and connects there. Messages not yet acknowledged go to the listener as unsent.
+     */
     public void connectTo(InetSocketAddress newGateway) {
         onLoop(() -> {
             if (state == State.CLOSED) {
                 return;
             }
             if (state != State.DISCONNECTED) {
+                transport.send(new Frame.Disconnect(id, epoch), gateway);
+                handoverTarget = null;
                 endSession(true);
             }
             gateway = newGateway;
@@ -124,7 +146,7 @@ public final class MobileNode {
         UUID messageId = UUID.randomUUID();
         Body.MnMessage message = new Body.MnMessage(messageId, channel, context, payload);
         onLoop(() -> {
-            if (state == State.CONNECTED) {
+            if (state == State.CONNECTED && handoverTarget == null) {
                 session.send(message, nowMs());
                 lastSentMs = nowMs();
                 transport.activate(this);
@@ -192,9 +214,16 @@ public final class MobileNode {
         } else if (frame instanceof Frame.Data data) {
             for (ReliableSession.Received received : session.onData(data.seq(), data.body())) {
                 session.acknowledge(received.seq());
-                if (received.body() instanceof Body.Delivery delivery && firstTimeSeen(delivery.messageId())) {
-                    listener.newMessageReceived(this,
-                            new ReceivedMessage(delivery.messageId(), delivery.sender(), delivery.payload()));
+                Body body = received.body();
+                if (body instanceof Body.Delivery delivery) {
+                    if (firstTimeSeen(delivery.messageId())) {
+                        listener.newMessageReceived(this,
+                                new ReceivedMessage(delivery.messageId(), delivery.sender(), delivery.payload()));
+                    }
+                } else if (body instanceof Body.Handover handover) {
+                    onHandover(handover.target(), now);
+                } else if (body instanceof Body.GatewayList list) {
+                    gatewayList = list.gateways();
                 }
             }
         } else if (frame instanceof Frame.Ack ack) {
@@ -211,8 +240,8 @@ public final class MobileNode {
         if (state == State.CONNECTING) {
             if (now >= nextConnectAttemptMs) {
                 if (connectAttempts >= config.connectAttempts()) {
-                    connectionLost();
-                    return state == State.CONNECTING;
+                    connectionLost(true);
+                    return true;
                 }
                 sendConnect(now);
             }
@@ -228,8 +257,14 @@ public final class MobileNode {
             return false;
         }
         if (session.tick(now) == ReliableSession.TickResult.BROKEN) {
-            connectionLost();
+            connectionLost(true);
             return reconnectWanted;
+        }
+        if (handoverTarget != null) {
+            if (!session.hasInFlight() || now >= handoverDeadlineMs) {
+                completeHandover(now);
+            }
+            return true;
         }
         return session.hasInFlight();
     }
@@ -239,7 +274,7 @@ public final class MobileNode {
             return;
         }
         if (now - lastHeardMs > config.silenceTimeoutMs()) {
-            connectionLost();
+            connectionLost(true);
         } else if (now - lastHeardMs > config.keepaliveMs() && now - lastSentMs > config.keepaliveMs() / 2) {
             transport.send(new Frame.Ping(id, epoch, System.currentTimeMillis()), gateway);
             lastSentMs = now;
@@ -268,7 +303,14 @@ public final class MobileNode {
         session = new ReliableSession(id, epoch, config.reliability(), frame -> transport.send(frame, gateway));
         state = State.CONNECTED;
         lastHeardMs = now;
-        listener.connected(this);
+        failedGateways.clear();
+        if (movingFrom != null) {
+            String from = movingFrom;
+            movingFrom = null;
+            listener.handedOver(this, from, gatewayId);
+        } else {
+            listener.connected(this);
+        }
         if (!pending.isEmpty()) {
             List<Body.MnMessage> queued = new ArrayList<>(pending);
             pending.clear();
@@ -280,7 +322,7 @@ public final class MobileNode {
 
     private void onError(Frame.Error error, long now) {
         if (error.code() == ErrorCode.UNKNOWN_SESSION || error.code() == ErrorCode.STALE_EPOCH) {
-            connectionLost(); // the gateway lost or replaced our session: start a new one
+            connectionLost(false); // the gateway lost or replaced our session: start a new one there
             return;
         }
         Body refused = error.seq() > 0 ? session.onAck(error.seq(), now) : null;
@@ -290,12 +332,71 @@ public final class MobileNode {
         listener.internalException(this, new MessageRejectedException(error.code(), error.message()));
     }
 
-    private void connectionLost() {
+    /**
+     * The session broke or could not be opened. With auto-reconnect the node tries again: after a
+     * failure of the gateway itself, at the best-ranked gateway of the latest list that has not
+     * failed since the last successful connect.
+     */
+    private void connectionLost(boolean gatewayFailed) {
+        handoverTarget = null;
         endSession(false);
+        if (movingFrom != null) {
+            movingFrom = null;
+            listener.disconnected(this); // the handover did not complete: the application hears the loss
+        }
         if (reconnectWanted) {
+            if (gatewayFailed) {
+                failedGateways.add(gateway);
+                gateway = nextGateway();
+            }
             nextConnectAttemptMs = nowMs() + config.reconnectDelayMs();
             transport.activate(this);
         }
+    }
+
+    private InetSocketAddress nextGateway() {
+        for (GatewayAddress candidate : gatewayList) {
+            InetSocketAddress address = candidate.socketAddress();
+            if (!failedGateways.contains(address)) {
+                return address;
+            }
+        }
+        failedGateways.clear(); // every known gateway failed once: start over from the best
+        return gatewayList.isEmpty() ? gateway : gatewayList.get(0).socketAddress();
+    }
+
+    private void onHandover(GatewayAddress target, long now) {
+        if (target.gatewayId().equals(gatewayId) || handoverTarget != null) {
+            return;
+        }
+        handoverTarget = target;
+        handoverDeadlineMs = now + config.handoverDrainMs();
+        transport.activate(this);
+    }
+
+    /**
+     * Leaves the old session once its messages in flight are acknowledged (or the drain time is up:
+     * those are sent again on the new session and the application drops the duplicates by id), then
+     * connects to the target. Deliveries the old gateway could not finish go back to the core as
+     * unsent and are routed to the new session; the node drops any it already has by message id.
+     */
+    private void completeHandover(long now) {
+        GatewayAddress target = handoverTarget;
+        handoverTarget = null;
+        movingFrom = gatewayId;
+        transport.send(new Frame.Disconnect(id, epoch), gateway);
+        List<Body.MnMessage> resend = new ArrayList<>();
+        for (Body body : session.drainUnacknowledged()) {
+            if (body instanceof Body.MnMessage message) {
+                resend.add(message);
+            }
+        }
+        pending.addAll(0, resend);
+        session = null;
+        state = State.DISCONNECTED;
+        gatewayId = null;
+        gateway = target.socketAddress();
+        startConnecting(now);
     }
 
     /** Tells the gateway the session ends on purpose, ends it, and stops reconnecting. */
@@ -325,7 +426,7 @@ public final class MobileNode {
         session = null;
         state = State.DISCONNECTED;
         gatewayId = null;
-        if (wasConnected) {
+        if (wasConnected && movingFrom == null) {
             listener.disconnected(this);
         }
         if (!unsent.isEmpty()) {

@@ -18,6 +18,13 @@ public interface NodeListener {
     default void disconnected(MobileNode node) {
     }
 
+    /**
+     * The core moved the node to another gateway (load balancing) and its session there is up.
+     * Nothing was lost on the way: messages in flight were finished or are sent again.
+     */
+    default void handedOver(MobileNode node, String fromGatewayId, String toGatewayId) {
+    }
+
     /** A message from the core; duplicates (same message id) are already dropped. */
     default void newMessageReceived(MobileNode node, ReceivedMessage message) {
     }

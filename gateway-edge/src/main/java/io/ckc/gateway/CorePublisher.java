@@ -1,6 +1,9 @@
 package io.ckc.gateway;
 
 import io.ckc.protocol.records.AppMessage;
+import io.ckc.protocol.records.ConnectionReport;
+import io.ckc.protocol.records.HelloPoA;
+import io.ckc.protocol.records.LoadReport;
 import io.ckc.protocol.records.ContextReport;
 import io.ckc.protocol.records.DeadLetter;
 import io.ckc.protocol.records.MnEvent;
@@ -20,6 +23,12 @@ public interface CorePublisher extends AutoCloseable {
     CompletionStage<Void> unsent(UnsentMessage unsent);
 
     CompletionStage<Void> deadLetter(DeadLetter deadLetter);
+
+    CompletionStage<Void> hello(HelloPoA hello);
+
+    CompletionStage<Void> load(LoadReport report);
+
+    CompletionStage<Void> connections(ConnectionReport report);
 
     /** Whether the application topic for this channel exists; never blocks. */
     boolean channelExists(String channel);

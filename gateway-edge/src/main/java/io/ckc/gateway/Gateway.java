@@ -32,11 +32,11 @@ public final class Gateway implements AutoCloseable {
     private final EventLoopGroup group;
     private final Channel channel;
     private final CorePublisher publisher;
-    private final DeliveryConsumer consumer;
+    private final CoreConsumer consumer;
     private final HTTPServer metricsServer;
 
     private Gateway(GatewayConfig config, EventLoopGroup group, Channel channel, CorePublisher publisher,
-                    DeliveryConsumer consumer, HTTPServer metricsServer) {
+                    CoreConsumer consumer, HTTPServer metricsServer) {
         this.config = config;
         this.group = group;
         this.channel = channel;
@@ -83,7 +83,7 @@ public final class Gateway implements AutoCloseable {
                 .bind(config.udpHost(), config.udpPort())
                 .sync()
                 .channel();
-        DeliveryConsumer consumer = new DeliveryConsumer(config, sessions, publisher, metrics);
+        CoreConsumer consumer = new CoreConsumer(config, sessions, publisher, metrics);
         consumer.start();
         Gateway gateway = new Gateway(config, group, channel, publisher, consumer, metricsServer);
         LOG.info("Gateway {} listening on udp://{} (metrics {})", config.gatewayId(), gateway.udpAddress(),

@@ -19,13 +19,30 @@ import java.util.Map;
  *   <tr><td>CKC_SESSION_TIMEOUT_MS</td><td>30000</td><td>a session silent this long is broken</td></tr>
  *   <tr><td>CKC_RETRANSMIT_MS / CKC_MAX_RETRIES</td><td>250 / 8</td><td>first retransmission timeout (doubling) and retry budget</td></tr>
  *   <tr><td>CKC_KAFKA_LINGER_MS</td><td>0</td><td>producer linger: 0 for latency</td></tr>
+ *   <tr><td>CKC_PUBLIC_HOST</td><td>CKC_UDP_HOST</td><td>the host mobile nodes use to reach this gateway (HelloPoA, gateway list)</td></tr>
+ *   <tr><td>CKC_REPORT_PERIOD_MS</td><td>2000</td><td>LoadReport period; the PoA manager counts missed periods of it</td></tr>
+ *   <tr><td>CKC_PING_INTERVAL_MS / CKC_PING_WINDOW_MS</td><td>5000 / 1000</td><td>ping windows until the PoA manager sends a PingConfig</td></tr>
+ *   <tr><td>CKC_REPORT_CHUNK</td><td>2000</td><td>nodes per ConnectionReport record (a window of more nodes is split)</td></tr>
  * </table>
  */
 public record GatewayConfig(String gatewayId, String kafkaBootstrap, String udpHost, int udpPort, int metricsPort,
                             Topics topics, int maxPayloadBytes, long sessionTimeoutMs, ReliabilityConfig reliability,
-                            int kafkaLingerMs) {
+                            int kafkaLingerMs, String publicHost, long reportPeriodMs, long pingIntervalMs,
+                            long pingWindowMs, int reportChunk) {
 
     public static final int DEFAULT_UDP_PORT = 5500;
+
+    public GatewayConfig {
+        if (!Topics.isValidGatewayId(gatewayId)) {
+            throw new IllegalArgumentException("CKC_GATEWAY_ID '" + gatewayId + "' is not a valid gateway id: letters, "
+                    + "digits, '-' and '_' only, and not hello/load/connections/list/stats/rounds");
+        }
+        if (reportPeriodMs <= 0 || pingIntervalMs <= 0 || pingWindowMs <= 0 || pingWindowMs > pingIntervalMs
+                || reportChunk <= 0) {
+            throw new IllegalArgumentException("report period, ping interval, ping window and report chunk must be "
+                    + "positive, and the ping window no longer than the interval");
+        }
+    }
 
     public static GatewayConfig fromEnv(Map<String, String> env) {
         ReliabilityConfig defaults = ReliabilityConfig.DEFAULT;
@@ -42,7 +59,12 @@ public record GatewayConfig(String gatewayId, String kafkaBootstrap, String udpH
                 new ReliabilityConfig(intOf(env, "CKC_RETRANSMIT_MS", (int) defaults.initialRetransmitMs()),
                         defaults.maxRetransmitMs(), intOf(env, "CKC_MAX_RETRIES", defaults.maxRetries()),
                         defaults.sendWindow(), defaults.receiveWindow()),
-                intOf(env, "CKC_KAFKA_LINGER_MS", 0));
+                intOf(env, "CKC_KAFKA_LINGER_MS", 0),
+                env.getOrDefault("CKC_PUBLIC_HOST", env.getOrDefault("CKC_UDP_HOST", "127.0.0.1")),
+                intOf(env, "CKC_REPORT_PERIOD_MS", 2_000),
+                intOf(env, "CKC_PING_INTERVAL_MS", 5_000),
+                intOf(env, "CKC_PING_WINDOW_MS", 1_000),
+                intOf(env, "CKC_REPORT_CHUNK", 2_000));
     }
 
     /** Defaults for tests and embedding: the given id and Kafka, any free UDP port, no metrics server. */
@@ -52,12 +74,19 @@ public record GatewayConfig(String gatewayId, String kafkaBootstrap, String udpH
 
     public GatewayConfig with(String id, String bootstrap, int port, int metrics, Topics topicNames) {
         return new GatewayConfig(id, bootstrap, udpHost, port, metrics, topicNames, maxPayloadBytes, sessionTimeoutMs,
-                reliability, kafkaLingerMs);
+                reliability, kafkaLingerMs, publicHost, reportPeriodMs, pingIntervalMs, pingWindowMs, reportChunk);
     }
 
     public GatewayConfig withSessionTimeout(long timeoutMs, ReliabilityConfig reliabilityConfig) {
         return new GatewayConfig(gatewayId, kafkaBootstrap, udpHost, udpPort, metricsPort, topics, maxPayloadBytes,
-                timeoutMs, reliabilityConfig, kafkaLingerMs);
+                timeoutMs, reliabilityConfig, kafkaLingerMs, publicHost, reportPeriodMs, pingIntervalMs, pingWindowMs,
+                reportChunk);
+    }
+
+    /** Faster reports and pings, for tests of the PoA manager. */
+    public GatewayConfig withReports(long reportPeriod, long pingInterval, long pingWindow, int chunk) {
+        return new GatewayConfig(gatewayId, kafkaBootstrap, udpHost, udpPort, metricsPort, topics, maxPayloadBytes,
+                sessionTimeoutMs, reliability, kafkaLingerMs, publicHost, reportPeriod, pingInterval, pingWindow, chunk);
     }
 
     private static int intOf(Map<String, String> env, String name, int fallback) {

@@ -19,6 +19,11 @@ public final class GatewayMetrics {
     final Counter kafkaErrors;
     final Counter unsent;
     final Counter deadLetters;
+    final Counter pingWindows;
+    final Counter latePongs;
+    final Gauge pingWindowMs;
+    final Counter handovers;
+    final Counter gatewayLists;
 
     public GatewayMetrics(String gatewayId, PrometheusRegistry registry) {
         Labels labels = Labels.of("gateway", gatewayId);
@@ -43,6 +48,16 @@ public final class GatewayMetrics {
         unsent = Counter.builder().name("ckc_gateway_unsent").help("Deliveries put on the unsent topic, by reason")
                 .labelNames("reason").constLabels(labels).register(registry);
         deadLetters = Counter.builder().name("ckc_gateway_dead_letters").help("Records sent to the dead-letter topic")
+                .constLabels(labels).register(registry);
+            pingWindows = Counter.builder().name("ckc_gateway_ping_windows").help("Ping windows closed and reported")
+                .constLabels(labels).register(registry);
+        latePongs = Counter.builder().name("ckc_gateway_late_pongs").help("Pongs discarded: they came after the window")
+                .constLabels(labels).register(registry);
+        pingWindowMs = Gauge.builder().name("ckc_gateway_ping_window_ms").help("Current ping window length")
+                .constLabels(labels).register(registry);
+        handovers = Counter.builder().name("ckc_gateway_handovers").help("Handover commands from the PoA manager, by outcome")
+                .labelNames("outcome").constLabels(labels).register(registry);
+        gatewayLists = Counter.builder().name("ckc_gateway_gateway_lists").help("Changed gateway lists forwarded to the nodes")
                 .constLabels(labels).register(registry);
     }
 }

@@ -5,6 +5,9 @@ import io.ckc.protocol.kafka.Json;
 import io.ckc.protocol.kafka.TopicSetup;
 import io.ckc.protocol.kafka.Topics;
 import io.ckc.protocol.records.AppMessage;
+import io.ckc.protocol.records.ConnectionReport;
+import io.ckc.protocol.records.HelloPoA;
+import io.ckc.protocol.records.LoadReport;
 import io.ckc.protocol.records.ContextReport;
 import io.ckc.protocol.records.DeadLetter;
 import io.ckc.protocol.records.MnEvent;
@@ -56,6 +59,7 @@ public final class KafkaCorePublisher implements CorePublisher {
         props.put(ProducerConfig.ACKS_CONFIG, "all");
         props.put(ProducerConfig.LINGER_MS_CONFIG, config.kafkaLingerMs());
         props.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, 5_000);
+        props.put(ProducerConfig.MAX_REQUEST_SIZE_CONFIG, 4 * 1024 * 1024); // a ConnectionReport part of many nodes
         props.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
         props.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
         this.producer = new KafkaProducer<>(props);
@@ -92,6 +96,21 @@ public final class KafkaCorePublisher implements CorePublisher {
     @Override
     public CompletionStage<Void> deadLetter(DeadLetter deadLetter) {
         return send(topics.deadLetter(), null, deadLetter);
+    }
+
+    @Override
+    public CompletionStage<Void> hello(HelloPoA hello) {
+        return send(topics.gatewayHello(), hello.gatewayId(), hello);
+    }
+
+    @Override
+    public CompletionStage<Void> load(LoadReport report) {
+        return send(topics.gatewayLoad(), report.gatewayId(), report);
+    }
+
+    @Override
+    public CompletionStage<Void> connections(ConnectionReport report) {
+        return send(topics.gatewayConnections(), report.gatewayId(), report);
     }
 
     @Override

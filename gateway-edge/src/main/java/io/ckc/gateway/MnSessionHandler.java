@@ -3,12 +3,16 @@ package io.ckc.gateway;
 import io.ckc.protocol.frame.Body;
 import io.ckc.protocol.frame.ErrorCode;
 import io.ckc.protocol.frame.Frame;
+import io.ckc.protocol.frame.GatewayAddress;
 import io.ckc.protocol.kafka.Topics;
 import io.ckc.protocol.mrudp.ReliableSession;
 import io.ckc.protocol.netty.AddressedFrame;
 import io.ckc.protocol.records.AppMessage;
 import io.ckc.protocol.records.ContextReport;
 import io.ckc.protocol.records.DeadLetter;
+import io.ckc.protocol.records.GatewayCommand;
+import io.ckc.protocol.records.GatewayList;
+import io.ckc.protocol.records.HelloPoA;
 import io.ckc.protocol.records.MnEvent;
 import io.ckc.protocol.records.Unicast;
 import io.ckc.protocol.records.UnsentMessage;
@@ -32,8 +36,9 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * The gateway's protocol logic: sessions, reliable delivery both ways, publishing MN messages and
- * events to Kafka, delivering unicasts from the core. All session state lives on the channel's
- * event loop; other threads hand work over with {@link #deliver(Unicast)}.
+ * events to Kafka, delivering unicasts from the core, ping windows and load reports for the PoA
+ * manager, forwarding its gateway list and handover commands. All session state lives on the
+ * channel's event loop; other threads hand work over with {@link #command} and {@link #gatewayList}.
  */
 final class MnSessionHandler extends SimpleChannelInboundHandler<AddressedFrame> {
 
@@ -51,12 +56,22 @@ final class MnSessionHandler extends SimpleChannelInboundHandler<AddressedFrame>
     private final Set<MnSession> inFlight = new LinkedHashSet<>();
     private Channel channel;
     private final List<ScheduledFuture<?>> timers = new ArrayList<>();
+    private LoadSampler loadSampler;
+    private long pingIntervalMs;
+    private long pingWindowMs;
+    private PingWindow window;
+    private long lastWindowStartNanos;
+    private ScheduledFuture<?> nextWindow;
+    private List<GatewayAddress> gatewayList = List.of();
 
     MnSessionHandler(GatewayConfig config, CorePublisher publisher, GatewayMetrics metrics) {
         this.config = config;
         this.publisher = publisher;
         this.metrics = metrics;
         this.topics = config.topics();
+        this.pingIntervalMs = config.pingIntervalMs();
+        this.pingWindowMs = config.pingWindowMs();
+        metrics.pingWindowMs.set(pingWindowMs);
     }
 
     @Override
@@ -65,12 +80,24 @@ final class MnSessionHandler extends SimpleChannelInboundHandler<AddressedFrame>
         timers.add(ctx.executor().scheduleAtFixedRate(this::retransmit, TICK_MS, TICK_MS, TimeUnit.MILLISECONDS));
         timers.add(ctx.executor().scheduleAtFixedRate(this::expireIdleSessions, SWEEP_MS, SWEEP_MS,
                 TimeUnit.MILLISECONDS));
+        loadSampler = new LoadSampler(config.gatewayId(), config.reportPeriodMs(),
+                List.of(Thread.currentThread().getId()));
+        timers.add(ctx.executor().scheduleAtFixedRate(this::reportLoad, config.reportPeriodMs(),
+                config.reportPeriodMs(), TimeUnit.MILLISECONDS));
+        lastWindowStartNanos = System.nanoTime();
+        scheduleNextWindow();
+        InetSocketAddress bound = (InetSocketAddress) channel.localAddress();
+        publisher.hello(new HelloPoA(config.gatewayId(), config.publicHost(), bound.getPort(), null,
+                System.currentTimeMillis()));
         super.channelActive(ctx);
     }
 
     @Override
     public void channelInactive(ChannelHandlerContext ctx) throws Exception {
         timers.forEach(t -> t.cancel(false));
+        if (nextWindow != null) {
+            nextWindow.cancel(false);
+        }
         for (MnSession session : new ArrayList<>(sessions.values())) {
             close(session, "gateway-stopped", UnsentMessage.Reason.CONNECTION_BROKEN);
         }
@@ -103,12 +130,16 @@ final class MnSessionHandler extends SimpleChannelInboundHandler<AddressedFrame>
             onAck(session, ack, now);
         } else if (frame instanceof Frame.Ping ping) {
             send(new Frame.Pong(ping.mnId(), ping.epoch(), ping.timestamp()), in.peer());
+        } else if (frame instanceof Frame.Pong pong) {
+            if (window == null || !window.onPong(pong.mnId(), pong.timestamp(), System.nanoTime())) {
+                metrics.latePongs.inc();
+            }
         } else if (frame instanceof Frame.Disconnect) {
             close(session, "disconnect", UnsentMessage.Reason.CONNECTION_BROKEN);
         } else if (frame instanceof Frame.Error error) {
             LOG.debug("MN {} reported {}: {}", frame.mnId(), error.code(), error.message());
         }
-        // Pong: liveness only (heardFrom above). ConnectAck from an MN is meaningless and ignored.
+        // ConnectAck from an MN is meaningless and ignored.
     }
 
     private void onConnect(Frame.Connect connect, InetSocketAddress peer, long now) {
@@ -144,6 +175,9 @@ final class MnSessionHandler extends SimpleChannelInboundHandler<AddressedFrame>
                     if (error == null) {
                         session.announced = true;
                         sendConnectAck(session);
+                        if (!gatewayList.isEmpty()) {
+                            sendReliably(session, new Body.GatewayList(gatewayList));
+                        }
                     } else {
                         forget(session); // the node retries its connect
                     }
@@ -194,12 +228,62 @@ final class MnSessionHandler extends SimpleChannelInboundHandler<AddressedFrame>
         }
     }
 
-    /** Hands a unicast from the core to the node's session; callable from any thread. */
-    void deliver(Unicast unicast) {
-        channel.eventLoop().execute(() -> deliverOnLoop(unicast));
+    /** Hands a command from the core (delivery, handover, ping settings) to the event loop; any thread. */
+    void command(GatewayCommand command) {
+        channel.eventLoop().execute(() -> {
+            if (command instanceof GatewayCommand.Deliver deliver) {
+                deliver(deliver.unicast(), deliver.epoch());
+            } else if (command instanceof GatewayCommand.Handover handover) {
+                handOver(handover);
+            } else if (command instanceof GatewayCommand.ConfigurePing ping) {
+                configurePing(ping);
+            }
+        });
     }
 
-    private void deliverOnLoop(Unicast unicast) {
+    /** The PoA manager's latest gateway list; forwarded to every node when it changes. Any thread. */
+    void gatewayList(GatewayList list) {
+        List<GatewayAddress> addresses = list.gateways().stream()
+                .map(e -> new GatewayAddress(e.gatewayId(), e.udpHost(), e.udpPort())).toList();
+        channel.eventLoop().execute(() -> {
+            if (addresses.equals(gatewayList)) {
+                return;
+            }
+            gatewayList = addresses;
+            metrics.gatewayLists.inc();
+            Body.GatewayList body = new Body.GatewayList(addresses);
+            for (MnSession session : sessions.values()) {
+                if (session.announced) {
+                    sendReliably(session, body);
+                }
+            }
+        });
+    }
+
+    private void handOver(GatewayCommand.Handover handover) {
+        MnSession session = sessionOf(handover.mnId());
+        if (session == null || handover.target().gatewayId().equals(config.gatewayId())) {
+            metrics.handovers.labelValues("ignored").inc();
+            return;
+        }
+        metrics.handovers.labelValues("forwarded").inc();
+        sendReliably(session, new Body.Handover(handover.target()));
+    }
+
+    private MnSession sessionOf(String mnId) {
+        try {
+            return sessions.get(UUID.fromString(mnId));
+        } catch (IllegalArgumentException e) {
+            return null;
+        }
+    }
+
+    private void sendReliably(MnSession session, Body body) {
+        session.reliable.send(body, nowMs());
+        inFlight.add(session);
+    }
+
+    private void deliver(Unicast unicast, long routedEpoch) {
         UUID mnId;
         try {
             mnId = UUID.fromString(unicast.recipient());
@@ -212,14 +296,75 @@ final class MnSessionHandler extends SimpleChannelInboundHandler<AddressedFrame>
             return;
         }
         MnSession session = sessions.get(mnId);
-        if (session == null || !session.announced) {
-            unsent(unicast, UnsentMessage.Reason.NOT_CONNECTED);
+        if (session == null) {
+            unsent(unicast, routedEpoch, UnsentMessage.Reason.NOT_CONNECTED);
             return;
         }
+        // A session not yet announced still takes it: the node reads it once its connect is acknowledged.
         UUID deliveryId = deliveryIdOf(unicast.messageId());
         session.unacknowledged.put(deliveryId, unicast);
-        session.reliable.send(new Body.Delivery(deliveryId, unicast.sender(), unicast.payload()), nowMs());
-        inFlight.add(session);
+        sendReliably(session, new Body.Delivery(deliveryId, unicast.sender(), unicast.payload()));
+    }
+
+    private void configurePing(GatewayCommand.ConfigurePing ping) {
+        if (ping.intervalMs() == pingIntervalMs && ping.windowMs() == pingWindowMs) {
+            return;
+        }
+        LOG.info("Ping windows now every {} ms, open {} ms (were {} / {})", ping.intervalMs(), ping.windowMs(),
+                pingIntervalMs, pingWindowMs);
+        pingIntervalMs = ping.intervalMs();
+        pingWindowMs = ping.windowMs();
+        metrics.pingWindowMs.set(pingWindowMs);
+        if (nextWindow != null) {
+            nextWindow.cancel(false); // takes effect now: the next window follows the new interval
+        }
+        scheduleNextWindow();
+    }
+
+    private void scheduleNextWindow() {
+        long dueNanos = lastWindowStartNanos + TimeUnit.MILLISECONDS.toNanos(pingIntervalMs);
+        long delayNanos = Math.max(0, dueNanos - System.nanoTime());
+        nextWindow = channel.eventLoop().schedule(this::openWindow, delayNanos, TimeUnit.NANOSECONDS);
+    }
+
+    /** Pings every node; the window closes after its length and becomes a ConnectionReport. */
+    private void openWindow() {
+        if (window != null) {
+            closeWindow(window); // a window as long as the interval closes when the next opens
+        }
+        long startNanos = System.nanoTime();
+        lastWindowStartNanos = startNanos;
+        long sentAtMicros = TimeUnit.MILLISECONDS.toMicros(System.currentTimeMillis());
+        PingWindow opened = new PingWindow(sentAtMicros, startNanos, pingWindowMs);
+        window = opened;
+        for (MnSession session : sessions.values()) {
+            if (session.announced) {
+                send(new Frame.Ping(session.mnId, session.epoch, sentAtMicros), session.peer);
+            }
+        }
+        channel.eventLoop().schedule(() -> closeWindow(opened), pingWindowMs, TimeUnit.MILLISECONDS);
+        scheduleNextWindow();
+    }
+
+    private void closeWindow(PingWindow closing) {
+        if (window != closing) {
+            return;
+        }
+        window = null;
+        List<UUID> connected = new ArrayList<>(sessions.size());
+        for (MnSession session : sessions.values()) {
+            if (session.announced) {
+                connected.add(session.mnId);
+            }
+        }
+        for (var report : closing.close(config.gatewayId(), connected, config.reportChunk())) {
+            publisher.connections(report);
+        }
+        metrics.pingWindows.inc();
+    }
+
+    private void reportLoad() {
+        publisher.load(loadSampler.sample(sessions.size()));
     }
 
     /** Message ids are UUIDs on the wire; any other id maps to a stable name-based UUID, so MNs still dedupe. */
@@ -268,7 +413,7 @@ final class MnSessionHandler extends SimpleChannelInboundHandler<AddressedFrame>
             if (body instanceof Body.Delivery delivery) {
                 Unicast unicast = session.unacknowledged.remove(delivery.messageId());
                 if (unicast != null) {
-                    unsent(unicast, unsentReason);
+                    unsent(unicast, session.epoch, unsentReason);
                 }
             }
         }
@@ -289,9 +434,9 @@ final class MnSessionHandler extends SimpleChannelInboundHandler<AddressedFrame>
         send(new Frame.Error(session.mnId, session.epoch, code, seq, message), session.peer);
     }
 
-    private void unsent(Unicast unicast, UnsentMessage.Reason reason) {
+    private void unsent(Unicast unicast, long epoch, UnsentMessage.Reason reason) {
         metrics.unsent.labelValues(reason.name()).inc();
-        publisher.unsent(new UnsentMessage(unicast, config.gatewayId(), reason, System.currentTimeMillis()));
+        publisher.unsent(new UnsentMessage(unicast, config.gatewayId(), epoch, reason, System.currentTimeMillis()));
     }
 
     private void deadLetter(String reason, Unicast unicast) {

@@ -21,7 +21,8 @@ import java.util.List;
 /**
  * The {@code delivery} job (paper sections 4.2 and 6): keyed by mobile node, it learns each node's
  * gateway from {@code ckc.mn.events} and routes unicasts from {@code ckc.to-mn} to that gateway's
- * topic {@code ckc.gw.<gatewayId>}.
+ * topic {@code ckc.gw.<gatewayId>}. Unicasts a gateway could not send ({@code ckc.unsent}) are
+ * routed again to the node's newer session.
  *
  * <p>Flags (besides {@link KafkaIo}'s): {@code --parallelism} (default: the environment's),
  * {@code --park-timeout-ms} how long a unicast for a node with no session waits (default 60000),
@@ -56,9 +57,9 @@ public final class DeliveryJob {
         KafkaIo kafka = KafkaIo.fromArgs(params);
         Topics topics = kafka.topics();
         return new DeliveryJob(
-                kafka.source("ckc-delivery", List.of(topics.mnEvents(), topics.toMn())),
+                kafka.source("ckc-delivery", List.of(topics.mnEvents(), topics.unsent(), topics.toMn())),
                 kafka.<Outbound>sink("delivery", o -> topics.gateway(o.gatewayId()), o -> o.unicast().recipient(),
-                        o -> new GatewayCommand.Deliver(o.unicast())),
+                        o -> new GatewayCommand.Deliver(o.unicast(), o.epoch())),
                 kafka.deadLetterSink("delivery"),
                 topics,
                 params.getLong("park-timeout-ms", Duration.ofMinutes(1).toMillis()),
@@ -72,9 +73,9 @@ public final class DeliveryJob {
             env.setParallelism(parallelism);
         }
         SingleOutputStreamOperator<DeliveryInput> inputs = env
-                .fromSource(source, WatermarkStrategy.noWatermarks(), "kafka: mn events + to-mn")
+                .fromSource(source, WatermarkStrategy.noWatermarks(), "kafka: mn events + unsent + to-mn")
                 .uid("delivery-source")
-                .process(new ParseDeliveryInput(topics.mnEvents()))
+                .process(new ParseDeliveryInput(topics.mnEvents(), topics.unsent()))
                 .uid("delivery-parse")
                 .name("parse events and unicasts");
         SingleOutputStreamOperator<Outbound> routed = inputs

@@ -3,6 +3,7 @@ package io.ckc.jobs.delivery;
 import io.ckc.jobs.delivery.functions.RouteToGateway;
 import io.ckc.protocol.records.MnEvent;
 import io.ckc.protocol.records.Unicast;
+import io.ckc.protocol.records.UnsentMessage;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.streaming.api.operators.KeyedProcessOperator;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
@@ -40,7 +41,7 @@ class RouteToGatewayTest {
     void aUnicastGoesToTheGatewayOfTheCurrentSession() throws Exception {
         push(connected("gw-1", 10));
         push(unicast("m1"));
-        assertThat(outputs()).containsExactly(new Outbound("gw-1", unicast("m1")));
+        assertThat(outputs()).containsExactly(new Outbound("gw-1", 10, unicast("m1")));
     }
 
     @Test
@@ -58,7 +59,7 @@ class RouteToGatewayTest {
         push(connected("gw-2", 11));
         push(disconnected("gw-1", 10)); // late, from the old gateway
         push(unicast("m1"));
-        assertThat(outputs()).containsExactly(new Outbound("gw-2", unicast("m1")));
+        assertThat(outputs()).containsExactly(new Outbound("gw-2", 11, unicast("m1")));
     }
 
     @Test
@@ -113,6 +114,29 @@ class RouteToGatewayTest {
         harness.setProcessingTime(RETENTION);
         push(unicast("m1"));
         assertThat(outputs()).extracting(Outbound::gatewayId).containsExactly("gw-1");
+    }
+
+    @Test
+    void aMessageTheOldGatewayCouldNotSendGoesToTheNewSession() throws Exception {
+        push(connected("gw-1", 10));
+        push(connected("gw-2", 11)); // handed over
+        push(unsent("m1", "gw-1", 10));
+        assertThat(outputs()).containsExactly(new Outbound("gw-2", 11, unicast("m1")));
+    }
+
+    @Test
+    void anUnsentMessageOfTheCurrentSessionWaitsForTheNextConnect() throws Exception {
+        push(connected("gw-1", 10));
+        push(unsent("m1", "gw-1", 10)); // the disconnect is not here yet: sending it there again would loop
+        assertThat(outputs()).isEmpty();
+        push(disconnected("gw-1", 10));
+        push(connected("gw-2", 11));
+        assertThat(outputs()).containsExactly(new Outbound("gw-2", 11, unicast("m1")));
+        assertThat(harness.numProcessingTimeTimers()).isZero();
+    }
+
+    private static DeliveryInput unsent(String id, String gateway, long epoch) {
+        return DeliveryInput.of(new UnsentMessage(unicast(id), gateway, epoch, UnsentMessage.Reason.CONNECTION_BROKEN, 0));
     }
 
     private void push(DeliveryInput input) throws Exception {

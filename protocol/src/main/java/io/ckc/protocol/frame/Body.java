@@ -1,6 +1,7 @@
 package io.ckc.protocol.frame;
 
 import java.util.Arrays;
+import java.util.List;
 import java.util.Objects;
 import java.util.UUID;
 
@@ -62,5 +63,26 @@ public sealed interface Body {
         public String toString() {
             return "Delivery[" + messageId + " from " + sender + ", " + payload.length + " bytes]";
         }
+    }
+
+    /**
+     * A handover command from the core: the node should move its session to the named gateway.
+     * The node finishes what it has in flight, leaves its session and connects there.
+     */
+    record Handover(GatewayAddress target) implements Body {
+        public Handover {
+            Objects.requireNonNull(target, "target");
+        }
+
+        public int payloadSize() { return 0; }
+    }
+
+    /** The active gateways, best-ranked first: where a node connects, or reconnects after a loss. */
+    record GatewayList(List<GatewayAddress> gateways) implements Body {
+        public GatewayList {
+            gateways = List.copyOf(gateways);
+        }
+
+        public int payloadSize() { return 0; }
     }
 }

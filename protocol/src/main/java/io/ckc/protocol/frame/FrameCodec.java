@@ -5,7 +5,9 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 
@@ -24,6 +26,10 @@ public final class FrameCodec {
 
     private static final int BODY_MN_MESSAGE = 1;
     private static final int BODY_DELIVERY = 2;
+    private static final int BODY_HANDOVER = 3;
+    private static final int BODY_GATEWAY_LIST = 4;
+    /** More gateways than a list frame may name: the list is for the best few, not the whole fleet. */
+    public static final int MAX_LISTED_GATEWAYS = 255;
     private static final int CONTEXT_POSITION = 1;
     private static final int CONTEXT_BATTERY = 2;
     private static final int CONTEXT_ATTRIBUTES = 4;
@@ -121,7 +127,44 @@ public final class FrameCodec {
             writeUuid(out, d.messageId());
             writeString16(out, d.sender());
             writeBytes(out, d.payload());
+        } else if (body instanceof Body.Handover h) {
+            out.writeByte(BODY_HANDOVER);
+            writeGatewayAddress(out, h.target());
+        } else if (body instanceof Body.GatewayList l) {
+            out.writeByte(BODY_GATEWAY_LIST);
+            int count = Math.min(l.gateways().size(), MAX_LISTED_GATEWAYS);
+            out.writeByte(count);
+            for (int i = 0; i < count; i++) {
+                writeGatewayAddress(out, l.gateways().get(i));
+            }
         }
+    }
+
+    private static void writeGatewayAddress(ByteBuf out, GatewayAddress address) {
+        writeString8(out, address.gatewayId());
+        writeString8(out, address.host());
+        out.writeShort(address.port());
+    }
+
+    private static GatewayAddress readGatewayAddress(ByteBuf in) throws MalformedFrameException {
+        String gatewayId = readString8(in);
+        String host = readString8(in);
+        need(in, 2, "port");
+        int port = in.readUnsignedShort();
+        if (port == 0) {
+            throw new MalformedFrameException(Reason.BAD_FIELD, "gateway port 0");
+        }
+        return new GatewayAddress(gatewayId, host, port);
+    }
+
+    private static Body.GatewayList readGatewayList(ByteBuf in) throws MalformedFrameException {
+        need(in, 1, "gateway count");
+        int count = in.readUnsignedByte();
+        List<GatewayAddress> gateways = new ArrayList<>(count);
+        for (int i = 0; i < count; i++) {
+            gateways.add(readGatewayAddress(in));
+        }
+        return new Body.GatewayList(gateways);
     }
 
     private static Body readBody(ByteBuf in) throws MalformedFrameException {
@@ -130,6 +173,8 @@ public final class FrameCodec {
         return switch (kind) {
             case BODY_MN_MESSAGE -> new Body.MnMessage(readUuid(in), readString8(in), readContext(in), readBytes(in));
             case BODY_DELIVERY -> new Body.Delivery(readUuid(in), readString16(in), readBytes(in));
+            case BODY_HANDOVER -> new Body.Handover(readGatewayAddress(in));
+            case BODY_GATEWAY_LIST -> readGatewayList(in);
             default -> throw new MalformedFrameException(Reason.BAD_FIELD, "unknown body kind " + kind);
         };
     }

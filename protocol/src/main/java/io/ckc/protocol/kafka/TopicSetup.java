@@ -29,6 +29,9 @@ public final class TopicSetup {
     public static final int DEFAULT_PARTITIONS = 6;
     private static final String WEEK_MS = String.valueOf(TimeUnit.DAYS.toMillis(7));
     private static final String DAY_MS = String.valueOf(TimeUnit.DAYS.toMillis(1));
+    private static final String HOUR_MS = String.valueOf(TimeUnit.HOURS.toMillis(1));
+    private static final Map<String, String> COMPACTED = Map.of("cleanup.policy", "compact",
+            "min.cleanable.dirty.ratio", "0.1", "segment.ms", HOUR_MS);
 
     private final Topics topics;
     private final int partitions;
@@ -46,6 +49,15 @@ public final class TopicSetup {
         all.add(topic(topics.context(), partitions, Map.of("retention.ms", DAY_MS)));
         all.add(topic(topics.unsent(), partitions, Map.of("retention.ms", DAY_MS)));
         all.add(topic(topics.deadLetter(), 1, Map.of("retention.ms", WEEK_MS)));
+        // PoA manager: reports are transient (only the latest matter), the list and control are compacted.
+        all.add(topic(topics.gatewayHello(), partitions, Map.of("retention.ms", WEEK_MS)));
+        all.add(topic(topics.gatewayLoad(), partitions, Map.of("retention.ms", HOUR_MS)));
+        all.add(topic(topics.gatewayConnections(), partitions,
+                Map.of("retention.ms", HOUR_MS, "max.message.bytes", String.valueOf(4 * 1024 * 1024))));
+        all.add(topic(topics.gatewayStats(), partitions, Map.of("retention.ms", DAY_MS)));
+        all.add(topic(topics.balanceRounds(), 1, Map.of("retention.ms", DAY_MS)));
+        all.add(topic(topics.gatewayList(), 1, COMPACTED));
+        all.add(topic(topics.poaControl(), 1, COMPACTED));
         for (String channel : channels) {
             all.add(topic(topics.app(channel), partitions, Map.of("retention.ms", DAY_MS)));
         }

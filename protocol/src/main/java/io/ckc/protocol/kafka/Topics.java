@@ -12,6 +12,10 @@ public record Topics(String prefix, String appPrefix) implements java.io.Seriali
 
     /** Channel names an MN may address: they become part of a Kafka topic name. */
     private static final Pattern CHANNEL = Pattern.compile("[A-Za-z0-9._-]{1,200}");
+    /** Gateway ids become topic names {@code ckc.gw.<id>}: no dots, and not one of the shared gw topics. */
+    private static final Pattern GATEWAY_ID = Pattern.compile("[A-Za-z0-9_-]{1,100}");
+    private static final java.util.Set<String> RESERVED_GATEWAY_IDS =
+            java.util.Set.of("hello", "load", "connections", "list", "stats", "rounds");
 
     public String app(String channel) {
         return appPrefix + channel;
@@ -33,12 +37,45 @@ public record Topics(String prefix, String appPrefix) implements java.io.Seriali
         return prefix + "gw." + gatewayId;
     }
 
+    public String gatewayHello() {
+        return prefix + "gw.hello";
+    }
+
+    public String gatewayLoad() {
+        return prefix + "gw.load";
+    }
+
+    public String gatewayConnections() {
+        return prefix + "gw.connections";
+    }
+
+    public String gatewayList() {
+        return prefix + "gw.list";
+    }
+
+    public String gatewayStats() {
+        return prefix + "gw.stats";
+    }
+
+    public String balanceRounds() {
+        return prefix + "gw.rounds";
+    }
+
+    public String poaControl() {
+        return prefix + "poa.control";
+    }
+
     public String unsent() {
         return prefix + "unsent";
     }
 
     public String deadLetter() {
         return prefix + "dead-letter";
+    }
+
+    /** Whether a gateway id is allowed: it names the gateway's own topic. */
+    public static boolean isValidGatewayId(String gatewayId) {
+        return gatewayId != null && GATEWAY_ID.matcher(gatewayId).matches() && !RESERVED_GATEWAY_IDS.contains(gatewayId);
     }
 
     /** Whether a channel name chosen by a mobile node is allowed (it maps to an {@code app.*} topic). */

@@ -1,7 +1,11 @@
 package io.ckc.protocol.records;
 
-/** A unicast a gateway could not hand to its mobile node, on {@code ckc.unsent} keyed by MN id. */
-public record UnsentMessage(Unicast unicast, String gatewayId, Reason reason, long timestamp) {
+/**
+ * A unicast a gateway could not hand to its mobile node, on {@code ckc.unsent} keyed by MN id.
+ *
+ * @param epoch the session epoch the message was meant for (the one it was routed or sent on)
+ */
+public record UnsentMessage(Unicast unicast, String gatewayId, long epoch, Reason reason, long timestamp) {
 
     public enum Reason { NOT_CONNECTED, CONNECTION_BROKEN, SESSION_REPLACED }
 }

@@ -5,6 +5,7 @@ import io.ckc.jobs.delivery.Outbound;
 import io.ckc.jobs.delivery.Route;
 import io.ckc.protocol.records.MnEvent;
 import io.ckc.protocol.records.Unicast;
+import io.ckc.protocol.records.UnsentMessage;
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.api.common.state.ListState;
 import org.apache.flink.api.common.state.ListStateDescriptor;
@@ -19,7 +20,9 @@ import org.apache.flink.util.Collector;
  *
  * <p>A connect wins when its epoch is at least the current one; a disconnect counts only when it
  * names the current gateway and epoch, so a late disconnect from the old gateway after a handover
- * cannot clobber the new route. A unicast for a node with no open session is parked in keyed state
+ * cannot clobber the new route. A unicast a gateway could not send ({@code ckc.unsent}, after a
+ * handover or a broken session) goes to the node's current session if that is a newer one, and is
+ * parked otherwise. A unicast for a node with no open session is parked in keyed state
  * (the seed of the MTD buffer) until the node connects, then sent in its original order, or until
  * the park timeout, then dropped and counted. A closed route is forgotten after the retention time.
  */
@@ -36,6 +39,7 @@ public final class RouteToGateway extends KeyedProcessFunction<String, DeliveryI
     private transient Counter parkedCount;
     private transient Counter expired;
     private transient Counter staleEvents;
+    private transient Counter rerouted;
 
     public RouteToGateway(long parkTimeoutMs, long routeRetentionMs) {
         this.parkTimeoutMs = parkTimeoutMs;
@@ -53,12 +57,15 @@ public final class RouteToGateway extends KeyedProcessFunction<String, DeliveryI
         parkedCount = metrics.counter("parkedNoRoute");
         expired = metrics.counter("parkedExpired");
         staleEvents = metrics.counter("staleEvents");
+        rerouted = metrics.counter("reroutedUnsent");
     }
 
     @Override
     public void processElement(DeliveryInput input, Context ctx, Collector<Outbound> out) throws Exception {
         if (input.event() != null) {
             onEvent(input.event(), ctx, out);
+        } else if (input.unsent() != null) {
+            onUnsent(input.unsent(), ctx, out);
         } else {
             onUnicast(input.unicast(), ctx, out);
         }
@@ -73,7 +80,7 @@ public final class RouteToGateway extends KeyedProcessFunction<String, DeliveryI
             }
             route.update(new Route(event.gatewayId(), event.epoch(), true));
             cancelTimer(forgetRouteAt, ctx);
-            flushParked(event.gatewayId(), ctx, out);
+            flushParked(event.gatewayId(), event.epoch(), ctx, out);
         } else {
             if (current == null || !current.connected() || current.epoch() != event.epoch()
                     || !current.gatewayId().equals(event.gatewayId())) {
@@ -92,9 +99,26 @@ public final class RouteToGateway extends KeyedProcessFunction<String, DeliveryI
         Route current = route.value();
         if (current != null && current.connected()) {
             routed.inc();
-            out.collect(new Outbound(current.gatewayId(), unicast));
+            out.collect(new Outbound(current.gatewayId(), current.epoch(), unicast));
             return;
         }
+        park(unicast, ctx);
+    }
+
+    /** Sent again only to a session newer than the one that failed it; otherwise it waits for the next connect. */
+    private void onUnsent(UnsentMessage unsent, Context ctx, Collector<Outbound> out) throws Exception {
+        Route current = route.value();
+        boolean newerSession = current != null && current.connected()
+                && (!current.gatewayId().equals(unsent.gatewayId()) || current.epoch() > unsent.epoch());
+        if (newerSession) {
+            rerouted.inc();
+            out.collect(new Outbound(current.gatewayId(), current.epoch(), unsent.unicast()));
+            return;
+        }
+        park(unsent.unicast(), ctx);
+    }
+
+    private void park(Unicast unicast, Context ctx) throws Exception {
         parkedCount.inc();
         parked.add(unicast);
         if (parkDeadline.value() == null) {
@@ -105,10 +129,10 @@ public final class RouteToGateway extends KeyedProcessFunction<String, DeliveryI
         }
     }
 
-    private void flushParked(String gatewayId, Context ctx, Collector<Outbound> out) throws Exception {
+    private void flushParked(String gatewayId, long epoch, Context ctx, Collector<Outbound> out) throws Exception {
         for (Unicast unicast : parked.get()) {
             routed.inc();
-            out.collect(new Outbound(gatewayId, unicast));
+            out.collect(new Outbound(gatewayId, epoch, unicast));
         }
         parked.clear();
         cancelTimer(parkDeadline, ctx);

@@ -4,9 +4,12 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.ckc.protocol.kafka.Json;
 import io.ckc.protocol.records.DeadLetter;
 import io.ckc.protocol.records.GatewayCommand;
+import io.ckc.protocol.records.GatewayList;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.PartitionInfo;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.WakeupException;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.StringDeserializer;
@@ -16,19 +19,24 @@ import org.slf4j.LoggerFactory;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Properties;
 
 /**
- * Reads this gateway's own topic ({@code ckc.gw.<id>}) and nothing else, handing each command to
- * the session handler. Records that do not parse go to the dead-letter topic.
+ * Reads what the core sends this gateway and nothing meant for others: its own topic
+ * ({@code ckc.gw.<id>}: deliveries, handovers, ping settings), resuming from the committed offsets,
+ * and the PoA manager's gateway list, starting from the latest. Records that do not parse go to
+ * the dead-letter topic.
  */
-final class DeliveryConsumer implements Runnable, AutoCloseable {
+final class CoreConsumer implements Runnable, AutoCloseable {
 
-    private static final Logger LOG = LoggerFactory.getLogger(DeliveryConsumer.class);
+    private static final Logger LOG = LoggerFactory.getLogger(CoreConsumer.class);
 
     private final KafkaConsumer<String, byte[]> consumer;
-    private final String topic;
+    private final String ownTopic;
+    private final String listTopic;
     private final MnSessionHandler sessions;
     private final CorePublisher publisher;
     private final GatewayMetrics metrics;
@@ -36,8 +44,9 @@ final class DeliveryConsumer implements Runnable, AutoCloseable {
     private final Thread thread;
     private volatile boolean running = true;
 
-    DeliveryConsumer(GatewayConfig config, MnSessionHandler sessions, CorePublisher publisher, GatewayMetrics metrics) {
-        this.topic = config.topics().gateway(config.gatewayId());
+    CoreConsumer(GatewayConfig config, MnSessionHandler sessions, CorePublisher publisher, GatewayMetrics metrics) {
+        this.ownTopic = config.topics().gateway(config.gatewayId());
+        this.listTopic = config.topics().gatewayList();
         this.sessions = sessions;
         this.publisher = publisher;
         this.metrics = metrics;
@@ -50,12 +59,27 @@ final class DeliveryConsumer implements Runnable, AutoCloseable {
         props.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
         props.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
         this.consumer = new KafkaConsumer<>(props);
-        this.thread = new Thread(this, "ckc-delivery-consumer");
+        this.thread = new Thread(this, "ckc-core-consumer");
     }
 
     void start() {
-        consumer.subscribe(List.of(topic));
+        // Assigned, not subscribed: the gateway owns its topic, and the list is read by every gateway.
+        List<TopicPartition> own = partitionsOf(ownTopic);
+        List<TopicPartition> list = partitionsOf(listTopic);
+        List<TopicPartition> all = new ArrayList<>(own);
+        all.addAll(list);
+        consumer.assign(all);
+        Map<TopicPartition, Long> ends = consumer.endOffsets(list);
+        ends.forEach((partition, end) -> consumer.seek(partition, Math.max(0, end - 1))); // the latest list
         thread.start();
+    }
+
+    private List<TopicPartition> partitionsOf(String topic) {
+        List<PartitionInfo> partitions = consumer.partitionsFor(topic, Duration.ofSeconds(30));
+        if (partitions == null || partitions.isEmpty()) {
+            throw new IllegalStateException("topic " + topic + " does not exist: run the topic setup first");
+        }
+        return partitions.stream().map(p -> new TopicPartition(topic, p.partition())).toList();
     }
 
     @Override
@@ -72,26 +96,25 @@ final class DeliveryConsumer implements Runnable, AutoCloseable {
             }
         } catch (RuntimeException e) {
             metrics.kafkaErrors.inc();
-            LOG.error("Delivery consumer of {} stopped", topic, e);
+            LOG.error("Core consumer of {} stopped", ownTopic, e);
         } finally {
             consumer.close(Duration.ofSeconds(5));
         }
     }
 
     private void handle(ConsumerRecord<String, byte[]> record) {
-        GatewayCommand command;
         try {
-            command = Json.read(mapper, record.value(), GatewayCommand.class);
-        } catch (IOException e) {
+            if (listTopic.equals(record.topic())) {
+                sessions.gatewayList(Json.read(mapper, record.value(), GatewayList.class));
+            } else {
+                sessions.command(Json.read(mapper, record.value(), GatewayCommand.class));
+            }
+        } catch (IOException | RuntimeException e) {
             metrics.deadLetters.inc();
             publisher.deadLetter(new DeadLetter("gateway", record.topic(), record.partition(), record.offset(),
-                    "unparseable gateway command: " + e.getMessage(),
+                    "unparseable record: " + e.getMessage(),
                     record.key() == null ? null : record.key().getBytes(StandardCharsets.UTF_8), record.value(),
                     System.currentTimeMillis()));
-            return;
-        }
-        if (command instanceof GatewayCommand.Deliver deliver) {
-            sessions.deliver(deliver.unicast());
         }
     }
 

@@ -1,0 +1,23 @@
+package io.ckc.protocol.records;
+
+import java.util.List;
+
+/**
+ * The active gateways sorted by score, best (lightest) first, on the compacted {@code ckc.gw.list}
+ * topic; written by the PoA manager after each liveness check and forwarded by gateways to their
+ * mobile nodes.
+ */
+public record GatewayList(long version, long timestamp, String ranking, List<Entry> gateways) {
+
+    public GatewayList {
+        gateways = gateways == null ? List.of() : List.copyOf(gateways);
+    }
+
+    /** The key of the one record of the compacted topic. */
+    public static final String KEY = "gateways";
+
+    /** One active gateway: where to reach it and how it ranks. */
+    public record Entry(String gatewayId, String udpHost, int udpPort, String mqttAddress, double score,
+                        int connectedMns) {
+    }
+}
