@@ -1,0 +1,121 @@
+package io.ckc.jobs.poa;
+
+import io.ckc.jobs.io.JsonParser;
+import io.ckc.jobs.io.KafkaIo;
+import io.ckc.jobs.poa.functions.BalanceGateways;
+import io.ckc.jobs.poa.functions.ParsePoaInput;
+import io.ckc.jobs.poa.functions.TrackGateway;
+import io.ckc.jobs.records.RawRecord;
+import io.ckc.protocol.kafka.Topics;
+import io.ckc.protocol.records.BalanceRound;
+import io.ckc.protocol.records.ConnectionStatistics;
+import io.ckc.protocol.records.DeadLetter;
+import io.ckc.protocol.records.GatewayList;
+import org.apache.flink.api.common.eventtime.WatermarkStrategy;
+import org.apache.flink.api.connector.sink2.Sink;
+import org.apache.flink.api.connector.source.Source;
+import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.util.ParameterTool;
+
+import java.util.List;
+
+/**
+ * The {@code poa-manager} job (paper section 5). Keyed by gateway it tracks HelloPoA, LoadReports
+ * and ping windows, computes Connection Statistics ({@code ckc.gw.stats}) and liveness; one global
+ * step ranks the active gateways, writes the gateway list ({@code ckc.gw.list}), reconfigures ping
+ * windows, and balances nodes by handover commands on the gateways' own topics, summarising each
+ * round on {@code ckc.gw.rounds}. Operators drain a gateway with a record on {@code ckc.poa.control}.
+ *
+ * <p>Flags: {@code --parallelism} of the per-gateway step (the global step runs at 1), every flag of
+ * {@link PoaSettings} and of {@link KafkaIo}.
+ */
+public final class PoaManagerJob {
+
+    public static final String NAME = "ckc-poa-manager";
+
+    private final Source<RawRecord, ?, ?> source;
+    private final Sink<GatewayOrder> orders;
+    private final Sink<ConnectionStatistics> statistics;
+    private final Sink<GatewayList> gatewayList;
+    private final Sink<BalanceRound> rounds;
+    private final Sink<DeadLetter> deadLetters;
+    private final Topics topics;
+    private final PoaSettings settings;
+    private final int parallelism;
+
+    public PoaManagerJob(Source<RawRecord, ?, ?> source, Sink<GatewayOrder> orders, Sink<ConnectionStatistics> statistics,
+                         Sink<GatewayList> gatewayList, Sink<BalanceRound> rounds, Sink<DeadLetter> deadLetters,
+                         Topics topics, PoaSettings settings, int parallelism) {
+        this.source = source;
+        this.orders = orders;
+        this.statistics = statistics;
+        this.gatewayList = gatewayList;
+        this.rounds = rounds;
+        this.deadLetters = deadLetters;
+        this.topics = topics;
+        this.settings = settings;
+        this.parallelism = parallelism;
+    }
+
+    public static PoaManagerJob fromArgs(ParameterTool params) {
+        KafkaIo kafka = KafkaIo.fromArgs(params);
+        Topics topics = kafka.topics();
+        return new PoaManagerJob(
+                kafka.source("ckc-poa-manager", List.of(topics.gatewayHello(), topics.gatewayLoad(),
+                        topics.gatewayConnections(), topics.poaControl())),
+                kafka.<GatewayOrder>sink("poa-orders", o -> topics.gateway(o.gatewayId()), GatewayOrder::key,
+                        GatewayOrder::command),
+                kafka.<ConnectionStatistics>sink("poa-stats", s -> topics.gatewayStats(), ConnectionStatistics::gatewayId,
+                        s -> s),
+                kafka.<GatewayList>sink("poa-list", l -> topics.gatewayList(), l -> GatewayList.KEY, l -> l),
+                kafka.<BalanceRound>sink("poa-rounds", r -> topics.balanceRounds(), r -> String.valueOf(r.round()),
+                        r -> r),
+                kafka.deadLetterSink("poa-manager"),
+                topics,
+                PoaSettings.fromArgs(params),
+                params.getInt("parallelism", -1));
+    }
+
+    public void build(StreamExecutionEnvironment env) {
+        if (parallelism > 0) {
+            env.setParallelism(parallelism);
+        }
+        SingleOutputStreamOperator<PoaInput> inputs = env
+                .fromSource(source, WatermarkStrategy.noWatermarks(), "kafka: gateway reports")
+                .uid("poa-source")
+                .process(new ParsePoaInput(topics))
+                .uid("poa-parse")
+                .name("parse gateway reports");
+        SingleOutputStreamOperator<GatewayView> views = inputs
+                .keyBy(PoaInput::gatewayId)
+                .process(new TrackGateway(settings))
+                .uid("poa-track-gateway")
+                .name("statistics and liveness per gateway");
+        SingleOutputStreamOperator<GatewayOrder> balanced = views
+                .keyBy(view -> BalanceGateways.ALL)
+                .process(new BalanceGateways(settings))
+                .setParallelism(1)
+                .uid("poa-balance")
+                .name("rank, list, reconfigure pings, balance");
+        balanced.sinkTo(orders).setParallelism(1).uid("poa-orders-sink").name("kafka: ckc.gw.<gateway>");
+        balanced.getSideOutput(BalanceGateways.GATEWAY_LIST).sinkTo(gatewayList).setParallelism(1)
+                .uid("poa-list-sink").name("kafka: gateway list");
+        balanced.getSideOutput(BalanceGateways.ROUNDS).sinkTo(rounds).setParallelism(1)
+                .uid("poa-rounds-sink").name("kafka: balance rounds");
+        views.getSideOutput(TrackGateway.STATISTICS).sinkTo(statistics).uid("poa-stats-sink")
+                .name("kafka: connection statistics");
+        inputs.getSideOutput(JsonParser.DEAD_LETTERS).sinkTo(deadLetters).uid("poa-dead-letters")
+                .name("kafka: dead letters");
+    }
+
+    public void execute(StreamExecutionEnvironment env) throws Exception {
+        build(env);
+        env.execute(NAME);
+    }
+
+    public static void main(String[] args) throws Exception {
+        ParameterTool params = ParameterTool.fromArgs(args);
+        fromArgs(params).execute(StreamExecutionEnvironment.getExecutionEnvironment());
+    }
+}

@@ -1,0 +1,130 @@
+package io.ckc.jobs.poa;
+
+import io.ckc.jobs.poa.functions.TrackGateway;
+import io.ckc.protocol.records.ConnectionReport;
+import io.ckc.protocol.records.ConnectionStatistics;
+import io.ckc.protocol.records.HelloPoA;
+import io.ckc.protocol.records.LoadReport;
+import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.streaming.api.operators.KeyedProcessOperator;
+import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
+import org.apache.flink.streaming.util.KeyedOneInputStreamOperatorTestHarness;
+import org.apache.flink.util.ParameterTool;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import java.util.List;
+import java.util.Map;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+class TrackGatewayTest {
+
+    private static final long PERIOD = 1_000;
+    private static final int X = 3;
+
+    private KeyedOneInputStreamOperatorTestHarness<String, PoaInput, GatewayView> harness;
+
+    @BeforeEach
+    void setUp() throws Exception {
+        PoaSettings settings = PoaSettings.fromArgs(ParameterTool.fromArgs(
+                new String[] {"--liveness-periods", String.valueOf(X), "--report-period-ms", String.valueOf(PERIOD)}));
+        harness = new KeyedOneInputStreamOperatorTestHarness<>(new KeyedProcessOperator<>(new TrackGateway(settings)),
+                PoaInput::gatewayId, Types.STRING);
+        harness.open();
+        harness.setProcessingTime(10_000);
+    }
+
+    @AfterEach
+    void tearDown() throws Exception {
+        harness.close();
+    }
+
+    @Test
+    void aGatewayWithoutLoadReportForXPeriodsTurnsInactiveAndComesBackWithTheNextReport() throws Exception {
+        push(PoaInput.of(new HelloPoA("gw-1", "127.0.0.1", 5500, null, 10_000)));
+        push(PoaInput.of(load(10_000)));
+        assertThat(last().active()).isTrue();
+        assertThat(harness.numProcessingTimeTimers()).isEqualTo(1);
+
+        harness.setProcessingTime(10_000 + X * PERIOD - 1);
+        assertThat(last().active()).isTrue();
+        harness.setProcessingTime(10_000 + X * PERIOD);
+        assertThat(last().active()).isFalse();
+        assertThat(harness.numProcessingTimeTimers()).isZero();
+
+        push(PoaInput.of(load(10_000 + X * PERIOD + 500)));
+        assertThat(last().active()).isTrue();
+        assertThat(last().hello().udpPort()).isEqualTo(5500);
+    }
+
+    @Test
+    void aLateLoadReportDoesNotKillAGatewayWhosePingWindowsAreHealthy() throws Exception {
+        push(PoaInput.of(load(10_000)));
+        harness.setProcessingTime(12_500);
+        push(PoaInput.of(window(12_400, 0, 1, Map.of("a", 5_000L, "b", 7_000L), List.of("a", "b"))));
+        harness.setProcessingTime(10_000 + X * PERIOD); // the load report deadline has passed
+        assertThat(last().active()).isTrue();
+        harness.setProcessingTime(12_500 + X * PERIOD);
+        assertThat(last().active()).isFalse();
+    }
+
+    @Test
+    void thePartsOfAPingWindowBecomeOneSetOfStatisticsAndTheMembers() throws Exception {
+        push(PoaInput.of(load(10_000)));
+        push(PoaInput.of(window(9_990, 0, 2, Map.of("a", 2_000L, "b", 4_000L), List.of("a", "b", "c"))));
+        assertThat(harness.getSideOutput(TrackGateway.STATISTICS)).isNull();
+        push(PoaInput.of(window(9_990, 1, 2, Map.of("d", 6_000L, "e", 9_000L), List.of("d", "e"))));
+        List<ConnectionStatistics> stats = harness.getSideOutput(TrackGateway.STATISTICS).stream()
+                .map(StreamRecord::getValue).toList();
+        assertThat(stats).hasSize(1);
+        ConnectionStatistics s = stats.get(0);
+        assertThat(s.connected()).isEqualTo(5);
+        assertThat(s.answered()).isEqualTo(4);
+        assertThat(s.pingRate()).isEqualTo(0.8);
+        assertThat(s.medianMs()).isEqualTo(5.0);
+        assertThat(s.complete()).isTrue();
+        assertThat(last().members()).containsExactlyInAnyOrder("a", "b", "c", "d", "e");
+        assertThat(last().stats()).isEqualTo(s);
+    }
+
+    @Test
+    void aPongAfterTheWindowIsNotCountedAndAMissingPartIsReportedIncomplete() throws Exception {
+        push(PoaInput.of(load(10_000)));
+        push(PoaInput.of(window(9_990, 0, 2, Map.of("a", 2_000L, "late", 1_500_000L), List.of("a", "late"))));
+        push(PoaInput.of(window(9_995, 0, 1, Map.of(), List.of()))); // the next window: part 1 of 2 never came
+        ConnectionStatistics s = harness.getSideOutput(TrackGateway.STATISTICS).peek().getValue();
+        assertThat(s.answered()).isEqualTo(1);
+        assertThat(s.complete()).isFalse();
+    }
+
+    @Test
+    void reportsOlderThanXPeriodsAreIgnored() throws Exception {
+        push(PoaInput.of(load(10_000 - X * PERIOD - 1)));
+        assertThat(harness.extractOutputValues()).isEmpty();
+        assertThat(harness.numProcessingTimeTimers()).isZero();
+    }
+
+    private void push(PoaInput input) throws Exception {
+        harness.processElement(new StreamRecord<>(input));
+    }
+
+    private GatewayView last() {
+        List<GatewayView> views = harness.extractOutputValues();
+        return views.get(views.size() - 1);
+    }
+
+    private static LoadReport load(long timestamp) {
+        return new LoadReport("gw-1", timestamp, PERIOD, 1, 0.1, 0.2, 0.1, 1L << 34, 0.5, 1L << 30, 0.8, 5);
+    }
+
+    /** A window part; pong arrival times given as offsets in microseconds from the ping. */
+    private static ConnectionReport window(long sentAtMs, int part, int parts, Map<String, Long> pongOffsetsMicros,
+                                           List<String> connected) {
+        long sentMicros = sentAtMs * 1000;
+        Map<String, Long> arrivals = new java.util.HashMap<>();
+        pongOffsetsMicros.forEach((mn, offset) -> arrivals.put(mn, sentMicros + offset));
+        return new ConnectionReport("gw-1", sentMicros, 1_000, part, parts, arrivals, connected);
+    }
+}
