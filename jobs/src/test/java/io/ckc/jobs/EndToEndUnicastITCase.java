@@ -14,9 +14,7 @@ import io.ckc.testing.EmbeddedKafkaExtension;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.nio.NioIoHandler;
-import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
-import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.flink.util.ParameterTool;
 import org.junit.jupiter.api.Test;
@@ -56,15 +54,9 @@ class EndToEndUnicastITCase {
         ParameterTool params = ParameterTool.fromArgs(new String[] {
                 "--bootstrap", KAFKA.bootstrapServers(), "--topic-prefix", topics.prefix(),
                 "--app-topic-prefix", topics.appPrefix(), "--parallelism", "2"});
-        List<JobClient> jobs = new ArrayList<>();
-        StreamExecutionEnvironment deliveryEnv = StreamExecutionEnvironment.getExecutionEnvironment();
-        deliveryEnv.enableCheckpointing(1_000);
-        DeliveryJob.fromArgs(params).build(deliveryEnv);
-        jobs.add(deliveryEnv.executeAsync(DeliveryJob.NAME));
-        StreamExecutionEnvironment echoEnv = StreamExecutionEnvironment.getExecutionEnvironment();
-        echoEnv.enableCheckpointing(1_000);
-        EchoJob.fromArgs(params).build(echoEnv);
-        jobs.add(echoEnv.executeAsync(EchoJob.NAME));
+        RunningJobs jobs = new RunningJobs()
+                .start(DeliveryJob.NAME, DeliveryJob.fromArgs(params)::build)
+                .start(EchoJob.NAME, EchoJob.fromArgs(params)::build);
 
         int nodeCount = 200;
         int messages = 5;
@@ -109,9 +101,7 @@ class EndToEndUnicastITCase {
                 }
             }
             if (!allEchoes.await(90, TimeUnit.SECONDS)) {
-                for (JobClient job : jobs) {
-                    System.out.println("DIAG job " + job.getJobID() + " " + job.getJobStatus().get());
-                }
+                System.out.println("DIAG jobs " + jobs.status());
                 for (String topic : List.of(topics.app("echo"), topics.toMn(), topics.mnEvents(), topics.gateway("gw-a"),
                         topics.deadLetter(), topics.unsent())) {
                     System.out.println("DIAG " + topic + " " + KAFKA.read(topic, 100_000, java.time.Duration.ofSeconds(3)).size());
@@ -129,9 +119,7 @@ class EndToEndUnicastITCase {
             assertThat(unsent.get()).isZero();
             nodes.forEach(MobileNode::close);
         } finally {
-            for (JobClient job : jobs) {
-                job.cancel().get(30, TimeUnit.SECONDS);
-            }
+            jobs.close();
             loops.shutdownGracefully(0, 1, TimeUnit.SECONDS);
         }
     }

@@ -110,4 +110,32 @@ public final class EmbeddedKafkaExtension implements BeforeAllCallback, AfterAll
         }
         return records;
     }
+
+    /**
+     * Follows a topic from the beginning on a background thread, handing every record to
+     * {@code handler}, until the returned handle is closed.
+     */
+    public AutoCloseable follow(String topic, java.util.function.Consumer<ConsumerRecord<String, byte[]>> handler) {
+        Properties props = new Properties();
+        props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers());
+        props.put(ConsumerConfig.GROUP_ID_CONFIG, "test-follower-" + System.nanoTime());
+        props.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+        props.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
+        props.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+        java.util.concurrent.atomic.AtomicBoolean running = new java.util.concurrent.atomic.AtomicBoolean(true);
+        Thread thread = new Thread(() -> {
+            try (KafkaConsumer<String, byte[]> consumer = new KafkaConsumer<>(props)) {
+                consumer.subscribe(List.of(topic));
+                while (running.get()) {
+                    consumer.poll(Duration.ofMillis(100)).forEach(handler);
+                }
+            }
+        }, "follow-" + topic);
+        thread.setDaemon(true);
+        thread.start();
+        return () -> {
+            running.set(false);
+            thread.join(5_000);
+        };
+    }
 }

@@ -1,0 +1,233 @@
+package io.ckc.jobs;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.ckc.client.ClientConfig;
+import io.ckc.client.ClientTransport;
+import io.ckc.client.MobileNode;
+import io.ckc.client.NodeListener;
+import io.ckc.client.ReceivedMessage;
+import io.ckc.gateway.Gateway;
+import io.ckc.gateway.GatewayConfig;
+import io.ckc.jobs.delivery.DeliveryJob;
+import io.ckc.jobs.echo.EchoJob;
+import io.ckc.jobs.poa.PoaManagerJob;
+import io.ckc.protocol.frame.Body;
+import io.ckc.protocol.kafka.Json;
+import io.ckc.protocol.kafka.Topics;
+import io.ckc.protocol.records.BalanceRound;
+import io.ckc.protocol.records.ConnectionStatistics;
+import io.ckc.protocol.records.GatewayList;
+import io.ckc.testing.EmbeddedKafkaExtension;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.nio.NioIoHandler;
+import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
+import org.apache.flink.test.junit5.MiniClusterExtension;
+import org.apache.flink.util.ParameterTool;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.BooleanSupplier;
+import java.util.stream.Collectors;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The PoA manager on real parts: three gateways, 600 nodes all starting on the first, the echo
+ * application round-tripping messages while the nodes are handed over, then one gateway killed.
+ */
+class PoaManagerITCase {
+
+    @RegisterExtension
+    static final EmbeddedKafkaExtension KAFKA = new EmbeddedKafkaExtension();
+
+    @RegisterExtension
+    static final MiniClusterExtension FLINK = new MiniClusterExtension(
+            new MiniClusterResourceConfiguration.Builder().setNumberTaskManagers(1).setNumberSlotsPerTaskManager(6)
+                    .build());
+
+    private static final int NODES = 600;
+    private static final int MESSAGES = 5;
+    private static final long REPORT_PERIOD_MS = 500;
+    private static final int LIVENESS_PERIODS = 3;
+    private static final int MAX_HANDOVERS_PER_ROUND = 100;
+
+    private final ObjectMapper mapper = Json.newMapper();
+
+    @Test
+    void sixHundredNodesOnOneGatewaySpreadOverThreeThenLeaveAKilledOneWithEveryEchoExactlyOnce() throws Exception {
+        Topics topics = KAFKA.freshTopics();
+        List<String> gatewayIds = List.of("gw-1", "gw-2", "gw-3");
+        KAFKA.createTopics(topics, List.of("echo"), gatewayIds);
+        ParameterTool params = ParameterTool.fromArgs(new String[] {
+                "--bootstrap", KAFKA.bootstrapServers(), "--topic-prefix", topics.prefix(),
+                "--app-topic-prefix", topics.appPrefix(), "--parallelism", "2",
+                "--liveness-periods", String.valueOf(LIVENESS_PERIODS), "--check-interval-ms", "500",
+                "--settle-ms", "500", "--handover-cooldown-ms", "600000",
+                "--max-handovers-per-round", String.valueOf(MAX_HANDOVERS_PER_ROUND)});
+
+        AtomicReference<GatewayList> latestList = new AtomicReference<>();
+        List<BalanceRound> rounds = new CopyOnWriteArrayList<>();
+        List<ConnectionStatistics> statistics = new CopyOnWriteArrayList<>();
+        Map<UUID, Set<Integer>> echoes = new ConcurrentHashMap<>();
+        AtomicInteger duplicates = new AtomicInteger();
+        AtomicInteger unsent = new AtomicInteger();
+        Map<UUID, AtomicInteger> handovers = new ConcurrentHashMap<>();
+        AtomicInteger connected = new AtomicInteger();
+        NodeListener listener = new NodeListener() {
+            @Override
+            public void connected(MobileNode node) {
+                connected.incrementAndGet();
+            }
+
+            @Override
+            public void disconnected(MobileNode node) {
+                connected.decrementAndGet();
+            }
+
+            @Override
+            public void handedOver(MobileNode node, String from, String to) {
+                handovers.computeIfAbsent(node.id(), k -> new AtomicInteger()).incrementAndGet();
+            }
+
+            @Override
+            public void newMessageReceived(MobileNode node, ReceivedMessage message) {
+                if (!echoes.computeIfAbsent(node.id(), k -> ConcurrentHashMap.newKeySet())
+                        .add(ByteBuffer.wrap(message.payload()).getInt())) {
+                    duplicates.incrementAndGet();
+                }
+            }
+
+            @Override
+            public void unsentMessages(MobileNode node, List<Body.MnMessage> messages) {
+                unsent.addAndGet(messages.size());
+            }
+        };
+        ClientConfig clientConfig = ClientConfig.DEFAULT.withLiveness(1_000, 3_000, 4);
+        EventLoopGroup loops = new MultiThreadIoEventLoopGroup(2, NioIoHandler.newFactory());
+        List<Gateway> gateways = new ArrayList<>();
+        try (RunningJobs jobs = new RunningJobs()
+                .start(DeliveryJob.NAME, DeliveryJob.fromArgs(params)::build)
+                .start(EchoJob.NAME, EchoJob.fromArgs(params)::build)
+                .start(PoaManagerJob.NAME, PoaManagerJob.fromArgs(params)::build);
+             AutoCloseable listFollower = KAFKA.follow(topics.gatewayList(),
+                     r -> latestList.set(read(r.value(), GatewayList.class)));
+             AutoCloseable roundFollower = KAFKA.follow(topics.balanceRounds(),
+                     r -> rounds.add(read(r.value(), BalanceRound.class)));
+             AutoCloseable statsFollower = KAFKA.follow(topics.gatewayStats(),
+                     r -> statistics.add(read(r.value(), ConnectionStatistics.class)));
+             ClientTransport t1 = ClientTransport.open(loops);
+             ClientTransport t2 = ClientTransport.open(loops)) {
+            for (String id : gatewayIds) {
+                gateways.add(Gateway.start(GatewayConfig.forTest(id, KAFKA.bootstrapServers(), topics)
+                        .withReports(REPORT_PERIOD_MS, 1_000, 300, 250)));
+            }
+            waitUntil("all three gateways are listed", 60, () -> listed(latestList).size() == 3);
+
+            List<MobileNode> nodes = new ArrayList<>();
+            for (int i = 0; i < NODES; i++) {
+                MobileNode node = new MobileNode(UUID.randomUUID(), i % 2 == 0 ? t1 : t2, gateways.get(0).udpAddress(),
+                        listener, clientConfig);
+                node.connect();
+                nodes.add(node);
+            }
+            waitUntil("every node connected", 60, () -> connected.get() == NODES);
+            long balancingStart = System.currentTimeMillis();
+
+            // Echo traffic while the nodes are being handed over.
+            for (int m = 0; m < MESSAGES; m++) {
+                for (MobileNode node : nodes) {
+                    node.send("echo", ByteBuffer.allocate(4).putInt(m).array(), null);
+                }
+                Thread.sleep(1_000);
+            }
+            waitUntil("every gateway within 5% of its ideal share", 90, () -> balanced(nodes, rounds));
+            long balancedAfterMs = System.currentTimeMillis() - balancingStart;
+            waitUntil("every echo back", 90, () -> echoes.values().stream().mapToInt(Set::size).sum() == NODES * MESSAGES);
+            Thread.sleep(1_000); // room for a late duplicate
+
+            List<BalanceRound> moving = rounds.stream().filter(r -> r.handovers() > 0).toList();
+            System.out.printf("PoA IT: balanced after %d ms, %d rounds with handovers, %d handovers, counts %s%n",
+                    balancedAfterMs, moving.size(), handovers.values().stream().mapToInt(AtomicInteger::get).sum(),
+                    countsByGateway(nodes));
+            assertThat(moving).as("rounds that moved nodes").isNotEmpty()
+                    .hasSizeLessThanOrEqualTo(2 * NODES / MAX_HANDOVERS_PER_ROUND);
+            assertThat(moving).allMatch(r -> r.handovers() <= MAX_HANDOVERS_PER_ROUND);
+            assertThat(handovers.values()).as("handovers per node within the cooldown").allMatch(h -> h.get() == 1);
+            assertThat(duplicates.get()).isZero();
+            assertThat(unsent.get()).isZero();
+            assertThat(echoes).hasSize(NODES);
+            assertThat(echoes.values()).allMatch(s -> s.size() == MESSAGES);
+            assertThat(statistics).as("connection statistics with latencies")
+                    .anyMatch(s -> s.gatewayId().equals("gw-1") && s.answered() > 0 && s.medianMs() != null);
+
+            // Kill gw-3: it leaves the gateway list and its nodes reconnect to the others.
+            Gateway killed = gateways.remove(2);
+            long killedAt = System.currentTimeMillis();
+            killed.close();
+            waitUntil("gw-3 off the gateway list", 30, () -> !listed(latestList).contains("gw-3"));
+            long delistedAfterMs = System.currentTimeMillis() - killedAt;
+            waitUntil("every node on gw-1 or gw-2", 60, () -> nodes.stream().allMatch(
+                    n -> n.isConnected() && Set.of("gw-1", "gw-2").contains(n.gatewayId())));
+            System.out.printf("PoA IT: gw-3 delisted %d ms after it stopped (X = %d periods of %d ms); counts %s%n",
+                    delistedAfterMs, LIVENESS_PERIODS, REPORT_PERIOD_MS, countsByGateway(nodes));
+            assertThat(listed(latestList)).containsExactlyInAnyOrder("gw-1", "gw-2");
+            nodes.forEach(MobileNode::close);
+        } finally {
+            for (Gateway gateway : gateways) {
+                gateway.close();
+            }
+            loops.shutdownGracefully(0, 1, TimeUnit.SECONDS);
+        }
+    }
+
+    /** Every gateway of the latest round holds its ideal count ±5%, counted from the nodes' side. */
+    private static boolean balanced(List<MobileNode> nodes, List<BalanceRound> rounds) {
+        if (rounds.isEmpty()) {
+            return false;
+        }
+        BalanceRound latest = rounds.get(rounds.size() - 1);
+        Map<String, Long> counts = countsByGateway(nodes);
+        return latest.gateways().size() == 3 && latest.gateways().stream().allMatch(share ->
+                Math.abs(counts.getOrDefault(share.gatewayId(), 0L) - share.ideal()) <= 0.05 * share.ideal());
+    }
+
+    private static Map<String, Long> countsByGateway(List<MobileNode> nodes) {
+        return nodes.stream().filter(MobileNode::isConnected)
+                .collect(Collectors.groupingBy(MobileNode::gatewayId, Collectors.counting()));
+    }
+
+    private static List<String> listed(AtomicReference<GatewayList> list) {
+        GatewayList latest = list.get();
+        return latest == null ? List.of() : latest.gateways().stream().map(GatewayList.Entry::gatewayId).toList();
+    }
+
+    private <T> T read(byte[] value, Class<T> type) {
+        try {
+            return Json.read(mapper, value, type);
+        } catch (java.io.IOException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private static void waitUntil(String what, int seconds, BooleanSupplier condition) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("not reached within " + seconds + " s: " + what);
+            }
+            Thread.sleep(100);
+        }
+    }
+}
