@@ -13,7 +13,6 @@ import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoop;
 import io.netty.channel.EventLoopGroup;
-import io.netty.channel.FixedRecvByteBufAllocator;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.SimpleChannelInboundHandler;
 import io.netty.channel.nio.NioIoHandler;
@@ -60,7 +59,7 @@ public final class ClientTransport implements AutoCloseable {
                 .channel(NioDatagramChannel.class)
                 .option(ChannelOption.SO_RCVBUF, 4 * 1024 * 1024)
                 .option(ChannelOption.SO_SNDBUF, 4 * 1024 * 1024)
-                .option(ChannelOption.RCVBUF_ALLOCATOR, new FixedRecvByteBufAllocator(FrameCodec.MAX_DATAGRAM_BYTES))
+                .option(ChannelOption.RCVBUF_ALLOCATOR, FrameDatagramDecoder.receiveAllocator(FrameCodec.MAX_DATAGRAM_BYTES))
                 .handler(new ChannelInitializer<DatagramChannel>() {
                     @Override
                     protected void initChannel(DatagramChannel ch) {

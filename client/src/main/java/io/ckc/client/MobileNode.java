@@ -385,13 +385,7 @@ public final class MobileNode {
         handoverTarget = null;
         movingFrom = gatewayId;
         transport.send(new Frame.Disconnect(id, epoch), gateway);
-        List<Body.MnMessage> resend = new ArrayList<>();
-        for (Body body : session.drainUnacknowledged()) {
-            if (body instanceof Body.MnMessage message) {
-                resend.add(message);
-            }
-        }
-        pending.addAll(0, resend);
+        pending.addAll(0, unacknowledgedMessages());
         session = null;
         state = State.DISCONNECTED;
         gatewayId = null;
@@ -408,20 +402,21 @@ public final class MobileNode {
         }
     }
 
-    /** Ends the current session; unacknowledged messages go to the listener as unsent. */
+    /**
+     * Ends the current session. Messages the gateway never acknowledged are sent again on the next
+     * session when the node reconnects (the receiver drops duplicates by message id); otherwise they,
+     * and the messages still waiting, go to the listener as unsent.
+     */
     private void endSession(boolean onPurpose) {
         boolean wasConnected = state == State.CONNECTED;
+        List<Body.MnMessage> unacknowledged = session == null ? List.of() : unacknowledgedMessages();
         List<Body.MnMessage> unsent = new ArrayList<>();
-        if (session != null) {
-            for (Body body : session.drainUnacknowledged()) {
-                if (body instanceof Body.MnMessage message) {
-                    unsent.add(message);
-                }
-            }
-        }
         if (onPurpose || !reconnectWanted) {
+            unsent.addAll(unacknowledged);
             unsent.addAll(pending);
             pending.clear();
+        } else {
+            pending.addAll(0, unacknowledged);
         }
         session = null;
         state = State.DISCONNECTED;
@@ -432,6 +427,16 @@ public final class MobileNode {
         if (!unsent.isEmpty()) {
             listener.unsentMessages(this, unsent);
         }
+    }
+
+    private List<Body.MnMessage> unacknowledgedMessages() {
+        List<Body.MnMessage> messages = new ArrayList<>();
+        for (Body body : session.drainUnacknowledged()) {
+            if (body instanceof Body.MnMessage message) {
+                messages.add(message);
+            }
+        }
+        return messages;
     }
 
     private boolean firstTimeSeen(UUID messageId) {

@@ -1,12 +1,12 @@
 package io.ckc.gateway;
 
 import io.ckc.protocol.kafka.TopicSetup;
+import io.ckc.protocol.netty.FrameDatagramDecoder;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
-import io.netty.channel.FixedRecvByteBufAllocator;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.nio.NioDatagramChannel;
@@ -78,7 +78,7 @@ public final class Gateway implements AutoCloseable {
                 .channel(NioDatagramChannel.class)
                 .option(ChannelOption.SO_RCVBUF, SOCKET_BUFFER_BYTES)
                 .option(ChannelOption.SO_SNDBUF, SOCKET_BUFFER_BYTES)
-                .option(ChannelOption.RCVBUF_ALLOCATOR, new FixedRecvByteBufAllocator(maxDatagram))
+                .option(ChannelOption.RCVBUF_ALLOCATOR, FrameDatagramDecoder.receiveAllocator(maxDatagram))
                 .handler(new GatewayInitializer(sessions, metrics, linkHook))
                 .bind(config.udpHost(), config.udpPort())
                 .sync()

@@ -24,6 +24,8 @@ final class MnSession {
     long lastHeardMs;
     /** Set once the Connected event is in Kafka and the node was told it is connected. */
     boolean announced;
+    /** When a node that acknowledged a handover is considered gone even if its Disconnect was lost; 0 if not leaving. */
+    long leavingDeadlineMs;
 
     MnSession(UUID mnId, long epoch, ReliableSession reliable, InetSocketAddress peer, long nowMs) {
         this.mnId = mnId;

@@ -27,6 +27,7 @@ import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -47,6 +48,12 @@ final class MnSessionHandler extends SimpleChannelInboundHandler<AddressedFrame>
     static final long TICK_MS = 10;
     /** Idle sessions are looked for this often. */
     static final long SWEEP_MS = 1_000;
+    /**
+     * A node that acknowledged a handover leaves within its drain time (2 s by default); after this
+     * grace its session here is closed even if its Disconnect datagram was lost, so the load reports
+     * the PoA manager balances by do not count it.
+     */
+    static final long HANDOVER_GRACE_MS = 5_000;
 
     private final GatewayConfig config;
     private final CorePublisher publisher;
@@ -63,6 +70,7 @@ final class MnSessionHandler extends SimpleChannelInboundHandler<AddressedFrame>
     private long lastWindowStartNanos;
     private ScheduledFuture<?> nextWindow;
     private List<GatewayAddress> gatewayList = List.of();
+    private long gatewayListSentMs;
 
     MnSessionHandler(GatewayConfig config, CorePublisher publisher, GatewayMetrics metrics) {
         this.config = config;
@@ -225,6 +233,8 @@ final class MnSessionHandler extends SimpleChannelInboundHandler<AddressedFrame>
         if (acked instanceof Body.Delivery delivery) {
             session.unacknowledged.remove(delivery.messageId());
             metrics.messagesOut.inc();
+        } else if (acked instanceof Body.Handover) {
+            session.leavingDeadlineMs = now + HANDOVER_GRACE_MS;
         }
     }
 
@@ -249,6 +259,14 @@ final class MnSessionHandler extends SimpleChannelInboundHandler<AddressedFrame>
             if (addresses.equals(gatewayList)) {
                 return;
             }
+            // Why: scores move the order all the time; a reliable message to every node on each move
+            // would load the gateway for little. A new or lost gateway goes out at once.
+            boolean sameGateways = new HashSet<>(addresses).equals(new HashSet<>(gatewayList));
+            long now = nowMs();
+            if (sameGateways && now - gatewayListSentMs < config.gatewayListIntervalMs()) {
+                return;
+            }
+            gatewayListSentMs = now;
             gatewayList = addresses;
             metrics.gatewayLists.inc();
             Body.GatewayList body = new Body.GatewayList(addresses);
@@ -363,8 +381,15 @@ final class MnSessionHandler extends SimpleChannelInboundHandler<AddressedFrame>
         metrics.pingWindows.inc();
     }
 
+    /** Nodes leaving after a handover are not counted: they are on their way to another gateway. */
     private void reportLoad() {
-        publisher.load(loadSampler.sample(sessions.size()));
+        int staying = 0;
+        for (MnSession session : sessions.values()) {
+            if (session.leavingDeadlineMs == 0) {
+                staying++;
+            }
+        }
+        publisher.load(loadSampler.sample(staying));
     }
 
     /** Message ids are UUIDs on the wire; any other id maps to a stable name-based UUID, so MNs still dedupe. */
@@ -395,9 +420,12 @@ final class MnSessionHandler extends SimpleChannelInboundHandler<AddressedFrame>
 
     private void expireIdleSessions() {
         long cutoff = nowMs() - config.sessionTimeoutMs();
+        long now = nowMs();
         for (MnSession session : new ArrayList<>(sessions.values())) {
             if (session.lastHeardMs < cutoff) {
                 close(session, "timeout", UnsentMessage.Reason.CONNECTION_BROKEN);
+            } else if (session.leavingDeadlineMs != 0 && now >= session.leavingDeadlineMs) {
+                close(session, "handed-over", UnsentMessage.Reason.CONNECTION_BROKEN);
             }
         }
     }

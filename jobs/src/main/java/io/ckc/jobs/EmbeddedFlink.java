@@ -2,6 +2,7 @@ package io.ckc.jobs;
 
 import io.ckc.jobs.delivery.DeliveryJob;
 import io.ckc.jobs.echo.EchoJob;
+import io.ckc.jobs.poa.PoaManagerJob;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.GlobalConfiguration;
 import org.apache.flink.configuration.RestOptions;
@@ -21,7 +22,8 @@ import java.util.concurrent.CountDownLatch;
  *
  * <p>Flags: {@code --conf-dir} (Flink configuration directory, default runtime/flink/conf),
  * {@code --rest-port} (web UI and REST, default 8082), {@code --delivery-parallelism} (1),
- * {@code --echo-parallelism} (1), {@code --no-echo}; all jobs' own flags pass through.
+ * {@code --echo-parallelism} (1), {@code --no-echo}, {@code --poa-parallelism} (1); all jobs' own
+ * flags pass through.
  */
 public final class EmbeddedFlink {
 
@@ -38,15 +40,16 @@ public final class EmbeddedFlink {
         conf.set(RestOptions.PORT, params.getInt("rest-port", 8082));
         int deliveryParallelism = params.getInt("delivery-parallelism", 1);
         int echoParallelism = params.has("no-echo") ? 0 : params.getInt("echo-parallelism", 1);
+        int poaParallelism = params.getInt("poa-parallelism", 1);
 
         MiniCluster cluster = new MiniCluster(new MiniClusterConfiguration.Builder()
                 .setConfiguration(conf)
                 .setNumTaskManagers(1)
-                .setNumSlotsPerTaskManager(deliveryParallelism + echoParallelism)
+                .setNumSlotsPerTaskManager(deliveryParallelism + echoParallelism + poaParallelism)
                 .build());
         cluster.start();
         try {
-            submitJobs(cluster, conf, params, deliveryParallelism, echoParallelism);
+            submitJobs(cluster, conf, params, deliveryParallelism, echoParallelism, poaParallelism);
         } catch (Exception e) {
             LOG.error("Cannot start the jobs", e);
             System.err.println("CKC embedded Flink failed: " + e);
@@ -68,19 +71,26 @@ public final class EmbeddedFlink {
     }
 
     private static void submitJobs(MiniCluster cluster, Configuration conf, ParameterTool params,
-                                   int deliveryParallelism, int echoParallelism) throws Exception {
+                                   int deliveryParallelism, int echoParallelism, int poaParallelism) throws Exception {
         URI rest = cluster.getRestAddress().get();
         StreamExecutionEnvironment deliveryEnv = remote(rest, conf, deliveryParallelism);
-        DeliveryJob.fromArgs(params).build(deliveryEnv);
+        DeliveryJob.fromArgs(withParallelism(params, deliveryParallelism)).build(deliveryEnv);
         deliveryEnv.executeAsync(DeliveryJob.NAME);
+        StreamExecutionEnvironment poaEnv = remote(rest, conf, poaParallelism);
+        PoaManagerJob.fromArgs(withParallelism(params, poaParallelism)).build(poaEnv);
+        poaEnv.executeAsync(PoaManagerJob.NAME);
         if (echoParallelism > 0) {
             StreamExecutionEnvironment echoEnv = remote(rest, conf, echoParallelism);
-            EchoJob.fromArgs(params.mergeWith(ParameterTool.fromArgs(
-                    new String[] {"--parallelism", String.valueOf(echoParallelism)}))).build(echoEnv);
+            EchoJob.fromArgs(withParallelism(params, echoParallelism)).build(echoEnv);
             echoEnv.executeAsync(EchoJob.NAME);
         }
-        LOG.info("Embedded Flink running at {} (delivery x{}, echo x{})", rest, deliveryParallelism, echoParallelism);
+        LOG.info("Embedded Flink running at {} (delivery x{}, poa-manager x{}, echo x{})", rest, deliveryParallelism,
+                poaParallelism, echoParallelism);
         System.out.println("CKC embedded Flink ready: " + rest);
+    }
+
+    private static ParameterTool withParallelism(ParameterTool params, int parallelism) {
+        return params.mergeWith(ParameterTool.fromArgs(new String[] {"--parallelism", String.valueOf(parallelism)}));
     }
 
     private static StreamExecutionEnvironment remote(URI rest, Configuration conf, int parallelism) {

@@ -56,35 +56,23 @@ final class DemoCommand implements Callable<Integer> {
         long expected = (long) nodes * messages;
         out.printf(Locale.ROOT, "Demo: %d nodes on %d gateway(s), echo parallelism %d, %d messages each at %.1f/min%n",
                 nodes, gatewaysInStack, appParallelism, messages, ratePerMinute);
-        Progress progress;
+        FleetProgress progress;
         Histogram total;
         long sent;
         long delivered;
         long duplicates;
         try (Fleet fleet = new Fleet(nodes, addresses, ioThreads)) {
-            progress = new Progress(fleet, expected);
+            progress = new FleetProgress(fleet, expected, out, () -> "");
             long start = System.nanoTime();
             fleet.connectAll((long) (connectIntervalMs * 1000));
-            waitFor(() -> fleet.connected.get() >= nodes, 120, progress);
+            Fleet.waitFor(() -> fleet.connected.get() >= nodes, 120, progress);
             if (fleet.connected.get() < nodes) {
                 out.printf("%nOnly %d of %d nodes connected: is the stack up?%n", fleet.connected.get(), nodes);
             }
             out.printf(Locale.ROOT, "%n%d nodes connected in %.1f s; sending...%n", fleet.connected.get(),
                     (System.nanoTime() - start) / 1e9);
             fleet.runSchedule(messages, ratePerMinute, progress);
-            long lastDelivered = -1;
-            long quietSince = System.nanoTime();
-            while (fleet.delivered.get() < fleet.sent.get()) {
-                Thread.sleep(1000);
-                progress.run();
-                if (fleet.delivered.get() != lastDelivered) {
-                    lastDelivered = fleet.delivered.get();
-                    quietSince = System.nanoTime();
-                } else if (System.nanoTime() - quietSince > TimeUnit.SECONDS.toNanos(drainSeconds)) {
-                    break;
-                }
-            }
-            progress.run();
+            fleet.awaitEchoes(drainSeconds, progress);
             total = fleet.total();
             sent = fleet.sent.get();
             delivered = fleet.delivered.get();
@@ -103,15 +91,6 @@ final class DemoCommand implements Callable<Integer> {
         return delivered == sent && sent == expected ? 0 : 1;
     }
 
-    private static void waitFor(java.util.function.BooleanSupplier done, int seconds, Runnable progress)
-            throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
-        while (!done.getAsBoolean() && System.nanoTime() < deadline) {
-            Thread.sleep(250);
-            progress.run();
-        }
-    }
-
     static InetSocketAddress address(String hostPort) {
         String[] parts = hostPort.trim().split(":");
         if (parts.length != 2) {
@@ -119,47 +98,4 @@ final class DemoCommand implements Callable<Integer> {
         }
         return new InetSocketAddress(parts[0], Integer.parseInt(parts[1]));
     }
-
-    /** One line of live progress: on a terminal it rewrites itself, otherwise one line every 5 s. */
-    private final class Progress implements Runnable {
-        private final Fleet fleet;
-        private final long expected;
-        private final long start = System.nanoTime();
-        private final boolean terminal = System.console() != null;
-        private long lastNanos = start;
-        private long lastDelivered;
-        private long lastPrinted;
-
-        Progress(Fleet fleet, long expected) {
-            this.fleet = fleet;
-            this.expected = expected;
-        }
-
-        @Override
-        public synchronized void run() {
-            long now = System.nanoTime();
-            if (now - lastNanos < TimeUnit.MILLISECONDS.toNanos(900)) {
-                return;
-            }
-            Histogram interval = fleet.takeInterval();
-            long delivered = fleet.delivered.get();
-            double perSecond = (delivered - lastDelivered) / ((now - lastNanos) / 1e9);
-            long sent = fleet.sent.get();
-            String line = String.format(Locale.ROOT,
-                    "[%4ds] connected %d/%d  sent %d/%d  delivered %d (%.2f%%)  %.0f msg/s  rtt p50 %.1f ms  p99 %.1f ms",
-                    TimeUnit.NANOSECONDS.toSeconds(now - start), fleet.connected.get(), fleet.size(), sent, expected,
-                    delivered, sent == 0 ? 100.0 : 100.0 * delivered / sent, perSecond,
-                    interval.getValueAtPercentile(50) / 1000.0, interval.getValueAtPercentile(99) / 1000.0);
-            if (terminal) {
-                out.print("\r" + line + "   ");
-                out.flush();
-            } else if (now - lastPrinted >= TimeUnit.SECONDS.toNanos(5)) {
-                out.println(line);
-                lastPrinted = now;
-            }
-            lastNanos = now;
-            lastDelivered = delivered;
-        }
-    }
-
 }

@@ -17,16 +17,21 @@ import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.BitSet;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 import java.util.PriorityQueue;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BooleanSupplier;
 
 /**
  * A simulated fleet of mobile nodes multiplexed over a few sockets and threads: each node sends
  * {@code messages} messages to the echo channel at {@code ratePerMinute} and measures the
- * round-trip time of each echo. Nodes are spread round-robin over the gateways.
+ * round-trip time of each echo. Nodes are spread round-robin over the gateways given; handovers
+ * from the core move them on.
  */
 final class Fleet implements AutoCloseable {
 
@@ -37,6 +42,7 @@ final class Fleet implements AutoCloseable {
     private final List<ClientTransport> transports = new ArrayList<>();
     private final List<MobileNode> nodes = new ArrayList<>();
     private final BitSet[] received;
+    private final AtomicIntegerArray handoversPerNode;
     private final Recorder intervalRtt = new Recorder(TimeUnit.MINUTES.toMicros(10), 3);
     private final Histogram totalRtt = new Histogram(TimeUnit.MINUTES.toMicros(10), 3);
     final AtomicInteger connected = new AtomicInteger();
@@ -45,10 +51,12 @@ final class Fleet implements AutoCloseable {
     final AtomicLong duplicates = new AtomicLong();
     final AtomicLong unsent = new AtomicLong();
     final AtomicLong errors = new AtomicLong();
+    final AtomicLong handovers = new AtomicLong();
 
     Fleet(int nodeCount, List<InetSocketAddress> gateways, int ioThreads) throws InterruptedException {
         loops = new MultiThreadIoEventLoopGroup(ioThreads, NioIoHandler.newFactory());
         received = new BitSet[nodeCount];
+        handoversPerNode = new AtomicIntegerArray(nodeCount);
         int transportCount = Math.max(2, (nodeCount + NODES_PER_TRANSPORT - 1) / NODES_PER_TRANSPORT);
         for (int i = 0; i < transportCount; i++) {
             transports.add(ClientTransport.open(loops));
@@ -56,8 +64,60 @@ final class Fleet implements AutoCloseable {
         Listener listener = new Listener();
         for (int i = 0; i < nodeCount; i++) {
             received[i] = new BitSet();
-            nodes.add(new MobileNode(UUID.randomUUID(), transports.get(i % transportCount),
+            nodes.add(new MobileNode(new UUID(NODE_ID_HIGH, i), transports.get(i % transportCount),
                     gateways.get(i % gateways.size()), listener, ClientConfig.DEFAULT));
+        }
+    }
+
+    /** Node ids carry their index in the low bits, so callbacks find a node's counters without a map. */
+    private static final long NODE_ID_HIGH = UUID.randomUUID().getMostSignificantBits();
+
+    private static int indexOf(MobileNode node) {
+        return (int) node.id().getLeastSignificantBits();
+    }
+
+    /** Connected nodes per gateway id, as the nodes themselves see it. */
+    Map<String, Integer> countsByGateway() {
+        Map<String, Integer> counts = new TreeMap<>();
+        for (MobileNode node : nodes) {
+            String gateway = node.gatewayId();
+            if (gateway != null && node.isConnected()) {
+                counts.merge(gateway, 1, Integer::sum);
+            }
+        }
+        return counts;
+    }
+
+    int maxHandoversOfANode() {
+        int max = 0;
+        for (int i = 0; i < handoversPerNode.length(); i++) {
+            max = Math.max(max, handoversPerNode.get(i));
+        }
+        return max;
+    }
+
+    /** Waits for the echoes still on their way until all are in or none came for {@code quietSeconds}. */
+    void awaitEchoes(int quietSeconds, Runnable progress) throws InterruptedException {
+        long lastDelivered = -1;
+        long quietSince = System.nanoTime();
+        while (delivered.get() < sent.get()) {
+            Thread.sleep(1000);
+            progress.run();
+            if (delivered.get() != lastDelivered) {
+                lastDelivered = delivered.get();
+                quietSince = System.nanoTime();
+            } else if (System.nanoTime() - quietSince > TimeUnit.SECONDS.toNanos(quietSeconds)) {
+                break;
+            }
+        }
+        progress.run();
+    }
+
+    static void waitFor(BooleanSupplier done, int seconds, Runnable progress) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
+        while (!done.getAsBoolean() && System.nanoTime() < deadline) {
+            Thread.sleep(250);
+            progress.run();
         }
     }
 
@@ -133,6 +193,12 @@ final class Fleet implements AutoCloseable {
         @Override
         public void disconnected(MobileNode node) {
             connected.decrementAndGet();
+        }
+
+        @Override
+        public void handedOver(MobileNode node, String from, String to) {
+            handovers.incrementAndGet();
+            handoversPerNode.incrementAndGet(indexOf(node));
         }
 
         @Override

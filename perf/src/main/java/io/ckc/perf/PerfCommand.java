@@ -3,8 +3,8 @@ package io.ckc.perf;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
-/** The {@code perf} command line: {@code demo} now; the paper's scenarios join it. */
-@Command(name = "ckc-perf", mixinStandardHelpOptions = true, subcommands = {DemoCommand.class},
+/** The {@code perf} command line: {@code demo}, {@code rebalance}; the paper's scenarios join it. */
+@Command(name = "ckc-perf", mixinStandardHelpOptions = true, subcommands = {DemoCommand.class, RebalanceCommand.class},
         description = "CKC fleet simulator and performance scenarios.")
 public final class PerfCommand implements Runnable {
 

@@ -25,8 +25,10 @@ import java.io.Serializable;
  *       some gateway is more than this many nodes and this share away from its ideal count</li>
  *   <li>{@code --handover-cooldown-ms} [60000]: a node is not handed over again within this time</li>
  *   <li>{@code --max-handovers-per-round} [1000]</li>
- *   <li>{@code --settle-ms} [2000]: after a round that moved nodes, the next one waits until every
- *       gateway has reported this long after it, so the moves show in the counts</li>
+ *   <li>{@code --settle-ms} [2000] and {@code --max-settle-ms} [30000]: after a round that moved
+ *       nodes, the next one waits until every gateway has reported at least settle-ms after it and
+ *       90% of the moved nodes have arrived, or until max-settle-ms passed; meanwhile a donor's count
+ *       is read without the nodes still on their way, so no round moves the same surplus twice</li>
  *   <li>{@code --ping-interval-ms} [5000], {@code --ping-window-ms} [1000]: the PingConfig a new gateway gets</li>
  *   <li>{@code --ping-reconfig} [true], {@code --ping-rate-factors} [{@value PingReconfiguration#DEFAULT_TABLE}],
  *       {@code --ping-window-min-ms} [250], {@code --ping-window-max-ms} [the interval]: ping reconfiguration</li>
@@ -34,12 +36,12 @@ import java.io.Serializable;
  */
 public record PoaSettings(int livenessPeriods, long reportPeriodMs, double healthyPingRate, long checkIntervalMs,
                           String ranking, boolean balance, Balancer.Settings balancer, long handoverCooldownMs,
-                          long settleMs, long pingIntervalMs, long pingWindowMs, boolean pingReconfig,
+                          long settleMs, long maxSettleMs, long pingIntervalMs, long pingWindowMs, boolean pingReconfig,
                           PingReconfiguration pingReconfiguration) implements Serializable {
 
     public PoaSettings {
         if (livenessPeriods < 1 || reportPeriodMs <= 0 || checkIntervalMs <= 0 || handoverCooldownMs < 0
-                || settleMs < 0 || pingIntervalMs <= 0 || pingWindowMs <= 0 || pingWindowMs > pingIntervalMs) {
+                || settleMs < 0 || maxSettleMs < settleMs || pingIntervalMs <= 0 || pingWindowMs <= 0 || pingWindowMs > pingIntervalMs) {
             throw new IllegalArgumentException("PoA settings out of range: liveness periods >= 1, periods and "
                     + "intervals positive, ping window no longer than the ping interval");
         }
@@ -59,6 +61,7 @@ public record PoaSettings(int livenessPeriods, long reportPeriodMs, double healt
                         params.getInt("max-handovers-per-round", 1_000)),
                 params.getLong("handover-cooldown-ms", 60_000),
                 params.getLong("settle-ms", 2_000),
+                params.getLong("max-settle-ms", 30_000),
                 pingInterval,
                 params.getLong("ping-window-ms", 1_000),
                 params.getBoolean("ping-reconfig", true),

@@ -36,4 +36,16 @@ public final class FrameDatagramDecoder extends SimpleChannelInboundHandler<Data
             listener.malformed(packet.sender(), e);
         }
     }
+
+    /** Datagrams read in one go before the event loop turns to its tasks. */
+    public static final int MESSAGES_PER_READ = 256;
+
+    /**
+     * The receive allocator for a frame channel: buffers of the largest datagram expected, and many
+     * datagrams per read, so a busy event loop drains its socket before the kernel buffer overflows
+     * (Netty reads 16 per turn by default).
+     */
+    public static io.netty.channel.RecvByteBufAllocator receiveAllocator(int maxDatagramBytes) {
+        return new io.netty.channel.FixedRecvByteBufAllocator(maxDatagramBytes).maxMessagesPerRead(MESSAGES_PER_READ);
+    }
 }

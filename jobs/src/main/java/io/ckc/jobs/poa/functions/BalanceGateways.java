@@ -65,6 +65,9 @@ public final class BalanceGateways extends KeyedProcessFunction<String, GatewayV
     private transient ValueState<Long> listVersion;
     private transient ValueState<Long> round;
     private transient ValueState<Long> lastMovesAt;
+    private transient MapState<String, Integer> recipientCountAfterMoves;
+    private transient MapState<String, Integer> donorHandedOut;
+    private transient ValueState<Integer> lastMoves;
     private transient ValueState<Long> nextCheck;
     private transient Counter handovers;
     private transient Counter pingReconfigurations;
@@ -91,6 +94,10 @@ public final class BalanceGateways extends KeyedProcessFunction<String, GatewayV
         listVersion = state.getState(new ValueStateDescriptor<>("gateway-list-version", Long.class));
         round = state.getState(new ValueStateDescriptor<>("round", Long.class));
         lastMovesAt = state.getState(new ValueStateDescriptor<>("last-moves-at", Long.class));
+        recipientCountAfterMoves = state.getMapState(
+                new MapStateDescriptor<>("recipient-count-after-moves", String.class, Integer.class));
+        donorHandedOut = state.getMapState(new MapStateDescriptor<>("donor-handed-out", String.class, Integer.class));
+        lastMoves = state.getState(new ValueStateDescriptor<>("last-round-moves", Integer.class));
         nextCheck = state.getState(new ValueStateDescriptor<>("next-check", Long.class));
         var metrics = getRuntimeContext().getMetricGroup();
         handovers = metrics.counter("handoversOrdered");
@@ -243,16 +250,32 @@ public final class BalanceGateways extends KeyedProcessFunction<String, GatewayV
         Set<String> listedIds = new HashSet<>(listed.value() == null ? List.of() : listed.value());
         List<Balancer.Gateway> gateways = new ArrayList<>();
         Map<String, GatewayAddress> addresses = new HashMap<>();
-        boolean settled = true;
         Long movedAt = lastMovesAt.value();
+        boolean timedOut = movedAt == null || now >= movedAt + settings.maxSettleMs();
+        // Nodes ordered to move that have not arrived yet: a donor's report still counts them.
+        int inTransit = 0;
+        boolean reported = true;
+        for (GatewayView view : active) {
+            Integer expected = timedOut ? null : recipientCountAfterMoves.get(view.gatewayId());
+            if (expected != null) {
+                inTransit += Math.max(0, expected - view.connected());
+            }
+            reported &= movedAt == null || (view.load() != null && view.load().timestamp() >= movedAt + settings.settleMs());
+        }
+        int moved = lastMoves.value() == null ? 0 : lastMoves.value();
+        boolean settled = timedOut || (reported && inTransit <= Math.max(1, moved / 10));
         for (GatewayView view : active) {
             List<String> known = members.get(view.gatewayId());
+            Integer given = timedOut ? null : donorHandedOut.get(view.gatewayId());
+            int connected = view.connected();
+            if (given != null && moved > 0) {
+                connected = Math.max(0, connected - (int) Math.round((double) inTransit * given / moved));
+            }
             gateways.add(new Balancer.Gateway(view.gatewayId(), scores.getOrDefault(view.gatewayId(), 0.0),
-                    view.connected(), known == null ? List.of() : known, view.draining(),
+                    connected, known == null ? List.of() : known, view.draining(),
                     !listedIds.contains(view.gatewayId())));
             addresses.put(view.gatewayId(),
                     new GatewayAddress(view.gatewayId(), view.hello().udpHost(), view.hello().udpPort()));
-            settled &= movedAt == null || (view.load() != null && view.load().timestamp() >= movedAt + settings.settleMs());
         }
         long roundNumber = increment(round);
         Balancer.Plan plan;
@@ -275,6 +298,19 @@ public final class BalanceGateways extends KeyedProcessFunction<String, GatewayV
         if (!plan.moves().isEmpty()) {
             lastMovesAt.update(now);
             handovers.inc(plan.moves().size());
+            recipientCountAfterMoves.clear();
+            donorHandedOut.clear();
+            lastMoves.update(plan.moves().size());
+            for (Balancer.Gateway g : gateways) {
+                int given = handedOut.getOrDefault(g.gatewayId(), 0);
+                if (given > 0) {
+                    donorHandedOut.put(g.gatewayId(), given);
+                }
+                int received = handedIn.getOrDefault(g.gatewayId(), 0);
+                if (received > 0) {
+                    recipientCountAfterMoves.put(g.gatewayId(), g.connected() + received);
+                }
+            }
         }
         List<BalanceRound.Share> shares = new ArrayList<>();
         for (Balancer.Gateway g : gateways) {

@@ -1,0 +1,190 @@
+package io.ckc.perf;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.ckc.protocol.kafka.Json;
+import io.ckc.protocol.kafka.Topics;
+import io.ckc.protocol.records.BalanceRound;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * {@code ./ckc perf rebalance}: every node connects to the first gateway, the PoA manager hands
+ * them over to the others while they keep round-tripping echo messages. Reports the rounds and
+ * seconds until every gateway holds its ideal count In(X) ±5% (counted by the nodes themselves,
+ * In(X) from the PoA manager's latest round), the handovers, the most any node was handed over,
+ * and messages lost; ends with one {@code RESULT} line. Exits 1 if a message was lost or the fleet
+ * did not balance.
+ */
+@Command(name = "rebalance", mixinStandardHelpOptions = true,
+        description = "Start every node on one gateway and measure how the PoA manager spreads them.")
+final class RebalanceCommand implements Callable<Integer> {
+
+    @Option(names = "--gateways", required = true, split = ",", description = "Gateway UDP addresses; nodes start on the first")
+    List<String> gateways;
+
+    @Option(names = "--bootstrap", defaultValue = "127.0.0.1:9092", description = "Kafka, to follow the PoA manager's rounds")
+    String bootstrap;
+
+    @Option(names = "--topic-prefix", defaultValue = "ckc.", description = "CKC topic prefix (default ${DEFAULT-VALUE})")
+    String topicPrefix;
+
+    @Option(names = "--nodes", defaultValue = "15000", description = "Simulated mobile nodes (default ${DEFAULT-VALUE})")
+    int nodes;
+
+    @Option(names = "--rate", defaultValue = "2", description = "Echo messages per minute per node while balancing (default ${DEFAULT-VALUE})")
+    double ratePerMinute;
+
+    @Option(names = "--messages", defaultValue = "3", description = "Messages per node (default ${DEFAULT-VALUE})")
+    int messages;
+
+    @Option(names = "--connect-interval-ms", defaultValue = "1", description = "Pause between two node connections (default ${DEFAULT-VALUE})")
+    double connectIntervalMs;
+
+    @Option(names = "--tolerance", defaultValue = "0.05", description = "Balanced: every gateway within this share of In(X) (default ${DEFAULT-VALUE})")
+    double tolerance;
+
+    @Option(names = "--timeout-seconds", defaultValue = "300", description = "Give up balancing after this long (default ${DEFAULT-VALUE})")
+    int timeoutSeconds;
+
+    @Option(names = "--drain-seconds", defaultValue = "30", description = "Wait this long without progress for the last echoes (default ${DEFAULT-VALUE})")
+    int drainSeconds;
+
+    @Option(names = "--io-threads", defaultValue = "2", description = "Simulator I/O threads (default ${DEFAULT-VALUE})")
+    int ioThreads;
+
+    private final PrintStream out = System.out;
+    private final List<BalanceRound> rounds = new CopyOnWriteArrayList<>();
+    private volatile long balancedAtNanos;
+    private volatile long roundsUntilBalanced;
+
+    @Override
+    public Integer call() throws Exception {
+        List<InetSocketAddress> addresses = gateways.stream().map(DemoCommand::address).toList();
+        Topics topics = new Topics(topicPrefix, Topics.DEFAULT.appPrefix());
+        out.printf(Locale.ROOT, "Rebalance: %d nodes all on %s, %d gateway(s); echo %d messages each at %.1f/min%n",
+                nodes, gateways.get(0), addresses.size(), messages, ratePerMinute);
+        AtomicBoolean following = new AtomicBoolean(true);
+        Thread follower = new Thread(() -> followRounds(topics.balanceRounds(), following), "follow-rounds");
+        follower.setDaemon(true);
+        follower.start();
+        long start;
+        Map<String, Integer> counts;
+        long sent;
+        long delivered;
+        long handovers;
+        int maxPerNode;
+        long unsent;
+        try (Fleet fleet = new Fleet(nodes, List.of(addresses.get(0)), ioThreads)) {
+            FleetProgress progress = new FleetProgress(fleet, (long) nodes * messages, out,
+                    () -> "  handovers " + fleet.handovers.get() + "  " + fleet.countsByGateway());
+            Runnable watch = () -> {
+                checkBalanced(fleet);
+                progress.run();
+            };
+            start = System.nanoTime();
+            fleet.connectAll((long) (connectIntervalMs * 1000));
+            Fleet.waitFor(() -> fleet.connected.get() >= nodes, 120, watch);
+            out.printf(Locale.ROOT, "%n%d nodes connected in %.1f s; sending while the PoA manager balances...%n",
+                    fleet.connected.get(), (System.nanoTime() - start) / 1e9);
+            fleet.runSchedule(messages, ratePerMinute, watch);
+            Fleet.waitFor(() -> balancedAtNanos != 0, timeoutSeconds, watch);
+            fleet.awaitEchoes(drainSeconds, watch);
+            out.println();
+            counts = fleet.countsByGateway();
+            sent = fleet.sent.get();
+            delivered = fleet.delivered.get();
+            handovers = fleet.handovers.get();
+            maxPerNode = fleet.maxHandoversOfANode();
+            unsent = fleet.unsent.get();
+        } finally {
+            following.set(false);
+        }
+        printRounds();
+        boolean balanced = balancedAtNanos != 0;
+        double seconds = balanced ? (balancedAtNanos - start) / 1e9 : Double.NaN;
+        long lost = sent - delivered;
+        out.printf("Final nodes per gateway: %s; unsent reported by the SDK: %d%n", counts, unsent);
+        out.printf(Locale.ROOT,
+                "RESULT rounds=%d seconds=%.1f handovers=%d max_handovers_per_mn=%d lost=%d balanced=%s%n",
+                roundsUntilBalanced, seconds, handovers, maxPerNode, lost, balanced);
+        return balanced && lost == 0 ? 0 : 1;
+    }
+
+    /** Balanced when the nodes' own counts are within the tolerance of the latest round's In(X). */
+    private void checkBalanced(Fleet fleet) {
+        if (balancedAtNanos != 0 || rounds.isEmpty()) {
+            return;
+        }
+        BalanceRound latest = rounds.get(rounds.size() - 1);
+        Map<String, Integer> counts = fleet.countsByGateway();
+        int total = counts.values().stream().mapToInt(Integer::intValue).sum();
+        if (total < nodes || latest.gateways().size() != gateways.size() || latest.nodes() == 0) {
+            return;
+        }
+        double scale = (double) total / latest.nodes(); // the round counted a moment earlier
+        boolean within = latest.gateways().stream().allMatch(share -> Math.abs(
+                counts.getOrDefault(share.gatewayId(), 0) - share.ideal() * scale) <= tolerance * share.ideal() * scale);
+        if (within) {
+            balancedAtNanos = System.nanoTime();
+            roundsUntilBalanced = rounds.stream().filter(r -> r.handovers() > 0).count();
+        }
+    }
+
+    private void printRounds() {
+        out.println("PoA manager rounds that moved nodes (ideal In(X) and connected per gateway as the round saw them):");
+        out.printf("%6s %9s %8s  %s%n", "round", "handovers", "cooling", "gateway connected/ideal score");
+        for (BalanceRound round : rounds) {
+            if (round.handovers() == 0) {
+                continue;
+            }
+            List<String> shares = new ArrayList<>();
+            round.gateways().forEach(s -> shares.add(String.format(Locale.ROOT, "%s %d/%d %.3f", s.gatewayId(),
+                    s.connected(), s.ideal(), s.score())));
+            out.printf("%6d %9d %8d  %s%n", round.round(), round.handovers(), round.inCooldown(), String.join(", ", shares));
+        }
+    }
+
+    /** Follows the rounds topic from its current end: only this run's rounds count. */
+    private void followRounds(String topic, AtomicBoolean running) {
+        Properties props = new Properties();
+        props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        props.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
+        props.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+        ObjectMapper mapper = Json.newMapper();
+        try (KafkaConsumer<String, byte[]> consumer = new KafkaConsumer<>(props)) {
+            List<TopicPartition> partitions = consumer.partitionsFor(topic, Duration.ofSeconds(30)).stream()
+                    .map(p -> new TopicPartition(topic, p.partition())).toList();
+            consumer.assign(partitions);
+            consumer.seekToEnd(partitions);
+            while (running.get()) {
+                for (ConsumerRecord<String, byte[]> record : consumer.poll(Duration.ofMillis(200))) {
+                    try {
+                        rounds.add(Json.read(mapper, record.value(), BalanceRound.class));
+                    } catch (IOException e) {
+                        out.println("Skipping an unreadable round record: " + e.getMessage());
+                    }
+                }
+            }
+        }
+    }
+}
