@@ -94,12 +94,7 @@ public final class EmbeddedKafkaExtension implements BeforeAllCallback, AfterAll
 
     /** Reads a topic from the beginning until {@code count} records arrived or the timeout passed. */
     public List<ConsumerRecord<String, byte[]>> read(String topic, int count, Duration timeout) {
-        Properties props = new Properties();
-        props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers());
-        props.put(ConsumerConfig.GROUP_ID_CONFIG, "test-reader-" + System.nanoTime());
-        props.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
-        props.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
-        props.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+        Properties props = fromTheBeginning("test-reader-");
         List<ConsumerRecord<String, byte[]>> records = new ArrayList<>();
         long deadline = System.nanoTime() + timeout.toNanos();
         try (KafkaConsumer<String, byte[]> consumer = new KafkaConsumer<>(props)) {
@@ -116,12 +111,7 @@ public final class EmbeddedKafkaExtension implements BeforeAllCallback, AfterAll
      * {@code handler}, until the returned handle is closed.
      */
     public AutoCloseable follow(String topic, java.util.function.Consumer<ConsumerRecord<String, byte[]>> handler) {
-        Properties props = new Properties();
-        props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers());
-        props.put(ConsumerConfig.GROUP_ID_CONFIG, "test-follower-" + System.nanoTime());
-        props.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
-        props.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
-        props.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+        Properties props = fromTheBeginning("test-follower-");
         java.util.concurrent.atomic.AtomicBoolean running = new java.util.concurrent.atomic.AtomicBoolean(true);
         Thread thread = new Thread(() -> {
             try (KafkaConsumer<String, byte[]> consumer = new KafkaConsumer<>(props)) {
@@ -137,5 +127,16 @@ public final class EmbeddedKafkaExtension implements BeforeAllCallback, AfterAll
             running.set(false);
             thread.join(5_000);
         };
+    }
+
+    /** A consumer of its own new group, starting at the earliest offsets. */
+    private Properties fromTheBeginning(String groupPrefix) {
+        Properties props = new Properties();
+        props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers());
+        props.put(ConsumerConfig.GROUP_ID_CONFIG, groupPrefix + System.nanoTime());
+        props.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+        props.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
+        props.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+        return props;
     }
 }

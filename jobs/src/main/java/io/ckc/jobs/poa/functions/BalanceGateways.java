@@ -117,7 +117,8 @@ public final class BalanceGateways extends KeyedProcessFunction<String, GatewayV
         }
         boolean livenessChanged = before == null || before.active() != view.active() || before.draining() != view.draining();
         if (livenessChanged) {
-            writeGatewayList(ctx, rank(active()));
+            List<GatewayView> active = active();
+            writeGatewayList(ctx, active, rank(active));
         }
         if (nextCheck.value() == null) {
             scheduleCheck(ctx, ctx.timerService().currentProcessingTime());
@@ -129,7 +130,7 @@ public final class BalanceGateways extends KeyedProcessFunction<String, GatewayV
         long now = timestamp;
         List<GatewayView> active = active();
         Map<String, Double> scores = rank(active);
-        writeGatewayList(ctx, scores);
+        writeGatewayList(ctx, active, scores);
         if (settings.pingReconfig()) {
             reconfigurePing(active, now, out);
         }
@@ -183,9 +184,9 @@ public final class BalanceGateways extends KeyedProcessFunction<String, GatewayV
     }
 
     /** Active, not draining gateways, best score first, ties to the one with fewer nodes. */
-    private void writeGatewayList(Context ctx, Map<String, Double> scores) throws Exception {
+    private void writeGatewayList(Context ctx, List<GatewayView> active, Map<String, Double> scores) throws Exception {
         List<GatewayList.Entry> entries = new ArrayList<>();
-        for (GatewayView view : active()) {
+        for (GatewayView view : active) {
             if (!view.draining()) {
                 entries.add(new GatewayList.Entry(view.gatewayId(), view.hello().udpHost(), view.hello().udpPort(),
                         view.hello().mqttAddress(), scores.getOrDefault(view.gatewayId(), 0.0), view.connected()));
