@@ -35,6 +35,11 @@ final class MnSession {
         this.lastHeardMs = nowMs;
     }
 
+    /** Connected and staying: announced, and not on its way to another gateway after a handover. */
+    boolean isServing() {
+        return announced && leavingDeadlineMs == 0;
+    }
+
     void heardFrom(InetSocketAddress from, long nowMs) {
         peer = from;
         lastHeardMs = nowMs;

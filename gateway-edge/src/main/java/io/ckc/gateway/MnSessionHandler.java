@@ -356,7 +356,8 @@ final class MnSessionHandler extends SimpleChannelInboundHandler<AddressedFrame>
         PingWindow opened = new PingWindow(sentAtMicros, startNanos, pingWindowMs);
         window = opened;
         for (MnSession session : sessions.values()) {
-            if (session.announced) {
+            if (session.isServing()) {
+                opened.pinged(session.mnId);
                 send(new Frame.Ping(session.mnId, session.epoch, sentAtMicros), session.peer);
             }
         }
@@ -371,7 +372,7 @@ final class MnSessionHandler extends SimpleChannelInboundHandler<AddressedFrame>
         window = null;
         List<UUID> connected = new ArrayList<>(sessions.size());
         for (MnSession session : sessions.values()) {
-            if (session.announced) {
+            if (session.isServing()) {
                 connected.add(session.mnId);
             }
         }
@@ -385,7 +386,7 @@ final class MnSessionHandler extends SimpleChannelInboundHandler<AddressedFrame>
     private void reportLoad() {
         int staying = 0;
         for (MnSession session : sessions.values()) {
-            if (session.leavingDeadlineMs == 0) {
+            if (session.isServing()) {
                 staying++;
             }
         }

@@ -4,8 +4,10 @@ import io.ckc.protocol.records.ConnectionReport;
 
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 
@@ -19,6 +21,7 @@ final class PingWindow {
     private final long sentAtMicros;
     private final long startNanos;
     private final long windowMs;
+    private final Set<UUID> pinged = new HashSet<>();
     private final Map<UUID, Long> arrivalMicros = new HashMap<>();
     private boolean open = true;
 
@@ -28,10 +31,15 @@ final class PingWindow {
         this.windowMs = windowMs;
     }
 
+    /** Records that a ping left for this node, so the ping rate counts it. */
+    void pinged(UUID mnId) {
+        pinged.add(mnId);
+    }
+
     /** Records a pong; returns false when it is late or answers another window's ping. */
     boolean onPong(UUID mnId, long timestamp, long nowNanos) {
         long elapsedNanos = nowNanos - startNanos;
-        if (!open || timestamp != sentAtMicros || elapsedNanos > TimeUnit.MILLISECONDS.toNanos(windowMs)) {
+        if (!open || !pinged.contains(mnId) || timestamp != sentAtMicros || elapsedNanos > TimeUnit.MILLISECONDS.toNanos(windowMs)) {
             return false;
         }
         arrivalMicros.putIfAbsent(mnId, sentAtMicros + TimeUnit.NANOSECONDS.toMicros(elapsedNanos));
@@ -51,7 +59,11 @@ final class PingWindow {
                     Math.min((part + 1) * chunk, connected.size()));
             Map<String, Long> pongs = new HashMap<>();
             List<String> ids = new ArrayList<>(slice.size());
+            int pingedInPart = 0;
             for (UUID mnId : slice) {
+                if (pinged.contains(mnId)) {
+                    pingedInPart++;
+                }
                 String id = mnId.toString();
                 ids.add(id);
                 Long arrival = arrivalMicros.get(mnId);
@@ -59,7 +71,7 @@ final class PingWindow {
                     pongs.put(id, arrival);
                 }
             }
-            reports.add(new ConnectionReport(gatewayId, sentAtMicros, windowMs, part, parts, pongs, ids));
+            reports.add(new ConnectionReport(gatewayId, sentAtMicros, windowMs, part, parts, pingedInPart, pongs, ids));
         }
         return reports;
     }

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.ckc.protocol.kafka.Json;
 import io.ckc.protocol.kafka.Topics;
 import io.ckc.protocol.records.BalanceRound;
+import io.ckc.protocol.records.ConnectionStatistics;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -22,10 +23,13 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Properties;
+import java.util.TreeMap;
 import java.util.concurrent.Callable;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Consumer;
 
 /**
  * {@code ./ckc perf rebalance}: every node connects to the first gateway, the PoA manager hands
@@ -74,6 +78,7 @@ final class RebalanceCommand implements Callable<Integer> {
 
     private final PrintStream out = System.out;
     private final List<BalanceRound> rounds = new CopyOnWriteArrayList<>();
+    private final Map<String, ConnectionStatistics> latestStatistics = new ConcurrentHashMap<>();
     private volatile long balancedAtNanos;
     private volatile long roundsUntilBalanced;
 
@@ -84,9 +89,9 @@ final class RebalanceCommand implements Callable<Integer> {
         out.printf(Locale.ROOT, "Rebalance: %d nodes all on %s, %d gateway(s); echo %d messages each at %.1f/min%n",
                 nodes, gateways.get(0), addresses.size(), messages, ratePerMinute);
         AtomicBoolean following = new AtomicBoolean(true);
-        Thread follower = new Thread(() -> followRounds(topics.balanceRounds(), following), "follow-rounds");
-        follower.setDaemon(true);
-        follower.start();
+        startFollowing(topics.balanceRounds(), BalanceRound.class, rounds::add, following);
+        startFollowing(topics.gatewayStats(), ConnectionStatistics.class,
+                stats -> latestStatistics.put(stats.gatewayId(), stats), following);
         long start;
         Map<String, Integer> counts;
         long sent;
@@ -94,6 +99,7 @@ final class RebalanceCommand implements Callable<Integer> {
         long handovers;
         int maxPerNode;
         long unsent;
+        Map<String, ConnectionStatistics> pingWindows;
         try (Fleet fleet = new Fleet(nodes, List.of(addresses.get(0)), ioThreads)) {
             FleetProgress progress = new FleetProgress(fleet, (long) nodes * messages, out,
                     () -> "  handovers " + fleet.handovers.get() + "  " + fleet.countsByGateway());
@@ -116,10 +122,12 @@ final class RebalanceCommand implements Callable<Integer> {
             handovers = fleet.handovers.get();
             maxPerNode = fleet.maxHandoversOfANode();
             unsent = fleet.unsent.get();
+            pingWindows = new TreeMap<>(latestStatistics); // before the nodes leave
         } finally {
             following.set(false);
         }
         printRounds();
+        printPingWindows(pingWindows);
         boolean balanced = balancedAtNanos != 0;
         double seconds = balanced ? (balancedAtNanos - start) / 1e9 : Double.NaN;
         long lost = sent - delivered;
@@ -164,8 +172,26 @@ final class RebalanceCommand implements Callable<Integer> {
         }
     }
 
-    /** Follows the rounds topic from its current end: only this run's rounds count. */
-    private void followRounds(String topic, AtomicBoolean running) {
+    private void printPingWindows(Map<String, ConnectionStatistics> latest) {
+        out.println("Latest ping window per gateway (Connection Statistics from the PoA manager):");
+        latest.values().forEach(s -> out.printf(Locale.ROOT,
+                "  %s window %d ms: %d/%d answered (ping rate %s), latency ms mean %s sd %s median %s min %s max %s%n",
+                s.gatewayId(), s.windowMs(), s.answered(), s.connected(), orDash(s.pingRate()), orDash(s.meanMs()),
+                orDash(s.stdDevMs()), orDash(s.medianMs()), orDash(s.minMs()), orDash(s.maxMs())));
+    }
+
+    private static String orDash(Double value) {
+        return value == null ? "-" : String.format(Locale.ROOT, "%.2f", value);
+    }
+
+    private <T> void startFollowing(String topic, Class<T> type, Consumer<T> sink, AtomicBoolean running) {
+        Thread follower = new Thread(() -> follow(topic, type, sink, running), "follow-" + topic);
+        follower.setDaemon(true);
+        follower.start();
+    }
+
+    /** Follows a topic from its current end: only this run's records count. */
+    private <T> void follow(String topic, Class<T> type, Consumer<T> sink, AtomicBoolean running) {
         Properties props = new Properties();
         props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
         props.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
@@ -179,9 +205,9 @@ final class RebalanceCommand implements Callable<Integer> {
             while (running.get()) {
                 for (ConsumerRecord<String, byte[]> record : consumer.poll(Duration.ofMillis(200))) {
                     try {
-                        rounds.add(Json.read(mapper, record.value(), BalanceRound.class));
+                        sink.accept(Json.read(mapper, record.value(), type));
                     } catch (IOException e) {
-                        out.println("Skipping an unreadable round record: " + e.getMessage());
+                        out.println("Skipping an unreadable record on " + topic + ": " + e.getMessage());
                     }
                 }
             }

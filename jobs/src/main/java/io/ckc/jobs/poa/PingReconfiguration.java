@@ -17,7 +17,7 @@ public final class PingReconfiguration implements Serializable {
     public record Band(double from, double to, double factor) implements Serializable {
     }
 
-    public static final String DEFAULT_TABLE = "0-0.5:2,0.5-0.8:1.5,0.8-1:1";
+    public static final String DEFAULT_TABLE = "0-0.5:2,0.5-0.8:1.5,0.8-0.95:1,0.95-1:0.8";
 
     private final List<Band> bands;
     private final long minWindowMs;

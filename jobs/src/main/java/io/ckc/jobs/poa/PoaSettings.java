@@ -23,7 +23,7 @@ import java.io.Serializable;
  *   <li>{@code --balance} [true]: whether handovers are ordered at all</li>
  *   <li>{@code --imbalance-abs} [10] and {@code --imbalance-rel} [0.05]: a round moves nodes only when
  *       some gateway is more than this many nodes and this share away from its ideal count</li>
- *   <li>{@code --handover-cooldown-ms} [60000]: a node is not handed over again within this time</li>
+ *   <li>{@code --handover-cooldown-ms} [300000]: a node is not handed over again within this time</li>
  *   <li>{@code --max-handovers-per-round} [1000]</li>
  *   <li>{@code --settle-ms} [2000] and {@code --max-settle-ms} [30000]: after a round that moved
  *       nodes, the next one waits until every gateway has reported at least settle-ms after it and
@@ -31,7 +31,7 @@ import java.io.Serializable;
  *       is read without the nodes still on their way, so no round moves the same surplus twice</li>
  *   <li>{@code --ping-interval-ms} [5000], {@code --ping-window-ms} [1000]: the PingConfig a new gateway gets</li>
  *   <li>{@code --ping-reconfig} [true], {@code --ping-rate-factors} [{@value PingReconfiguration#DEFAULT_TABLE}],
- *       {@code --ping-window-min-ms} [250], {@code --ping-window-max-ms} [the interval]: ping reconfiguration</li>
+ *       {@code --ping-window-min-ms} [the ping window], {@code --ping-window-max-ms} [the interval]: ping reconfiguration</li>
  * </ul>
  */
 public record PoaSettings(int livenessPeriods, long reportPeriodMs, double healthyPingRate, long checkIntervalMs,
@@ -50,6 +50,7 @@ public record PoaSettings(int livenessPeriods, long reportPeriodMs, double healt
 
     public static PoaSettings fromArgs(ParameterTool params) {
         long pingInterval = params.getLong("ping-interval-ms", 5_000);
+        long pingWindow = params.getLong("ping-window-ms", 1_000);
         return new PoaSettings(
                 params.getInt("liveness-periods", 3),
                 params.getLong("report-period-ms", 2_000),
@@ -59,15 +60,15 @@ public record PoaSettings(int livenessPeriods, long reportPeriodMs, double healt
                 params.getBoolean("balance", true),
                 new Balancer.Settings(params.getInt("imbalance-abs", 10), params.getDouble("imbalance-rel", 0.05),
                         params.getInt("max-handovers-per-round", 1_000)),
-                params.getLong("handover-cooldown-ms", 60_000),
+                params.getLong("handover-cooldown-ms", 300_000),
                 params.getLong("settle-ms", 2_000),
                 params.getLong("max-settle-ms", 30_000),
                 pingInterval,
-                params.getLong("ping-window-ms", 1_000),
+                pingWindow,
                 params.getBoolean("ping-reconfig", true),
                 new PingReconfiguration(
                         PingReconfiguration.parse(params.get("ping-rate-factors", PingReconfiguration.DEFAULT_TABLE)),
-                        params.getLong("ping-window-min-ms", 250), params.getLong("ping-window-max-ms", pingInterval)));
+                        params.getLong("ping-window-min-ms", pingWindow), params.getLong("ping-window-max-ms", pingInterval)));
     }
 
     /** The shipped rankings by name, or an operator's class by its fully qualified name. */

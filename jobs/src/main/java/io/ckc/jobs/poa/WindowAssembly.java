@@ -11,6 +11,7 @@ public class WindowAssembly {
     public long pingSentAtMicros;
     public long windowMs;
     public int parts;
+    public int pinged;
     public Set<Integer> partsSeen = new HashSet<>();
     public List<Long> latenciesMicros = new ArrayList<>();
     public List<String> members = new ArrayList<>();

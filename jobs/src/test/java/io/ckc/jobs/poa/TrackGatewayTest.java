@@ -125,6 +125,6 @@ class TrackGatewayTest {
         long sentMicros = sentAtMs * 1000;
         Map<String, Long> arrivals = new java.util.HashMap<>();
         pongOffsetsMicros.forEach((mn, offset) -> arrivals.put(mn, sentMicros + offset));
-        return new ConnectionReport("gw-1", sentMicros, 1_000, part, parts, arrivals, connected);
+        return new ConnectionReport("gw-1", sentMicros, 1_000, part, parts, connected.size(), arrivals, connected);
     }
 }

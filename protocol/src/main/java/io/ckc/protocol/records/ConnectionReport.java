@@ -8,8 +8,11 @@ import java.util.Map;
  * how long the window stayed open, when each pong arrived (pongs after the window are discarded),
  * and every connected mobile node. A window of many nodes is split into {@code parts} records so no
  * record grows past Kafka's limits; each part lists its own nodes.
+ *
+ * @param pinged how many of this part's connected nodes were pinged when the window opened (a node
+ *               that connected during the window had no ping to answer)
  */
-public record ConnectionReport(String gatewayId, long pingSentAtMicros, long windowMs, int part, int parts,
+public record ConnectionReport(String gatewayId, long pingSentAtMicros, long windowMs, int part, int parts, int pinged,
                                Map<String, Long> pongArrivalMicros, List<String> connected) {
 
     public ConnectionReport {

@@ -219,7 +219,7 @@ public final class BalanceGateways extends KeyedProcessFunction<String, GatewayV
         GatewayCommand.ConfigurePing current = currentPingConfig();
         Long changedAt = lastPingChangeAt.value();
         long answered = 0;
-        long connected = 0;
+        long pinged = 0;
         for (GatewayView view : active) {
             ConnectionStatistics stats = view.stats();
             if (stats == null || stats.windowMs() != current.windowMs()
@@ -227,12 +227,12 @@ public final class BalanceGateways extends KeyedProcessFunction<String, GatewayV
                 return;
             }
             answered += stats.answered();
-            connected += stats.connected();
+            pinged += stats.pinged();
         }
-        if (connected == 0) {
+        if (pinged == 0) {
             return;
         }
-        double pingRate = (double) answered / connected;
+        double pingRate = (double) answered / pinged;
         long window = settings.pingReconfiguration().nextWindowMs(current.windowMs(), current.intervalMs(), pingRate);
         if (window == current.windowMs()) {
             return;

@@ -128,6 +128,7 @@ public final class TrackGateway extends KeyedProcessFunction<String, PoaInput, G
                 }
             }
             assembly.members.addAll(part.connected());
+            assembly.pinged += part.pinged();
         }
         if (assembly.complete()) {
             window.clear();
@@ -139,7 +140,7 @@ public final class TrackGateway extends KeyedProcessFunction<String, PoaInput, G
 
     private List<String> finish(WindowAssembly assembly, boolean complete, Context ctx, long now) throws Exception {
         ConnectionStatistics stats = LatencyStatistics.of(ctx.getCurrentKey(), assembly.pingSentAtMicros,
-                assembly.windowMs, assembly.latencies(), assembly.members.size(), complete);
+                assembly.windowMs, assembly.latencies(), assembly.members.size(), assembly.pinged, complete);
         ctx.output(STATISTICS, stats);
         lastStats.update(stats);
         if (stats.pingRate() == null || stats.pingRate() >= settings.healthyPingRate()) {

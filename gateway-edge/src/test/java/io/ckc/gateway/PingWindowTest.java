@@ -1,0 +1,75 @@
+package io.ckc.gateway;
+
+import io.ckc.protocol.records.ConnectionReport;
+import org.junit.jupiter.api.Test;
+
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+class PingWindowTest {
+
+    private static final long SENT_MICROS = 1_000_000;
+    private static final long START_NANOS = 50_000;
+
+    private final UUID a = UUID.randomUUID();
+    private final UUID b = UUID.randomUUID();
+    private final UUID late = UUID.randomUUID();
+    private final UUID joined = UUID.randomUUID();
+
+    @Test
+    void pongsInsideTheWindowAreKeptLateAndUnaskedOnesAreNot() {
+        PingWindow window = new PingWindow(SENT_MICROS, START_NANOS, 1_000);
+        window.pinged(a);
+        window.pinged(b);
+        window.pinged(late);
+
+        assertThat(window.onPong(a, SENT_MICROS, START_NANOS + millis(12))).isTrue();
+        assertThat(window.onPong(b, SENT_MICROS - 1, START_NANOS + millis(20))).as("another window's ping").isFalse();
+        assertThat(window.onPong(late, SENT_MICROS, START_NANOS + millis(1_001))).as("after the window").isFalse();
+        assertThat(window.onPong(joined, SENT_MICROS, START_NANOS + millis(5))).as("never pinged").isFalse();
+
+        List<ConnectionReport> reports = window.close("gw-1", List.of(a, b, late, joined), 10);
+        assertThat(reports).hasSize(1);
+        ConnectionReport report = reports.get(0);
+        assertThat(report.pinged()).isEqualTo(3);
+        assertThat(report.connected()).hasSize(4);
+        assertThat(report.pongArrivalMicros()).containsOnlyKeys(a.toString());
+        assertThat(report.pongArrivalMicros().get(a.toString())).isEqualTo(SENT_MICROS + 12_000);
+        assertThat(window.onPong(b, SENT_MICROS, START_NANOS + millis(30))).as("after the close").isFalse();
+    }
+
+    @Test
+    void aLargeWindowIsReportedInPartsThatEachCountTheirOwnNodes() {
+        PingWindow window = new PingWindow(SENT_MICROS, START_NANOS, 1_000);
+        window.pinged(a);
+        window.pinged(b);
+        window.pinged(late);
+        window.onPong(late, SENT_MICROS, START_NANOS + millis(3));
+
+        List<ConnectionReport> reports = window.close("gw-1", List.of(a, b, late, joined), 3);
+        assertThat(reports).extracting(ConnectionReport::part).containsExactly(0, 1);
+        assertThat(reports).allMatch(r -> r.parts() == 2);
+        assertThat(reports.get(0).connected()).hasSize(3);
+        assertThat(reports.get(0).pinged()).isEqualTo(3);
+        assertThat(reports.get(0).pongArrivalMicros()).containsOnlyKeys(late.toString());
+        assertThat(reports.get(1).connected()).containsExactly(joined.toString());
+        assertThat(reports.get(1).pinged()).isZero();
+    }
+
+    @Test
+    void aGatewayWithoutNodesStillReportsOneEmptyPart() {
+        List<ConnectionReport> reports = new PingWindow(SENT_MICROS, START_NANOS, 1_000).close("gw-1", List.of(), 100);
+        assertThat(reports).singleElement().satisfies(r -> {
+            assertThat(r.parts()).isEqualTo(1);
+            assertThat(r.connected()).isEmpty();
+            assertThat(r.pinged()).isZero();
+        });
+    }
+
+    private static long millis(long ms) {
+        return TimeUnit.MILLISECONDS.toNanos(ms);
+    }
+}
