@@ -7,6 +7,7 @@ import io.ckc.protocol.records.LoadReport;
 import io.ckc.protocol.records.ContextReport;
 import io.ckc.protocol.records.DeadLetter;
 import io.ckc.protocol.records.MnEvent;
+import io.ckc.protocol.records.Receipt;
 import io.ckc.protocol.records.UnsentMessage;
 
 import java.util.concurrent.CompletionStage;
@@ -23,6 +24,8 @@ public interface CorePublisher extends AutoCloseable {
     CompletionStage<Void> unsent(UnsentMessage unsent);
 
     CompletionStage<Void> deadLetter(DeadLetter deadLetter);
+
+    CompletionStage<Void> receipt(Receipt receipt);
 
     CompletionStage<Void> hello(HelloPoA hello);
 

@@ -24,12 +24,14 @@ import java.util.Map;
  *   <tr><td>CKC_PING_INTERVAL_MS / CKC_PING_WINDOW_MS</td><td>5000 / 1000</td><td>ping windows until the PoA manager sends a PingConfig</td></tr>
  *   <tr><td>CKC_REPORT_CHUNK</td><td>2000</td><td>nodes per ConnectionReport record (a window of more nodes is split)</td></tr>
  *   <tr><td>CKC_GATEWAY_LIST_INTERVAL_MS</td><td>30000</td><td>a reordered gateway list goes to the nodes at most this often (a changed set at once)</td></tr>
+ *   <tr><td>CKC_MINI_BUFFER</td><td>false</td><td>paper 4.2: keep the last two acknowledged messages per connection and put them on ckc.unsent when the connection fails</td></tr>
  * </table>
  */
 public record GatewayConfig(String gatewayId, String kafkaBootstrap, String udpHost, int udpPort, int metricsPort,
                             Topics topics, int maxPayloadBytes, long sessionTimeoutMs, ReliabilityConfig reliability,
                             int kafkaLingerMs, String publicHost, long reportPeriodMs, long pingIntervalMs,
-                            long pingWindowMs, int reportChunk, long gatewayListIntervalMs) {
+                            long pingWindowMs, int reportChunk, long gatewayListIntervalMs,
+                            boolean miniBuffer) {
 
     public static final int DEFAULT_UDP_PORT = 5500;
 
@@ -66,7 +68,8 @@ public record GatewayConfig(String gatewayId, String kafkaBootstrap, String udpH
                 intOf(env, "CKC_PING_INTERVAL_MS", 5_000),
                 intOf(env, "CKC_PING_WINDOW_MS", 1_000),
                 intOf(env, "CKC_REPORT_CHUNK", 2_000),
-                intOf(env, "CKC_GATEWAY_LIST_INTERVAL_MS", 30_000));
+                intOf(env, "CKC_GATEWAY_LIST_INTERVAL_MS", 30_000),
+                Boolean.parseBoolean(env.getOrDefault("CKC_MINI_BUFFER", "false")));
     }
 
     /** Defaults for tests and embedding: the given id and Kafka, any free UDP port, no metrics server. */
@@ -76,20 +79,27 @@ public record GatewayConfig(String gatewayId, String kafkaBootstrap, String udpH
 
     public GatewayConfig with(String id, String bootstrap, int port, int metrics, Topics topicNames) {
         return new GatewayConfig(id, bootstrap, udpHost, port, metrics, topicNames, maxPayloadBytes, sessionTimeoutMs,
-                reliability, kafkaLingerMs, publicHost, reportPeriodMs, pingIntervalMs, pingWindowMs, reportChunk, gatewayListIntervalMs);
+                reliability, kafkaLingerMs, publicHost, reportPeriodMs, pingIntervalMs, pingWindowMs, reportChunk, gatewayListIntervalMs,
+                miniBuffer);
     }
 
     public GatewayConfig withSessionTimeout(long timeoutMs, ReliabilityConfig reliabilityConfig) {
         return new GatewayConfig(gatewayId, kafkaBootstrap, udpHost, udpPort, metricsPort, topics, maxPayloadBytes,
                 timeoutMs, reliabilityConfig, kafkaLingerMs, publicHost, reportPeriodMs, pingIntervalMs, pingWindowMs,
-                reportChunk, gatewayListIntervalMs);
+                reportChunk, gatewayListIntervalMs, miniBuffer);
     }
 
     /** Faster reports and pings, for tests of the PoA manager. */
     public GatewayConfig withReports(long reportPeriod, long pingInterval, long pingWindow, int chunk) {
         return new GatewayConfig(gatewayId, kafkaBootstrap, udpHost, udpPort, metricsPort, topics, maxPayloadBytes,
                 sessionTimeoutMs, reliability, kafkaLingerMs, publicHost, reportPeriod, pingInterval, pingWindow, chunk,
-                gatewayListIntervalMs);
+                gatewayListIntervalMs, miniBuffer);
+    }
+
+    public GatewayConfig withMiniBuffer(boolean on) {
+        return new GatewayConfig(gatewayId, kafkaBootstrap, udpHost, udpPort, metricsPort, topics, maxPayloadBytes,
+                sessionTimeoutMs, reliability, kafkaLingerMs, publicHost, reportPeriodMs, pingIntervalMs, pingWindowMs,
+                reportChunk, gatewayListIntervalMs, on);
     }
 
     private static int intOf(Map<String, String> env, String name, int fallback) {

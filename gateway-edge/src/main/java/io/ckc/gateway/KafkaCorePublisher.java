@@ -11,6 +11,7 @@ import io.ckc.protocol.records.LoadReport;
 import io.ckc.protocol.records.ContextReport;
 import io.ckc.protocol.records.DeadLetter;
 import io.ckc.protocol.records.MnEvent;
+import io.ckc.protocol.records.Receipt;
 import io.ckc.protocol.records.UnsentMessage;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -91,6 +92,11 @@ public final class KafkaCorePublisher implements CorePublisher {
     @Override
     public CompletionStage<Void> unsent(UnsentMessage unsent) {
         return send(topics.unsent(), unsent.unicast().recipient(), unsent);
+    }
+
+    @Override
+    public CompletionStage<Void> receipt(Receipt receipt) {
+        return send(topics.receipts(), receipt.sender(), receipt);
     }
 
     @Override

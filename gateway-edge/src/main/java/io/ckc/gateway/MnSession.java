@@ -24,6 +24,8 @@ final class MnSession {
     long lastHeardMs;
     /** Set once the Connected event is in Kafka and the node was told it is connected. */
     boolean announced;
+    /** The mini-buffer (paper 4.2, when on): the last two unicasts the node acknowledged, oldest first. */
+    final java.util.ArrayDeque<Unicast> recentlyAcknowledged = new java.util.ArrayDeque<>(2);
     /** When a node that acknowledged a handover is considered gone even if its Disconnect was lost; 0 if not leaving. */
     long leavingDeadlineMs;
 

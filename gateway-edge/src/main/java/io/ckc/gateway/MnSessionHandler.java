@@ -15,6 +15,7 @@ import io.ckc.protocol.records.GatewayList;
 import io.ckc.protocol.records.HelloPoA;
 import io.ckc.protocol.records.MnEvent;
 import io.ckc.protocol.records.Unicast;
+import io.ckc.protocol.records.Receipt;
 import io.ckc.protocol.records.UnsentMessage;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
@@ -231,10 +232,26 @@ final class MnSessionHandler extends SimpleChannelInboundHandler<AddressedFrame>
     private void onAck(MnSession session, Frame.Ack ack, long now) {
         Body acked = session.reliable.onAck(ack.seq(), now);
         if (acked instanceof Body.Delivery delivery) {
-            session.unacknowledged.remove(delivery.messageId());
+            Unicast unicast = session.unacknowledged.remove(delivery.messageId());
             metrics.messagesOut.inc();
+            if (unicast != null) {
+                delivered(session, unicast);
+            }
         } else if (acked instanceof Body.Handover) {
             session.leavingDeadlineMs = now + HANDOVER_GRACE_MS;
+        }
+    }
+
+    private void delivered(MnSession session, Unicast unicast) {
+        if (unicast.receipt()) {
+            publisher.receipt(Receipt.of(unicast, Receipt.Outcome.DELIVERED, config.gatewayId(), null,
+                    System.currentTimeMillis()));
+        }
+        if (config.miniBuffer()) {
+            if (session.recentlyAcknowledged.size() == 2) {
+                session.recentlyAcknowledged.removeFirst();
+            }
+            session.recentlyAcknowledged.addLast(unicast);
         }
     }
 
@@ -242,7 +259,7 @@ final class MnSessionHandler extends SimpleChannelInboundHandler<AddressedFrame>
     void command(GatewayCommand command) {
         channel.eventLoop().execute(() -> {
             if (command instanceof GatewayCommand.Deliver deliver) {
-                deliver(deliver.unicast(), deliver.epoch());
+                deliver(deliver.unicast(), deliver.epoch(), deliver.expiresAt());
             } else if (command instanceof GatewayCommand.Handover handover) {
                 handOver(handover);
             } else if (command instanceof GatewayCommand.ConfigurePing ping) {
@@ -301,7 +318,7 @@ final class MnSessionHandler extends SimpleChannelInboundHandler<AddressedFrame>
         inFlight.add(session);
     }
 
-    private void deliver(Unicast unicast, long routedEpoch) {
+    private void deliver(Unicast unicast, long routedEpoch, Long expiresAt) {
         UUID mnId;
         try {
             mnId = UUID.fromString(unicast.recipient());
@@ -311,6 +328,10 @@ final class MnSessionHandler extends SimpleChannelInboundHandler<AddressedFrame>
         }
         if (unicast.payload() == null || unicast.payload().length > config.maxPayloadBytes()) {
             deadLetter("payload missing or larger than " + config.maxPayloadBytes() + " bytes", unicast);
+            return;
+        }
+        if (expiresAt != null && System.currentTimeMillis() >= expiresAt) {
+            unsent(unicast, routedEpoch, UnsentMessage.Reason.EXPIRED); // the delivery job counts it and tells the sender
             return;
         }
         MnSession session = sessions.get(mnId);
@@ -412,7 +433,7 @@ final class MnSessionHandler extends SimpleChannelInboundHandler<AddressedFrame>
             ReliableSession.TickResult result = session.reliable.tick(now);
             metrics.retransmissions.inc(session.reliable.retransmissions() - before);
             if (result == ReliableSession.TickResult.BROKEN) {
-                close(session, "broken", UnsentMessage.Reason.CONNECTION_BROKEN);
+                fail(session, "broken");
             } else if (result == ReliableSession.TickResult.IDLE && !session.reliable.hasInFlight()) {
                 inFlight.remove(session);
             }
@@ -424,11 +445,26 @@ final class MnSessionHandler extends SimpleChannelInboundHandler<AddressedFrame>
         long now = nowMs();
         for (MnSession session : new ArrayList<>(sessions.values())) {
             if (session.lastHeardMs < cutoff) {
-                close(session, "timeout", UnsentMessage.Reason.CONNECTION_BROKEN);
+                fail(session, "timeout");
             } else if (session.leavingDeadlineMs != 0 && now >= session.leavingDeadlineMs) {
                 close(session, "handed-over", UnsentMessage.Reason.CONNECTION_BROKEN);
             }
         }
+    }
+
+    /**
+     * The connection failed (retries exhausted or silent too long). With the mini-buffer on, the
+     * last two acknowledged unicasts go to ckc.unsent as well: the paper's guarantee of at least once
+     * even if an acknowledgement lied; the node drops the duplicates by message id.
+     */
+    private void fail(MnSession session, String why) {
+        if (config.miniBuffer() && sessions.get(session.mnId) == session) {
+            for (Unicast unicast : session.recentlyAcknowledged) {
+                unsent(unicast, session.epoch, UnsentMessage.Reason.CONNECTION_BROKEN);
+            }
+            session.recentlyAcknowledged.clear();
+        }
+        close(session, why, UnsentMessage.Reason.CONNECTION_BROKEN);
     }
 
     private void close(MnSession session, String why, UnsentMessage.Reason unsentReason) {

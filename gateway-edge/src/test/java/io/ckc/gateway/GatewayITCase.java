@@ -130,7 +130,7 @@ class GatewayITCase {
                     Unicast down = Unicast.of(UUID.randomUUID().toString(), "test", node.id().toString(),
                             ("down-" + m).getBytes());
                     producer.send(new ProducerRecord<>(topics.gateway("gw-lossy"), node.id().toString(),
-                            Json.write(mapper, new GatewayCommand.Deliver(down, 0))));
+                            Json.write(mapper, new GatewayCommand.Deliver(down, 0, null))));
                 }
             }
             producer.flush();
@@ -187,7 +187,7 @@ class GatewayITCase {
             // A delivery after the move reaches the node at its new port.
             producer.send(new ProducerRecord<>(topics.gateway("gw-move"), node.id().toString(), Json.write(mapper,
                     new GatewayCommand.Deliver(Unicast.of(UUID.randomUUID().toString(), "t", node.id().toString(),
-                            "after-move".getBytes()), 0))));
+                            "after-move".getBytes()), 0, null))));
             producer.flush();
 
             List<ConsumerRecord<String, byte[]>> upstream = KAFKA.read(topics.app("echo"), 40, WAIT);

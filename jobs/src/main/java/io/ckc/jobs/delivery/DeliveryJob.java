@@ -8,6 +8,7 @@ import io.ckc.jobs.records.RawRecord;
 import io.ckc.protocol.kafka.Topics;
 import io.ckc.protocol.records.DeadLetter;
 import io.ckc.protocol.records.GatewayCommand;
+import io.ckc.protocol.records.Receipt;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.connector.sink2.Sink;
 import org.apache.flink.api.connector.source.Source;
@@ -22,11 +23,12 @@ import java.util.List;
  * The {@code delivery} job (paper sections 4.2 and 6): keyed by mobile node, it learns each node's
  * gateway from {@code ckc.mn.events} and routes unicasts from {@code ckc.to-mn} to that gateway's
  * topic {@code ckc.gw.<gatewayId>}. Unicasts a gateway could not send ({@code ckc.unsent}) are
- * routed again to the node's newer session.
+ * routed again to the node's newer session; for a node with no session they wait in the MTD
+ * buffer until it connects or they expire. Receipts of expired and dropped messages go to
+ * {@code ckc.receipts} keyed by sender.
  *
- * <p>Flags (besides {@link KafkaIo}'s): {@code --parallelism} (default: the environment's),
- * {@code --park-timeout-ms} how long a unicast for a node with no session waits (default 60000),
- * {@code --route-retention-ms} how long a closed route is remembered (default 3600000).
+ * <p>Flags (besides {@link KafkaIo}'s and {@link MtdSettings}'): {@code --parallelism} (default:
+ * the environment's), {@code --route-retention-ms} how long a closed route is remembered (default 3600000).
  * Checkpointing, state backend and restart strategy come from the Flink configuration.
  */
 public final class DeliveryJob {
@@ -35,19 +37,22 @@ public final class DeliveryJob {
 
     private final Source<RawRecord, ?, ?> source;
     private final Sink<Outbound> sink;
+    private final Sink<Receipt> receipts;
     private final Sink<DeadLetter> deadLetters;
     private final Topics topics;
-    private final long parkTimeoutMs;
+    private final MtdSettings mtd;
     private final long routeRetentionMs;
     private final int parallelism;
 
-    public DeliveryJob(Source<RawRecord, ?, ?> source, Sink<Outbound> sink, Sink<DeadLetter> deadLetters,
-                       Topics topics, long parkTimeoutMs, long routeRetentionMs, int parallelism) {
+    public DeliveryJob(Source<RawRecord, ?, ?> source, Sink<Outbound> sink, Sink<Receipt> receipts,
+                       Sink<DeadLetter> deadLetters, Topics topics, MtdSettings mtd, long routeRetentionMs,
+                       int parallelism) {
         this.source = source;
         this.sink = sink;
+        this.receipts = receipts;
         this.deadLetters = deadLetters;
         this.topics = topics;
-        this.parkTimeoutMs = parkTimeoutMs;
+        this.mtd = mtd;
         this.routeRetentionMs = routeRetentionMs;
         this.parallelism = parallelism;
     }
@@ -59,10 +64,11 @@ public final class DeliveryJob {
         return new DeliveryJob(
                 kafka.source("ckc-delivery", List.of(topics.mnEvents(), topics.unsent(), topics.toMn())),
                 kafka.<Outbound>sink("delivery", o -> topics.gateway(o.gatewayId()), o -> o.unicast().recipient(),
-                        o -> new GatewayCommand.Deliver(o.unicast(), o.epoch())),
+                        o -> new GatewayCommand.Deliver(o.unicast(), o.epoch(), o.expiresAt())),
+                kafka.<Receipt>sink("delivery-receipts", r -> topics.receipts(), Receipt::sender, r -> r),
                 kafka.deadLetterSink("delivery"),
                 topics,
-                params.getLong("park-timeout-ms", Duration.ofMinutes(1).toMillis()),
+                MtdSettings.fromArgs(params),
                 params.getLong("route-retention-ms", Duration.ofHours(1).toMillis()),
                 params.getInt("parallelism", -1));
     }
@@ -80,10 +86,12 @@ public final class DeliveryJob {
                 .name("parse events and unicasts");
         SingleOutputStreamOperator<Outbound> routed = inputs
                 .keyBy(DeliveryInput::mnId)
-                .process(new RouteToGateway(parkTimeoutMs, routeRetentionMs))
+                .process(new RouteToGateway(mtd, routeRetentionMs))
                 .uid("delivery-route")
-                .name("route to gateway");
+                .name("route to gateway, MTD buffer");
         routed.sinkTo(sink).uid("delivery-sink").name("kafka: ckc.gw.<gateway>");
+        routed.getSideOutput(RouteToGateway.RECEIPTS).sinkTo(receipts).uid("delivery-receipts")
+                .name("kafka: ckc.receipts");
         inputs.getSideOutput(JsonParser.DEAD_LETTERS).sinkTo(deadLetters).uid("delivery-dead-letters")
                 .name("kafka: dead letters");
     }

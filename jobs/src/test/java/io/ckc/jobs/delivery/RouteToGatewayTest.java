@@ -2,6 +2,7 @@ package io.ckc.jobs.delivery;
 
 import io.ckc.jobs.delivery.functions.RouteToGateway;
 import io.ckc.protocol.records.MnEvent;
+import io.ckc.protocol.records.Receipt;
 import io.ckc.protocol.records.Unicast;
 import io.ckc.protocol.records.UnsentMessage;
 import org.apache.flink.api.common.typeinfo.Types;
@@ -15,19 +16,30 @@ import org.junit.jupiter.api.Test;
 import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.tuple;
 
 class RouteToGatewayTest {
 
     private static final String MN = "6f1c3a56-0000-4000-8000-000000000001";
-    private static final long PARK_TIMEOUT = 60_000;
+    private static final long DEFAULT_TTL = 60_000;
     private static final long RETENTION = 3_600_000;
+    private static final int MAX_BUFFERED = 3;
+    private static final MtdSettings MTD = new MtdSettings(true, DEFAULT_TTL, null, MAX_BUFFERED,
+            MtdSettings.DropPolicy.OLDEST);
 
     private KeyedOneInputStreamOperatorTestHarness<String, DeliveryInput, Outbound> harness;
 
     @BeforeEach
     void setUp() throws Exception {
+        start(MTD);
+    }
+
+    private void start(MtdSettings settings) throws Exception {
+        if (harness != null) {
+            harness.close();
+        }
         harness = new KeyedOneInputStreamOperatorTestHarness<>(
-                new KeyedProcessOperator<>(new RouteToGateway(PARK_TIMEOUT, RETENTION)),
+                new KeyedProcessOperator<>(new RouteToGateway(settings, RETENTION)),
                 DeliveryInput::mnId, Types.STRING);
         harness.open();
     }
@@ -41,7 +53,7 @@ class RouteToGatewayTest {
     void aUnicastGoesToTheGatewayOfTheCurrentSession() throws Exception {
         push(connected("gw-1", 10));
         push(unicast("m1"));
-        assertThat(outputs()).containsExactly(new Outbound("gw-1", 10, unicast("m1")));
+        assertThat(outputs()).containsExactly(new Outbound("gw-1", 10, unicast("m1"), DEFAULT_TTL));
     }
 
     @Test
@@ -59,7 +71,7 @@ class RouteToGatewayTest {
         push(connected("gw-2", 11));
         push(disconnected("gw-1", 10)); // late, from the old gateway
         push(unicast("m1"));
-        assertThat(outputs()).containsExactly(new Outbound("gw-2", 11, unicast("m1")));
+        assertThat(outputs()).containsExactly(new Outbound("gw-2", 11, unicast("m1"), DEFAULT_TTL));
     }
 
     @Test
@@ -71,13 +83,13 @@ class RouteToGatewayTest {
     }
 
     @Test
-    void unicastsForADisconnectedNodeAreParkedAndSentInOrderOnReconnect() throws Exception {
+    void unicastsForADisconnectedNodeAreBufferedAndReplayedInOrderBeforeNewerOnes() throws Exception {
         push(connected("gw-1", 10));
         push(disconnected("gw-1", 10));
         push(unicast("m1"));
         push(unicast("m2"));
         assertThat(outputs()).isEmpty();
-        assertThat(harness.numProcessingTimeTimers()).isEqualTo(2); // park deadline + route retention
+        assertThat(harness.numProcessingTimeTimers()).isEqualTo(2); // earliest deadline + route retention
         push(connected("gw-3", 11));
         push(unicast("m3"));
         assertThat(outputs()).extracting(o -> o.unicast().messageId()).containsExactly("m1", "m2", "m3");
@@ -86,13 +98,121 @@ class RouteToGatewayTest {
     }
 
     @Test
-    void parkedUnicastsAreDroppedAtTheParkTimeoutAndStateReturnsToZero() throws Exception {
-        push(unicast("m1"));
-        assertThat(harness.numKeyedStateEntries()).isEqualTo(2); // parked list + deadline
-        harness.setProcessingTime(PARK_TIMEOUT);
+    void eachBufferedMessageExpiresAtItsOwnDeadlineAndStateReturnsToZero() throws Exception {
+        push(unicast("short", 0, 1_000L, true));
+        push(unicast("long", 0, 5_000L, true));
+        assertThat(harness.numKeyedStateEntries()).isEqualTo(3); // buffer, count, next deadline
+        assertThat(harness.numProcessingTimeTimers()).isEqualTo(1);
+
+        harness.setProcessingTime(999);
+        assertThat(receipts()).isEmpty();
+        harness.setProcessingTime(1_000);
+        assertThat(receipts()).extracting(Receipt::messageId, Receipt::outcome)
+                .containsExactly(tuple("short", Receipt.Outcome.EXPIRED));
+        assertThat(harness.numProcessingTimeTimers()).isEqualTo(1); // now at the long one's deadline
+
+        harness.setProcessingTime(5_000);
+        assertThat(receipts()).extracting(Receipt::messageId).containsExactly("short", "long");
         assertThat(outputs()).isEmpty();
         assertThat(harness.numKeyedStateEntries()).isZero();
         assertThat(harness.numProcessingTimeTimers()).isZero();
+    }
+
+    @Test
+    void theTtlIsCheckedAgainAtReplayAndOnlyLiveMessagesAreSentWithTheirDeadline() throws Exception {
+        push(connected("gw-1", 10));
+        push(disconnected("gw-1", 10));
+        push(unicast("a", 0, 2_000L, true));
+        push(unicast("b", 0, 9_000L, true));
+        // The timer for "a" has not fired yet (the reconnect comes in the same millisecond as its deadline).
+        harness.setProcessingTime(1_999);
+        push(connected("gw-1", 11));
+        harness.setProcessingTime(2_000);
+        assertThat(outputs()).extracting(o -> o.unicast().messageId()).containsExactly("a", "b");
+        assertThat(outputs()).extracting(Outbound::expiresAt).containsExactly(2_000L, 9_000L);
+
+        // Sent on the old session but never acknowledged, and past its TTL when the gateway gives it back:
+        // neither the newer session nor the buffer gets it.
+        push(connected("gw-2", 12));
+        push(DeliveryInput.of(new UnsentMessage(unicast("c", 100, 1_000L, true), "gw-1", 11,
+                UnsentMessage.Reason.CONNECTION_BROKEN, 1_500)));
+        push(disconnected("gw-2", 12));
+        push(DeliveryInput.of(new UnsentMessage(unicast("d", 100, 1_000L, true), "gw-2", 12,
+                UnsentMessage.Reason.CONNECTION_BROKEN, 1_500)));
+        assertThat(outputs()).extracting(o -> o.unicast().messageId()).containsExactly("a", "b");
+        assertThat(receipts()).extracting(Receipt::messageId, Receipt::outcome)
+                .containsExactly(tuple("c", Receipt.Outcome.EXPIRED), tuple("d", Receipt.Outcome.EXPIRED));
+        assertThat(harness.numProcessingTimeTimers()).isEqualTo(1); // the route's retention only
+    }
+
+    @Test
+    void aMessageAlreadyPastItsTtlIsNeverRouted() throws Exception {
+        harness.setProcessingTime(10_000);
+        push(connected("gw-1", 10));
+        push(unicast("late", 0, 5_000L, true));
+        assertThat(outputs()).isEmpty();
+        assertThat(receipts()).extracting(Receipt::outcome).containsExactly(Receipt.Outcome.EXPIRED);
+    }
+
+    @Test
+    void aForcedTtlOverridesTheSendersAndTheDefaultAppliesWhenTheSenderGaveNone() {
+        MtdSettings forced = new MtdSettings(true, DEFAULT_TTL, 500L, MAX_BUFFERED, MtdSettings.DropPolicy.OLDEST);
+        assertThat(forced.expiresAt(unicast("x", 100, 9_000L, false))).isEqualTo(600);
+        assertThat(MTD.expiresAt(unicast("y", 100, 9_000L, false))).isEqualTo(9_100);
+        assertThat(MTD.expiresAt(unicast("z", 100, null, false))).isEqualTo(100 + DEFAULT_TTL);
+    }
+
+    @Test
+    void aFullBufferDropsTheOldestByDefaultAndTellsItsSender() throws Exception {
+        for (int i = 1; i <= MAX_BUFFERED + 1; i++) {
+            push(unicast("m" + i, i, null, true));
+        }
+        assertThat(receipts()).extracting(Receipt::messageId, Receipt::outcome)
+                .containsExactly(tuple("m1", Receipt.Outcome.DROPPED));
+        push(connected("gw-1", 10));
+        assertThat(outputs()).extracting(o -> o.unicast().messageId()).containsExactly("m2", "m3", "m4");
+    }
+
+    @Test
+    void theNewestPolicyKeepsTheBufferAndDropsTheArrival() throws Exception {
+        start(new MtdSettings(true, DEFAULT_TTL, null, MAX_BUFFERED, MtdSettings.DropPolicy.NEWEST));
+        for (int i = 1; i <= MAX_BUFFERED + 1; i++) {
+            push(unicast("m" + i, i, null, true));
+        }
+        assertThat(receipts()).extracting(Receipt::messageId).containsExactly("m4");
+        push(connected("gw-1", 10));
+        assertThat(outputs()).extracting(o -> o.unicast().messageId()).containsExactly("m1", "m2", "m3");
+    }
+
+    @Test
+    void withTheMtdOffAMessageForADisconnectedNodeIsDroppedAtOnce() throws Exception {
+        start(MTD.withEnabled(false));
+        push(unicast("m1", 0, null, true));
+        push(unicast("m2", 0, null, false)); // no receipt asked: counted only
+        push(connected("gw-1", 10));
+        assertThat(outputs()).isEmpty();
+        assertThat(receipts()).extracting(Receipt::messageId, Receipt::outcome)
+                .containsExactly(tuple("m1", Receipt.Outcome.DROPPED));
+        assertThat(harness.numKeyedStateEntries()).isEqualTo(1); // the route only
+    }
+
+    @Test
+    void aGatewayThatFoundAMessageExpiredMakesAnExpiredReceipt() throws Exception {
+        push(connected("gw-1", 10));
+        push(DeliveryInput.of(new UnsentMessage(unicast("m1", 0, 1L, true), "gw-1", 10, UnsentMessage.Reason.EXPIRED, 5)));
+        assertThat(outputs()).isEmpty();
+        assertThat(receipts()).extracting(Receipt::outcome).containsExactly(Receipt.Outcome.EXPIRED);
+    }
+
+    @Test
+    void aFailedMessageThatComesBackLateIsReplayedBeforeNewerBufferedOnes() throws Exception {
+        push(connected("gw-1", 10));
+        push(disconnected("gw-1", 10));
+        push(unicast("new", 200, null, false));
+        push(DeliveryInput.of(new UnsentMessage(unicast("old", 100, null, false), "gw-1", 10,
+                UnsentMessage.Reason.CONNECTION_BROKEN, 0)));
+        push(connected("gw-1", 11));
+        assertThat(outputs()).extracting(o -> o.unicast().messageId()).containsExactly("old", "new");
     }
 
     @Test
@@ -112,7 +232,7 @@ class RouteToGatewayTest {
         push(connected("gw-1", 11));
         assertThat(harness.numProcessingTimeTimers()).isZero();
         harness.setProcessingTime(RETENTION);
-        push(unicast("m1"));
+        push(unicast("m1", RETENTION, null, false));
         assertThat(outputs()).extracting(Outbound::gatewayId).containsExactly("gw-1");
     }
 
@@ -121,7 +241,7 @@ class RouteToGatewayTest {
         push(connected("gw-1", 10));
         push(connected("gw-2", 11)); // handed over
         push(unsent("m1", "gw-1", 10));
-        assertThat(outputs()).containsExactly(new Outbound("gw-2", 11, unicast("m1")));
+        assertThat(outputs()).containsExactly(new Outbound("gw-2", 11, unicast("m1"), DEFAULT_TTL));
     }
 
     @Test
@@ -131,7 +251,7 @@ class RouteToGatewayTest {
         assertThat(outputs()).isEmpty();
         push(disconnected("gw-1", 10));
         push(connected("gw-2", 11));
-        assertThat(outputs()).containsExactly(new Outbound("gw-2", 11, unicast("m1")));
+        assertThat(outputs()).containsExactly(new Outbound("gw-2", 11, unicast("m1"), DEFAULT_TTL));
         assertThat(harness.numProcessingTimeTimers()).isZero();
     }
 
@@ -147,6 +267,11 @@ class RouteToGatewayTest {
         return harness.extractOutputValues();
     }
 
+    private List<Receipt> receipts() {
+        var side = harness.getSideOutput(RouteToGateway.RECEIPTS);
+        return side == null ? List.of() : side.stream().map(StreamRecord::getValue).toList();
+    }
+
     private static DeliveryInput connected(String gateway, long epoch) {
         return DeliveryInput.of(MnEvent.connected(MN, gateway, epoch, 0));
     }
@@ -156,7 +281,11 @@ class RouteToGatewayTest {
     }
 
     private static Unicast unicast(String id) {
-        return new Unicast(id, "app", MN, new byte[] {1}, null, 0, false);
+        return unicast(id, 0, null, false);
+    }
+
+    private static Unicast unicast(String id, long createdAt, Long ttlMs, boolean receipt) {
+        return new Unicast(id, "app", MN, new byte[] {1}, ttlMs, createdAt, receipt);
     }
 
     private static DeliveryInput input(Unicast unicast) {

@@ -48,6 +48,7 @@ public final class TopicSetup {
         all.add(topic(topics.toMn(), partitions, Map.of("retention.ms", DAY_MS)));
         all.add(topic(topics.context(), partitions, Map.of("retention.ms", DAY_MS)));
         all.add(topic(topics.unsent(), partitions, Map.of("retention.ms", DAY_MS)));
+        all.add(topic(topics.receipts(), partitions, Map.of("retention.ms", WEEK_MS)));
         all.add(topic(topics.deadLetter(), 1, Map.of("retention.ms", WEEK_MS)));
         // PoA manager: reports are transient (only the latest matter), the list and control are compacted.
         all.add(topic(topics.gatewayHello(), partitions, Map.of("retention.ms", WEEK_MS)));

@@ -69,6 +69,11 @@ public record Topics(String prefix, String appPrefix) implements java.io.Seriali
         return prefix + "unsent";
     }
 
+    /** Receipts (delivered, expired, dropped) for senders who asked, keyed by sender. */
+    public String receipts() {
+        return prefix + "receipts";
+    }
+
     public String deadLetter() {
         return prefix + "dead-letter";
     }

@@ -15,10 +15,12 @@ public sealed interface GatewayCommand {
     /**
      * Deliver a unicast to one of the gateway's mobile nodes.
      *
-     * @param epoch the session epoch the delivery job routed for: an unsent report names it, so a
-     *              stale route is not tried again
+     * @param epoch     the session epoch the delivery job routed for: an unsent report names it, so a
+     *                  stale route is not tried again
+     * @param expiresAt the message's deadline (epoch ms) by its TTL; the gateway does not start
+     *                  sending it later than that. Null: no deadline.
      */
-    record Deliver(Unicast unicast, long epoch) implements GatewayCommand {
+    record Deliver(Unicast unicast, long epoch, Long expiresAt) implements GatewayCommand {
     }
 
     /** Tell a mobile node to move to another gateway (load balancing by the PoA manager). */

@@ -7,5 +7,10 @@ package io.ckc.protocol.records;
  */
 public record UnsentMessage(Unicast unicast, String gatewayId, long epoch, Reason reason, long timestamp) {
 
-    public enum Reason { NOT_CONNECTED, CONNECTION_BROKEN, SESSION_REPLACED }
+    /**
+     * NOT_CONNECTED: no session for the node; CONNECTION_BROKEN: the session failed with the message
+     * unacknowledged (or, with the mini-buffer, among the last two acknowledged); SESSION_REPLACED:
+     * the node opened a newer session; EXPIRED: its deadline passed before the gateway could send it.
+     */
+    public enum Reason { NOT_CONNECTED, CONNECTION_BROKEN, SESSION_REPLACED, EXPIRED }
 }
