@@ -13,6 +13,7 @@ import io.ckc.protocol.kafka.Json;
 import io.ckc.protocol.kafka.Topics;
 import io.ckc.protocol.records.Receipt;
 import io.ckc.protocol.records.Unicast;
+import io.ckc.testing.Await;
 import io.ckc.testing.EmbeddedKafkaExtension;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
@@ -35,7 +36,6 @@ import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
-import java.util.function.BooleanSupplier;
 import java.util.stream.Collectors;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -93,8 +93,7 @@ class MtdITCase {
         Map<String, Integer> shortLived = new ConcurrentHashMap<>(); // message id -> seq, for the nodes away
         EventLoopGroup loops = new MultiThreadIoEventLoopGroup(2, NioIoHandler.newFactory());
         RunningJobs jobs = new RunningJobs().start(DeliveryJob.NAME, DeliveryJob.fromArgs(params)::build);
-        try (AutoCloseable receiptFollower = KAFKA.follow(topics.receipts(),
-                     r -> receipts.add(read(r.value(), Receipt.class)));
+        try (AutoCloseable receiptFollower = KAFKA.followJson(topics.receipts(), Receipt.class, receipts::add);
              KafkaProducer<String, byte[]> app = KAFKA.producer();
              Gateway gateway = Gateway.start(GatewayConfig.forTest("gw-1", KAFKA.bootstrapServers(), topics));
              ClientTransport transport = ClientTransport.open(loops)) {
@@ -107,7 +106,7 @@ class MtdITCase {
             }
             List<MobileNode> fixed = nodes.subList(0, NODES / 2);
             List<MobileNode> away = nodes.subList(NODES / 2, NODES);
-            waitUntil("all nodes connected", 60, () -> connectedNow.size() == NODES);
+            Await.until("all nodes connected", 60, () -> connectedNow.size() == NODES);
 
             // 1. Everyone connected: messages 0 and 1 arrive at once.
             for (int seq = 0; seq <= 1; seq++) {
@@ -115,11 +114,11 @@ class MtdITCase {
                     send(app, topics, node, seq, null);
                 }
             }
-            waitUntil("messages 0 and 1 everywhere", 60, () -> nodes.stream().allMatch(n -> count(received, n) == 2));
+            Await.until("messages 0 and 1 everywhere", 60, () -> nodes.stream().allMatch(n -> count(received, n) == 2));
 
             // 2. Half the nodes go away; 2 and 4 for them live 2 s, 3 lives 2 minutes.
             away.forEach(MobileNode::disconnect);
-            waitUntil("the away nodes disconnected", 30, () -> away.stream().noneMatch(n -> connectedNow.contains(n.id())));
+            Await.until("the away nodes disconnected", 30, () -> away.stream().noneMatch(n -> connectedNow.contains(n.id())));
             for (int seq = 2; seq <= 4; seq++) {
                 for (MobileNode node : nodes) {
                     boolean shortTtl = away.contains(node) && seq != 3;
@@ -142,7 +141,7 @@ class MtdITCase {
                 send(app, topics, node, 5, null);
             }
             away.forEach(MobileNode::connect);
-            waitUntil("every node has its live messages", 90, () -> fixed.stream().allMatch(n -> count(received, n) == 6)
+            Await.until("every node has its live messages", 90, () -> fixed.stream().allMatch(n -> count(received, n) == 6)
                     && away.stream().allMatch(n -> count(received, n) == 4));
             Thread.sleep(1_500); // room for a late duplicate or a wrongly replayed expired message
 
@@ -153,7 +152,7 @@ class MtdITCase {
                 assertThat(received.get(node.id())).as("node %s, away past the short TTL", node.id())
                         .containsExactly(0, 1, 3, 5);
             }
-            waitUntil("a receipt for every short-lived message", 30,
+            Await.until("a receipt for every short-lived message", 30,
                     () -> receipts.stream().map(Receipt::messageId).collect(Collectors.toSet())
                             .containsAll(shortLived.keySet()));
             Map<String, Set<Receipt.Outcome>> outcomes = receipts.stream().collect(Collectors.groupingBy(
@@ -185,23 +184,5 @@ class MtdITCase {
     private static int count(Map<UUID, List<Integer>> received, MobileNode node) {
         List<Integer> list = received.get(node.id());
         return list == null ? 0 : list.size();
-    }
-
-    private <T> T read(byte[] value, Class<T> type) {
-        try {
-            return Json.read(mapper, value, type);
-        } catch (java.io.IOException e) {
-            throw new IllegalStateException(e);
-        }
-    }
-
-    private static void waitUntil(String what, int seconds, BooleanSupplier condition) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("not reached within " + seconds + " s: " + what);
-            }
-            Thread.sleep(100);
-        }
     }
 }

@@ -1,6 +1,5 @@
 package io.ckc.jobs;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
 import io.ckc.client.ClientConfig;
 import io.ckc.client.ClientTransport;
 import io.ckc.client.MobileNode;
@@ -12,11 +11,11 @@ import io.ckc.jobs.delivery.DeliveryJob;
 import io.ckc.jobs.echo.EchoJob;
 import io.ckc.jobs.poa.PoaManagerJob;
 import io.ckc.protocol.frame.Body;
-import io.ckc.protocol.kafka.Json;
 import io.ckc.protocol.kafka.Topics;
 import io.ckc.protocol.records.BalanceRound;
 import io.ckc.protocol.records.ConnectionStatistics;
 import io.ckc.protocol.records.GatewayList;
+import io.ckc.testing.Await;
 import io.ckc.testing.EmbeddedKafkaExtension;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
@@ -38,7 +37,6 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.function.BooleanSupplier;
 import java.util.stream.Collectors;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -62,8 +60,6 @@ class PoaManagerITCase {
     private static final long REPORT_PERIOD_MS = 500;
     private static final int LIVENESS_PERIODS = 3;
     private static final int MAX_HANDOVERS_PER_ROUND = 100;
-
-    private final ObjectMapper mapper = Json.newMapper();
 
     @Test
     void sixHundredNodesOnOneGatewaySpreadOverThreeThenLeaveAKilledOneWithEveryEchoExactlyOnce() throws Exception {
@@ -121,19 +117,16 @@ class PoaManagerITCase {
                 .start(DeliveryJob.NAME, DeliveryJob.fromArgs(params)::build)
                 .start(EchoJob.NAME, EchoJob.fromArgs(params)::build)
                 .start(PoaManagerJob.NAME, PoaManagerJob.fromArgs(params)::build);
-             AutoCloseable listFollower = KAFKA.follow(topics.gatewayList(),
-                     r -> latestList.set(read(r.value(), GatewayList.class)));
-             AutoCloseable roundFollower = KAFKA.follow(topics.balanceRounds(),
-                     r -> rounds.add(read(r.value(), BalanceRound.class)));
-             AutoCloseable statsFollower = KAFKA.follow(topics.gatewayStats(),
-                     r -> statistics.add(read(r.value(), ConnectionStatistics.class)));
+             AutoCloseable listFollower = KAFKA.followJson(topics.gatewayList(), GatewayList.class, latestList::set);
+             AutoCloseable roundFollower = KAFKA.followJson(topics.balanceRounds(), BalanceRound.class, rounds::add);
+             AutoCloseable statsFollower = KAFKA.followJson(topics.gatewayStats(), ConnectionStatistics.class, statistics::add);
              ClientTransport t1 = ClientTransport.open(loops);
              ClientTransport t2 = ClientTransport.open(loops)) {
             for (String id : gatewayIds) {
                 gateways.add(Gateway.start(GatewayConfig.forTest(id, KAFKA.bootstrapServers(), topics)
                         .withReports(REPORT_PERIOD_MS, 1_000, 300, 250)));
             }
-            waitUntil("all three gateways are listed", 60, () -> listed(latestList).size() == 3);
+            Await.until("all three gateways are listed", 60, () -> listed(latestList).size() == 3);
 
             List<MobileNode> nodes = new ArrayList<>();
             for (int i = 0; i < NODES; i++) {
@@ -142,7 +135,7 @@ class PoaManagerITCase {
                 node.connect();
                 nodes.add(node);
             }
-            waitUntil("every node connected", 60, () -> connected.get() == NODES);
+            Await.until("every node connected", 60, () -> connected.get() == NODES);
             long balancingStart = System.currentTimeMillis();
 
             // Echo traffic while the nodes are being handed over.
@@ -152,9 +145,9 @@ class PoaManagerITCase {
                 }
                 Thread.sleep(1_000);
             }
-            waitUntil("every gateway within 5% of its ideal share", 90, () -> balanced(nodes, rounds));
+            Await.until("every gateway within 5% of its ideal share", 90, () -> balanced(nodes, rounds));
             long balancedAfterMs = System.currentTimeMillis() - balancingStart;
-            waitUntil("every echo back", 90, () -> echoes.values().stream().mapToInt(Set::size).sum() == NODES * MESSAGES);
+            Await.until("every echo back", 90, () -> echoes.values().stream().mapToInt(Set::size).sum() == NODES * MESSAGES);
             Thread.sleep(1_000); // room for a late duplicate
 
             List<BalanceRound> moving = rounds.stream().filter(r -> r.handovers() > 0).toList();
@@ -176,9 +169,9 @@ class PoaManagerITCase {
             Gateway killed = gateways.remove(2);
             long killedAt = System.currentTimeMillis();
             killed.close();
-            waitUntil("gw-3 off the gateway list", 30, () -> !listed(latestList).contains("gw-3"));
+            Await.until("gw-3 off the gateway list", 30, () -> !listed(latestList).contains("gw-3"));
             long delistedAfterMs = System.currentTimeMillis() - killedAt;
-            waitUntil("every node on gw-1 or gw-2", 60, () -> nodes.stream().allMatch(
+            Await.until("every node on gw-1 or gw-2", 60, () -> nodes.stream().allMatch(
                     n -> n.isConnected() && Set.of("gw-1", "gw-2").contains(n.gatewayId())));
             System.out.printf("PoA IT: gw-3 delisted %d ms after it stopped (X = %d periods of %d ms); counts %s%n",
                     delistedAfterMs, LIVENESS_PERIODS, REPORT_PERIOD_MS, countsByGateway(nodes));
@@ -211,23 +204,5 @@ class PoaManagerITCase {
     private static List<String> listed(AtomicReference<GatewayList> list) {
         GatewayList latest = list.get();
         return latest == null ? List.of() : latest.gateways().stream().map(GatewayList.Entry::gatewayId).toList();
-    }
-
-    private <T> T read(byte[] value, Class<T> type) {
-        try {
-            return Json.read(mapper, value, type);
-        } catch (java.io.IOException e) {
-            throw new IllegalStateException(e);
-        }
-    }
-
-    private static void waitUntil(String what, int seconds, BooleanSupplier condition) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("not reached within " + seconds + " s: " + what);
-            }
-            Thread.sleep(100);
-        }
     }
 }

@@ -129,6 +129,18 @@ public final class EmbeddedKafkaExtension implements BeforeAllCallback, AfterAll
         };
     }
 
+    /** Follows a topic of CKC JSON records, parsed as {@code type}; an unreadable record fails loudly. */
+    public <T> AutoCloseable followJson(String topic, Class<T> type, java.util.function.Consumer<T> handler) {
+        com.fasterxml.jackson.databind.ObjectMapper mapper = io.ckc.protocol.kafka.Json.newMapper();
+        return follow(topic, record -> {
+            try {
+                handler.accept(io.ckc.protocol.kafka.Json.read(mapper, record.value(), type));
+            } catch (java.io.IOException e) {
+                throw new IllegalStateException("unreadable record on " + topic, e);
+            }
+        });
+    }
+
     /** A consumer of its own new group, starting at the earliest offsets. */
     private Properties fromTheBeginning(String groupPrefix) {
         Properties props = new Properties();
