@@ -28,10 +28,10 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BooleanSupplier;
 
 /**
- * A simulated fleet of mobile nodes multiplexed over a few sockets and threads: each node sends
- * {@code messages} messages to the echo channel at {@code ratePerMinute} and measures the
- * round-trip time of each echo. Nodes are spread round-robin over the gateways given; handovers
- * from the core move them on.
+ * A simulated fleet of mobile nodes multiplexed over a few sockets and threads. By default each
+ * node sends {@code messages} messages to the echo channel at {@code ratePerMinute} and measures
+ * the round-trip time of each echo; a scenario may give its own listener instead (outbound runs).
+ * Nodes are spread round-robin over the gateways given; handovers from the core move them on.
  */
 final class Fleet implements AutoCloseable {
 
@@ -54,6 +54,12 @@ final class Fleet implements AutoCloseable {
     final AtomicLong handovers = new AtomicLong();
 
     Fleet(int nodeCount, List<InetSocketAddress> gateways, int ioThreads) throws InterruptedException {
+        this(nodeCount, gateways, ioThreads, fleet -> fleet.new Listener());
+    }
+
+    /** A fleet whose nodes report to the listener {@code listenerOf} makes for it. */
+    Fleet(int nodeCount, List<InetSocketAddress> gateways, int ioThreads,
+          java.util.function.Function<Fleet, NodeListener> listenerOf) throws InterruptedException {
         loops = new MultiThreadIoEventLoopGroup(ioThreads, NioIoHandler.newFactory());
         received = new BitSet[nodeCount];
         handoversPerNode = new AtomicIntegerArray(nodeCount);
@@ -61,7 +67,7 @@ final class Fleet implements AutoCloseable {
         for (int i = 0; i < transportCount; i++) {
             transports.add(ClientTransport.open(loops));
         }
-        Listener listener = new Listener();
+        NodeListener listener = listenerOf.apply(this);
         for (int i = 0; i < nodeCount; i++) {
             received[i] = new BitSet();
             nodes.add(new MobileNode(new UUID(NODE_ID_HIGH, i), transports.get(i % transportCount),
@@ -72,7 +78,7 @@ final class Fleet implements AutoCloseable {
     /** Node ids carry their index in the low bits, so callbacks find a node's counters without a map. */
     private static final long NODE_ID_HIGH = UUID.randomUUID().getMostSignificantBits();
 
-    private static int indexOf(MobileNode node) {
+    static int indexOf(MobileNode node) {
         return (int) node.id().getLeastSignificantBits();
     }
 
@@ -123,6 +129,18 @@ final class Fleet implements AutoCloseable {
 
     int size() {
         return nodes.size();
+    }
+
+    MobileNode node(int index) {
+        return nodes.get(index);
+    }
+
+    /** Records one round trip, in microseconds, for the progress line and the totals. */
+    void recordRoundTrip(long rttMicros) {
+        intervalRtt.recordValue(Math.max(rttMicros, 0));
+        synchronized (this) {
+            totalRtt.recordValue(Math.max(rttMicros, 0));
+        }
     }
 
     /** Connects every node, pausing between connections as the paper's simulator did. */
@@ -184,7 +202,8 @@ final class Fleet implements AutoCloseable {
         return totalRtt.copy();
     }
 
-    private final class Listener implements NodeListener {
+    /** Counts connections, handovers and errors; scenarios with their own listener extend it. */
+    class Listener implements NodeListener {
         @Override
         public void connected(MobileNode node) {
             connected.incrementAndGet();
@@ -216,10 +235,7 @@ final class Fleet implements AutoCloseable {
                 return;
             }
             delivered.incrementAndGet();
-            intervalRtt.recordValue(Math.max(rttMicros, 0));
-            synchronized (Fleet.this) {
-                totalRtt.recordValue(Math.max(rttMicros, 0));
-            }
+            recordRoundTrip(rttMicros);
         }
 
         @Override

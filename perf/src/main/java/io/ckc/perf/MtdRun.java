@@ -1,0 +1,255 @@
+package io.ckc.perf;
+
+import io.ckc.client.MobileNode;
+import io.ckc.client.NodeListener;
+import io.ckc.client.ReceivedMessage;
+import io.ckc.protocol.records.AppMessage;
+import io.ckc.protocol.records.Receipt;
+import org.HdrHistogram.Histogram;
+
+import java.util.Locale;
+import java.util.Map;
+import java.util.Random;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicIntegerArray;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * One outbound configuration in flight: what became of every message (sent, reached its node,
+ * answered, expired or dropped by the core, arrived past its deadline), the disconnection cycles
+ * of the nodes that come and go, and the round-trip times of fixed and disconnecting nodes.
+ * Nodes {@code [0, disconnecting)} are the disconnecting ones.
+ */
+final class MtdRun {
+
+    private static final int SENT = 1;
+    private static final int RECEIVED = 2;
+    private static final int REPLIED = 4;
+    private static final int EXPIRED = 8;
+    private static final int DROPPED = 16;
+    private static final int LATE = 32;
+
+    private final MtdCommand.Configuration configuration;
+    private final int nodes;
+    private final int messages;
+    private final int disconnecting;
+    private final long ttlNanos;
+    private final long lateAllowanceNanos;
+    private final AtomicIntegerArray state;
+    private final Map<String, Integer> indexById = new ConcurrentHashMap<>();
+    private final Histogram rttFixed = histogram();
+    private final Histogram rttDisconnecting = histogram();
+    private final AtomicLong duplicates = new AtomicLong();
+    private final AtomicLong absences = new AtomicLong();
+    private final long[] nextChange;
+    private final boolean[] away;
+    private final Random random = new Random(11);
+    private long meanConnectedNanos;
+    private long awayNanos;
+    private Fleet fleet;
+
+    MtdRun(MtdCommand.Configuration configuration, int nodes, int messages, int disconnecting, long ttlMs,
+           long lateAllowanceMs) {
+        this.configuration = configuration;
+        this.nodes = nodes;
+        this.messages = messages;
+        this.disconnecting = disconnecting;
+        this.ttlNanos = TimeUnit.MILLISECONDS.toNanos(ttlMs);
+        this.lateAllowanceNanos = TimeUnit.MILLISECONDS.toNanos(lateAllowanceMs);
+        this.state = new AtomicIntegerArray(nodes * messages);
+        this.nextChange = new long[disconnecting];
+        this.away = new boolean[disconnecting];
+    }
+
+    private static Histogram histogram() {
+        return new Histogram(TimeUnit.MINUTES.toMicros(30), 3);
+    }
+
+    void attach(Fleet fleet) {
+        this.fleet = fleet;
+    }
+
+    /** The nodes' side: note the message, check its deadline, answer on the reply channel. */
+    NodeListener listener(Fleet owner) {
+        return owner.new Listener() {
+            @Override
+            public void newMessageReceived(MobileNode node, ReceivedMessage message) {
+                EchoPayload payload = EchoPayload.decode(message.payload());
+                int index = payload.node() * messages + payload.seq();
+                int before = set(index, RECEIVED);
+                if ((before & RECEIVED) != 0) {
+                    duplicates.incrementAndGet();
+                    return;
+                }
+                if (System.nanoTime() - payload.sentNanos() > ttlNanos + lateAllowanceNanos) {
+                    set(index, LATE);
+                }
+                node.send(MtdCommand.REPLY_CHANNEL, message.payload(), null);
+            }
+        };
+    }
+
+    void sent(String messageId, int node, int seq) {
+        int index = node * messages + seq;
+        indexById.put(messageId, index);
+        set(index, SENT);
+    }
+
+    /** The application's side: a node's answer closes the round trip. */
+    void onReply(AppMessage reply) {
+        EchoPayload payload = EchoPayload.decode(reply.payload());
+        int index = payload.node() * messages + payload.seq();
+        if ((set(index, REPLIED) & REPLIED) != 0) {
+            return;
+        }
+        long rttMicros = TimeUnit.NANOSECONDS.toMicros(System.nanoTime() - payload.sentNanos());
+        Histogram group = payload.node() < disconnecting ? rttDisconnecting : rttFixed;
+        synchronized (group) {
+            group.recordValue(Math.max(0, Math.min(rttMicros, group.getHighestTrackableValue())));
+        }
+        fleet.delivered.incrementAndGet();
+        fleet.recordRoundTrip(rttMicros);
+    }
+
+    void onReceipt(Receipt receipt) {
+        Integer index = indexById.get(receipt.messageId());
+        if (index == null) {
+            return;
+        }
+        if (receipt.outcome() == Receipt.Outcome.EXPIRED) {
+            set(index, EXPIRED);
+        } else if (receipt.outcome() == Receipt.Outcome.DROPPED) {
+            set(index, DROPPED);
+        }
+    }
+
+    /** Each disconnecting node first leaves at a random moment within twice the mean connected time. */
+    void startDisconnecting(Fleet fleet, long startNanos, long meanConnectedNanos, long awayNanos) {
+        for (int i = 0; i < disconnecting; i++) {
+            nextChange[i] = startNanos + (long) (random.nextDouble() * 2 * meanConnectedNanos);
+        }
+        this.meanConnectedNanos = meanConnectedNanos;
+        this.awayNanos = awayNanos;
+    }
+
+    /** Moves the disconnection cycles on: a node whose time has come leaves or comes back. */
+    void tickDisconnections(Fleet fleet, long now) {
+        for (int i = 0; i < disconnecting; i++) {
+            if (nextChange[i] > now) {
+                continue;
+            }
+            MobileNode node = fleet.node(i);
+            if (away[i]) {
+                node.connect();
+                away[i] = false;
+                nextChange[i] = now + (long) ((0.5 + random.nextDouble()) * meanConnectedNanos);
+            } else {
+                node.disconnect();
+                absences.incrementAndGet();
+                away[i] = true;
+                nextChange[i] = now + awayNanos;
+            }
+        }
+    }
+
+    /** The sending is over: everyone away comes back. */
+    void stopDisconnecting(Fleet fleet) {
+        for (int i = 0; i < disconnecting; i++) {
+            if (away[i]) {
+                fleet.node(i).connect();
+                away[i] = false;
+            }
+            nextChange[i] = Long.MAX_VALUE;
+        }
+    }
+
+    boolean allAccountedFor() {
+        for (int i = 0; i < state.length(); i++) {
+            int s = state.get(i);
+            if ((s & (REPLIED | EXPIRED | DROPPED)) == 0) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    long repliedOrExpired() {
+        long count = 0;
+        for (int i = 0; i < state.length(); i++) {
+            if ((state.get(i) & (REPLIED | EXPIRED | DROPPED)) != 0) {
+                count++;
+            }
+        }
+        return count;
+    }
+
+    String progressExtra() {
+        long away = 0;
+        for (boolean a : this.away) {
+            if (a) {
+                away++;
+            }
+        }
+        return "  away " + away + "  absences " + absences.get();
+    }
+
+    private int set(int index, int flag) {
+        return state.getAndUpdate(index, s -> s | flag);
+    }
+
+    /** What one configuration measured, in the paper's terms. */
+    record Result(MtdCommand.Configuration configuration, long sent, long replied, long expired, long dropped,
+                  double te, double teDisconnecting, double disconnectingFullShare, long expiredDelivered,
+                  long arrivedLate, long duplicates, long absences, Histogram fixed, Histogram disconnecting) {
+
+        boolean passes() {
+            return te == 100.0 && (configuration.disconnectingShare() == 0 || disconnectingFullShare == 100.0)
+                    && expiredDelivered == 0;
+        }
+    }
+
+    Result result() {
+        long sent = 0;
+        long replied = 0;
+        long expired = 0;
+        long dropped = 0;
+        long expiredDelivered = 0;
+        long late = 0;
+        long descDue = 0;
+        long descReplied = 0;
+        int descFull = 0;
+        for (int node = 0; node < nodes; node++) {
+            boolean full = true;
+            for (int seq = 0; seq < messages; seq++) {
+                int s = state.get(node * messages + seq);
+                if ((s & SENT) == 0) {
+                    continue;
+                }
+                sent++;
+                boolean isExpired = (s & EXPIRED) != 0;
+                boolean isReplied = (s & REPLIED) != 0;
+                expired += isExpired ? 1 : 0;
+                dropped += (s & DROPPED) != 0 ? 1 : 0;
+                replied += isReplied ? 1 : 0;
+                late += (s & LATE) != 0 ? 1 : 0;
+                if ((s & RECEIVED) != 0 && (isExpired || (s & LATE) != 0)) {
+                    expiredDelivered++;
+                }
+                if (node < disconnecting && !isExpired) {
+                    descDue++;
+                    descReplied += isReplied ? 1 : 0;
+                    full &= isReplied;
+                }
+            }
+            if (node < disconnecting && full) {
+                descFull++;
+            }
+        }
+        double te = 100.0 * replied / Math.max(1, sent - expired);
+        double teDesc = disconnecting == 0 ? Double.NaN : 100.0 * descReplied / Math.max(1, descDue);
+        double fullShare = disconnecting == 0 ? Double.NaN : 100.0 * descFull / disconnecting;
+        return new Result(configuration, sent, replied, expired, dropped, te, teDesc, fullShare, expiredDelivered, late,
+                duplicates.get(), absences.get(), rttFixed.copy(), rttDisconnecting.copy());
+    }
+}
