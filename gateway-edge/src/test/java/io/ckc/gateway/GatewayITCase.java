@@ -16,7 +16,9 @@ import io.ckc.protocol.mrudp.ReliabilityConfig;
 import io.ckc.protocol.records.AppMessage;
 import io.ckc.protocol.records.GatewayCommand;
 import io.ckc.protocol.records.MnEvent;
+import io.ckc.protocol.records.Receipt;
 import io.ckc.protocol.records.Unicast;
+import io.ckc.protocol.records.UnsentMessage;
 import io.ckc.testing.EmbeddedKafkaExtension;
 import io.ckc.testing.LossyLink;
 import io.netty.buffer.Unpooled;
@@ -258,6 +260,48 @@ class GatewayITCase {
     }
 
     /** A node with default settings, connected to the gateway. */
+    @Test
+    void receiptsForDeliveredMessagesExpiredOnesAreNotSentAndAFailedConnectionHandsItsMiniBufferToTheMtd()
+            throws Exception {
+        Topics topics = KAFKA.freshTopics();
+        KAFKA.createTopics(topics, List.of(), List.of("gw-mini"));
+        GatewayConfig config = GatewayConfig.forTest("gw-mini", KAFKA.bootstrapServers(), topics)
+                .withSessionTimeout(1_500, ReliabilityConfig.DEFAULT).withMiniBuffer(true);
+        Inbox inbox = new Inbox(1);
+        ClientTransport transport = ClientTransport.open(clientLoops);
+        try (Gateway gateway = Gateway.start(config);
+             KafkaProducer<String, byte[]> producer = KAFKA.producer()) {
+            MobileNode node = connectedNode(transport, gateway, inbox);
+            String mn = node.id().toString();
+            long now = System.currentTimeMillis();
+            for (int m = 0; m < 3; m++) {
+                deliver(producer, topics, new Unicast("d-" + m, "app-1", mn, ("d-" + m).getBytes(), null, now, true),
+                        now + 60_000);
+            }
+            deliver(producer, topics, new Unicast("late", "app-1", mn, "late".getBytes(), 1_000L, now - 5_000, true),
+                    now - 4_000);
+            List<Receipt> receipts = KAFKA.readJson(topics.receipts(), 3, WAIT, Receipt.class);
+            assertThat(receipts).extracting(Receipt::messageId).containsExactlyInAnyOrder("d-0", "d-1", "d-2");
+            assertThat(receipts).allMatch(r -> r.outcome() == Receipt.Outcome.DELIVERED && r.sender().equals("app-1")
+                    && "gw-mini".equals(r.gatewayId()));
+            assertThat(inbox.received.get(node.id())).containsExactly("d-0", "d-1", "d-2");
+
+            transport.close(); // the node falls silent: no Disconnect, the session times out
+            List<UnsentMessage> unsent = KAFKA.readJson(topics.unsent(), 3, WAIT, UnsentMessage.class);
+            assertThat(unsent).extracting(u -> u.unicast().messageId(), UnsentMessage::reason).containsExactly(
+                    org.assertj.core.groups.Tuple.tuple("late", UnsentMessage.Reason.EXPIRED),
+                    org.assertj.core.groups.Tuple.tuple("d-1", UnsentMessage.Reason.CONNECTION_BROKEN),
+                    org.assertj.core.groups.Tuple.tuple("d-2", UnsentMessage.Reason.CONNECTION_BROKEN));
+            assertThat(inbox.received.get(node.id())).doesNotContain("late");
+        }
+    }
+
+    private void deliver(KafkaProducer<String, byte[]> producer, Topics topics, Unicast unicast, long expiresAt) {
+        producer.send(new ProducerRecord<>(topics.gateway("gw-mini"), unicast.recipient(),
+                Json.write(mapper, new GatewayCommand.Deliver(unicast, 0, expiresAt))));
+        producer.flush();
+    }
+
     private static MobileNode connectedNode(ClientTransport transport, Gateway gateway, Inbox inbox)
             throws InterruptedException {
         MobileNode node = new MobileNode(UUID.randomUUID(), transport, gateway.udpAddress(), inbox,
