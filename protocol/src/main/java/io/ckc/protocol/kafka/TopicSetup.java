@@ -47,6 +47,7 @@ public final class TopicSetup {
         all.add(topic(topics.mnEvents(), partitions, Map.of("retention.ms", WEEK_MS)));
         all.add(topic(topics.toMn(), partitions, Map.of("retention.ms", DAY_MS)));
         all.add(topic(topics.context(), partitions, Map.of("retention.ms", DAY_MS)));
+        all.add(topic(topics.groups(), partitions, COMPACTED));
         all.add(topic(topics.unsent(), partitions, Map.of("retention.ms", DAY_MS)));
         all.add(topic(topics.receipts(), partitions, Map.of("retention.ms", WEEK_MS)));
         all.add(topic(topics.deadLetter(), 1, Map.of("retention.ms", WEEK_MS)));

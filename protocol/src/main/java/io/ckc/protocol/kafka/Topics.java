@@ -25,6 +25,11 @@ public record Topics(String prefix, String appPrefix) implements java.io.Seriali
         return prefix + "context";
     }
 
+    /** Group memberships by (definer, node): compacted, the latest record per key counts. */
+    public String groups() {
+        return prefix + "groups";
+    }
+
     public String mnEvents() {
         return prefix + "mn.events";
     }
