@@ -33,6 +33,8 @@ public final class MobileNode {
     private final NodeListener listener;
     private final ClientConfig config;
     private volatile ClientTransport transport;
+    private final java.util.concurrent.ConcurrentLinkedDeque<Runnable> mailbox =
+            new java.util.concurrent.ConcurrentLinkedDeque<>();
     private volatile InetSocketAddress gateway;
     private volatile State state = State.DISCONNECTED;
     private volatile String gatewayId;
@@ -170,10 +172,9 @@ public final class MobileNode {
      */
     public void migrate(ClientTransport newTransport) {
         onLoop(() -> {
-            ClientTransport old = transport;
-            old.detach(this);
-            newTransport.eventLoop().execute(() -> {
-                transport = newTransport;
+            transport.detach(this);
+            transport = newTransport; // the mailbox follows: what was queued behind this runs on the new loop, in order
+            mailbox.offerFirst(() -> {
                 newTransport.attach(this);
                 if (state == State.CONNECTED) {
                     transport.send(new Frame.Ping(id, epoch, System.currentTimeMillis()), gateway);
@@ -452,11 +453,27 @@ public final class MobileNode {
         return true;
     }
 
+    /**
+     * Runs an action on the node's current event loop, in call order. Actions wait in a mailbox that
+     * the loop drains; a {@link #migrate} to a transport on another loop hands the rest of the
+     * mailbox over, so a message sent during the move cannot overtake one sent before it.
+     */
     private void onLoop(Runnable action) {
-        if (transport.eventLoop().inEventLoop()) {
+        if (mailbox.isEmpty() && transport.eventLoop().inEventLoop()) {
             action.run();
-        } else {
-            transport.eventLoop().execute(action);
+            return;
+        }
+        mailbox.offerLast(action);
+        transport.eventLoop().execute(this::drainMailbox);
+    }
+
+    private void drainMailbox() {
+        Runnable next;
+        while (transport.eventLoop().inEventLoop() && (next = mailbox.pollFirst()) != null) {
+            next.run();
+        }
+        if (!mailbox.isEmpty() && !transport.eventLoop().inEventLoop()) {
+            transport.eventLoop().execute(this::drainMailbox); // migrated: continue on the new loop
         }
     }
 
