@@ -156,11 +156,25 @@ final class Fleet implements AutoCloseable {
         }
     }
 
+    /** One scheduled message: the {@code seq}-th for the node at {@code node}. */
+    interface ScheduledSend {
+        void send(int node, int seq);
+    }
+
+    /** The echo schedule: each node sends its messages to the echo channel. */
+    void runSchedule(int messages, double ratePerMinute, Runnable tick) throws InterruptedException {
+        runSchedule(messages, ratePerMinute, (node, seq) -> nodes.get(node).send("echo",
+                new EchoPayload(node, seq, System.nanoTime()).encode(), Context.position(-22.9 + node * 1e-5, -43.2)),
+                tick);
+    }
+
     /**
-     * Sends {@code messages} per node at {@code ratePerMinute}, each node starting at a random
-     * phase so load is even. Blocks until the last message is sent; calls {@code progress} each second.
+     * Runs {@code messages} sends per node at {@code ratePerMinute}, each node starting at a random
+     * phase so load is even, counting them in {@link #sent}. Blocks until the last is sent; calls
+     * {@code tick} every 200 ms.
      */
-    void runSchedule(int messages, double ratePerMinute, Runnable progress) throws InterruptedException {
+    void runSchedule(int messages, double ratePerMinute, ScheduledSend send, Runnable tick)
+            throws InterruptedException {
         long intervalNanos = (long) (TimeUnit.MINUTES.toNanos(1) / ratePerMinute);
         long start = System.nanoTime();
         PriorityQueue<long[]> due = new PriorityQueue<>((a, b) -> Long.compare(a[0], b[0]));
@@ -168,23 +182,22 @@ final class Fleet implements AutoCloseable {
         for (int i = 0; i < nodes.size(); i++) {
             due.add(new long[] {start + (long) (random.nextDouble() * intervalNanos), i, 0});
         }
-        long nextProgress = start + TimeUnit.SECONDS.toNanos(1);
+        long nextTick = start;
         while (!due.isEmpty()) {
             long now = System.nanoTime();
             while (!due.isEmpty() && due.peek()[0] <= now) {
                 long[] entry = due.poll();
                 int node = (int) entry[1];
                 int seq = (int) entry[2];
-                nodes.get(node).send("echo", new EchoPayload(node, seq, System.nanoTime()).encode(),
-                        Context.position(-22.9 + node * 1e-5, -43.2));
+                send.send(node, seq);
                 sent.incrementAndGet();
                 if (seq + 1 < messages) {
                     due.add(new long[] {entry[0] + intervalNanos, node, seq + 1});
                 }
             }
-            if (now >= nextProgress) {
-                progress.run();
-                nextProgress += TimeUnit.SECONDS.toNanos(1);
+            if (now >= nextTick) {
+                tick.run();
+                nextTick = now + TimeUnit.MILLISECONDS.toNanos(200);
             }
             long sleep = due.isEmpty() ? 0 : Math.min(due.peek()[0] - System.nanoTime(), TimeUnit.MILLISECONDS.toNanos(5));
             if (sleep > 0) {

@@ -6,35 +6,23 @@ import io.ckc.protocol.kafka.Topics;
 import io.ckc.protocol.records.AppMessage;
 import io.ckc.protocol.records.Receipt;
 import io.ckc.protocol.records.Unicast;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
-import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
-import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-import java.util.PriorityQueue;
 import java.util.Properties;
-import java.util.Random;
 import java.util.UUID;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.function.Consumer;
 
 /**
  * The paper's outbound scenarios 2–4 (section 8.4, configurations mtd_1..mtd_5): a core application
@@ -141,15 +129,14 @@ final class MtdCommand implements Callable<Integer> {
                         + "%d messages to each at %.1f/min, TTL %d ms%n", configuration.id(), nodes, gateway,
                 disconnecting, disconnectSeconds, mtdOn ? "on" : "off", messages, ratePerMinute, ttlMs);
         MtdRun run = new MtdRun(configuration, nodes, messages, disconnecting, ttlMs, lateAllowanceMs);
-        AtomicBoolean following = new AtomicBoolean(true);
-        List<Thread> followers = List.of(
-                follow(topics.app(REPLY_CHANNEL), AppMessage.class, run::onReply, following),
-                follow(topics.receipts(), Receipt.class, receipt -> {
-                    if (receipt.sender().equals(sender)) {
-                        run.onReceipt(receipt);
-                    }
-                }, following));
-        try (Fleet fleet = new Fleet(nodes, List.of(DemoCommand.address(gateway)), ioThreads, run::listener);
+        try (TopicFollower replies = new TopicFollower(bootstrap, topics.app(REPLY_CHANNEL), AppMessage.class,
+                     run::onReply, out);
+             TopicFollower receipts = new TopicFollower(bootstrap, topics.receipts(), Receipt.class, receipt -> {
+                 if (receipt.sender().equals(sender)) {
+                     run.onReceipt(receipt);
+                 }
+             }, out);
+             Fleet fleet = new Fleet(nodes, List.of(DemoCommand.address(gateway)), ioThreads, run::listener);
              KafkaProducer<String, byte[]> app = producer()) {
             run.attach(fleet);
             FleetProgress progress = new FleetProgress(fleet, (long) nodes * messages, out, run::progressExtra);
@@ -158,15 +145,10 @@ final class MtdCommand implements Callable<Integer> {
             out.printf("%n%d nodes connected; sending...%n", fleet.connected.get());
             Thread.sleep(2_000); // the delivery job learns the last routes
             sendAll(run, fleet, app, topics, sender, progress);
-            run.stopDisconnecting(fleet);
+            run.stopDisconnecting();
             Fleet.waitFor(() -> fleet.connected.get() >= nodes, 60, progress);
             awaitReplies(run, fleet, progress);
             out.println();
-        } finally {
-            following.set(false);
-            for (Thread follower : followers) {
-                follower.join(5_000);
-            }
         }
         return run.result();
     }
@@ -174,43 +156,19 @@ final class MtdCommand implements Callable<Integer> {
     /** Each node gets {@code messages} at the rate, from a random phase; disconnections run alongside. */
     private void sendAll(MtdRun run, Fleet fleet, KafkaProducer<String, byte[]> app, Topics topics, String sender,
                          Runnable progress) throws InterruptedException {
-        long intervalNanos = (long) (TimeUnit.MINUTES.toNanos(1) / ratePerMinute);
-        long start = System.nanoTime();
-        Random random = new Random(7);
-        PriorityQueue<long[]> due = new PriorityQueue<>((a, b) -> Long.compare(a[0], b[0]));
-        for (int i = 0; i < nodes; i++) {
-            due.add(new long[] {start + (long) (random.nextDouble() * intervalNanos), i, 0});
-        }
-        run.startDisconnecting(fleet, start, TimeUnit.SECONDS.toNanos(connectedSeconds),
+        run.startDisconnecting(System.nanoTime(), TimeUnit.SECONDS.toNanos(connectedSeconds),
                 TimeUnit.SECONDS.toNanos(disconnectSeconds));
-        long nextTick = start;
-        while (!due.isEmpty()) {
-            long now = System.nanoTime();
-            while (!due.isEmpty() && due.peek()[0] <= now) {
-                long[] entry = due.poll();
-                int node = (int) entry[1];
-                int seq = (int) entry[2];
-                String messageId = UUID.randomUUID().toString();
-                byte[] payload = new EchoPayload(node, seq, System.nanoTime()).encode();
-                Unicast unicast = new Unicast(messageId, sender, fleet.node(node).id().toString(), payload, ttlMs,
-                        System.currentTimeMillis(), true);
-                run.sent(messageId, node, seq);
-                fleet.sent.incrementAndGet();
-                app.send(new ProducerRecord<>(topics.toMn(), unicast.recipient(), Json.write(mapper, unicast)));
-                if (seq + 1 < messages) {
-                    due.add(new long[] {entry[0] + intervalNanos, node, seq + 1});
-                }
-            }
-            if (now >= nextTick) {
-                run.tickDisconnections(fleet, now);
-                progress.run();
-                nextTick = now + TimeUnit.MILLISECONDS.toNanos(200);
-            }
-            long sleep = due.isEmpty() ? 0 : Math.min(due.peek()[0] - System.nanoTime(), TimeUnit.MILLISECONDS.toNanos(5));
-            if (sleep > 0) {
-                TimeUnit.NANOSECONDS.sleep(sleep);
-            }
-        }
+        fleet.runSchedule(messages, ratePerMinute, (node, seq) -> {
+            String messageId = UUID.randomUUID().toString();
+            byte[] payload = new EchoPayload(node, seq, System.nanoTime()).encode();
+            Unicast unicast = new Unicast(messageId, sender, fleet.node(node).id().toString(), payload, ttlMs,
+                    System.currentTimeMillis(), true);
+            run.sent(messageId, node, seq);
+            app.send(new ProducerRecord<>(topics.toMn(), unicast.recipient(), Json.write(mapper, unicast)));
+        }, () -> {
+            run.tickDisconnections(System.nanoTime());
+            progress.run();
+        });
         app.flush();
     }
 
@@ -240,42 +198,5 @@ final class MtdCommand implements Callable<Integer> {
         props.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
         props.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
         return new KafkaProducer<>(props);
-    }
-
-    /** Follows a topic from its current end (only this run's records) on a daemon thread. */
-    private <T> Thread follow(String topic, Class<T> type, Consumer<T> sink, AtomicBoolean running)
-            throws InterruptedException {
-        Properties props = new Properties();
-        props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
-        props.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
-        props.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
-        props.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, "2000");
-        java.util.concurrent.CountDownLatch positioned = new java.util.concurrent.CountDownLatch(1);
-        ObjectMapper reader = Json.newMapper();
-        Thread thread = new Thread(() -> {
-            try (KafkaConsumer<String, byte[]> consumer = new KafkaConsumer<>(props)) {
-                List<TopicPartition> partitions = consumer.partitionsFor(topic, Duration.ofSeconds(30)).stream()
-                        .map(p -> new TopicPartition(topic, p.partition())).toList();
-                consumer.assign(partitions);
-                consumer.seekToEnd(partitions);
-                partitions.forEach(consumer::position); // resolve the end now, before anything is sent
-                positioned.countDown();
-                while (running.get()) {
-                    for (ConsumerRecord<String, byte[]> record : consumer.poll(Duration.ofMillis(200))) {
-                        try {
-                            sink.accept(Json.read(reader, record.value(), type));
-                        } catch (IOException e) {
-                            out.println("Skipping an unreadable record on " + topic + ": " + e.getMessage());
-                        }
-                    }
-                }
-            }
-        }, "follow-" + topic);
-        thread.setDaemon(true);
-        thread.start();
-        if (!positioned.await(60, TimeUnit.SECONDS)) {
-            throw new IllegalStateException("cannot read " + topic + " from " + bootstrap);
-        }
-        return thread;
     }
 }

@@ -7,7 +7,6 @@ import io.ckc.protocol.records.AppMessage;
 import io.ckc.protocol.records.Receipt;
 import org.HdrHistogram.Histogram;
 
-import java.util.Locale;
 import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.ConcurrentHashMap;
@@ -125,7 +124,7 @@ final class MtdRun {
     }
 
     /** Each disconnecting node first leaves at a random moment within twice the mean connected time. */
-    void startDisconnecting(Fleet fleet, long startNanos, long meanConnectedNanos, long awayNanos) {
+    void startDisconnecting(long startNanos, long meanConnectedNanos, long awayNanos) {
         for (int i = 0; i < disconnecting; i++) {
             nextChange[i] = startNanos + (long) (random.nextDouble() * 2 * meanConnectedNanos);
         }
@@ -134,7 +133,7 @@ final class MtdRun {
     }
 
     /** Moves the disconnection cycles on: a node whose time has come leaves or comes back. */
-    void tickDisconnections(Fleet fleet, long now) {
+    void tickDisconnections(long now) {
         for (int i = 0; i < disconnecting; i++) {
             if (nextChange[i] > now) {
                 continue;
@@ -154,7 +153,7 @@ final class MtdRun {
     }
 
     /** The sending is over: everyone away comes back. */
-    void stopDisconnecting(Fleet fleet) {
+    void stopDisconnecting() {
         for (int i = 0; i < disconnecting; i++) {
             if (away[i]) {
                 fleet.node(i).connect();
@@ -165,13 +164,7 @@ final class MtdRun {
     }
 
     boolean allAccountedFor() {
-        for (int i = 0; i < state.length(); i++) {
-            int s = state.get(i);
-            if ((s & (REPLIED | EXPIRED | DROPPED)) == 0) {
-                return false;
-            }
-        }
-        return true;
+        return repliedOrExpired() == state.length();
     }
 
     long repliedOrExpired() {

@@ -1,35 +1,21 @@
 package io.ckc.perf;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
-import io.ckc.protocol.kafka.Json;
 import io.ckc.protocol.kafka.Topics;
 import io.ckc.protocol.records.BalanceRound;
 import io.ckc.protocol.records.ConnectionStatistics;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
-import org.apache.kafka.common.serialization.StringDeserializer;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
-import java.io.IOException;
 import java.io.PrintStream;
 import java.net.InetSocketAddress;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.Properties;
 import java.util.TreeMap;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.function.Consumer;
 
 /**
  * {@code ./ckc perf rebalance}: every node connects to the first gateway, the PoA manager hands
@@ -88,10 +74,10 @@ final class RebalanceCommand implements Callable<Integer> {
         Topics topics = new Topics(topicPrefix, Topics.DEFAULT.appPrefix());
         out.printf(Locale.ROOT, "Rebalance: %d nodes all on %s, %d gateway(s); echo %d messages each at %.1f/min%n",
                 nodes, gateways.get(0), addresses.size(), messages, ratePerMinute);
-        AtomicBoolean following = new AtomicBoolean(true);
-        startFollowing(topics.balanceRounds(), BalanceRound.class, rounds::add, following);
-        startFollowing(topics.gatewayStats(), ConnectionStatistics.class,
-                stats -> latestStatistics.put(stats.gatewayId(), stats), following);
+        TopicFollower roundFollower = new TopicFollower(bootstrap, topics.balanceRounds(), BalanceRound.class,
+                rounds::add, out);
+        TopicFollower statsFollower = new TopicFollower(bootstrap, topics.gatewayStats(), ConnectionStatistics.class,
+                stats -> latestStatistics.put(stats.gatewayId(), stats), out);
         long start;
         Map<String, Integer> counts;
         long sent;
@@ -124,7 +110,8 @@ final class RebalanceCommand implements Callable<Integer> {
             unsent = fleet.unsent.get();
             pingWindows = new TreeMap<>(latestStatistics); // before the nodes leave
         } finally {
-            following.set(false);
+            roundFollower.close();
+            statsFollower.close();
         }
         printRounds();
         printPingWindows(pingWindows);
@@ -182,35 +169,5 @@ final class RebalanceCommand implements Callable<Integer> {
 
     private static String orDash(Double value) {
         return value == null ? "-" : String.format(Locale.ROOT, "%.2f", value);
-    }
-
-    private <T> void startFollowing(String topic, Class<T> type, Consumer<T> sink, AtomicBoolean running) {
-        Thread follower = new Thread(() -> follow(topic, type, sink, running), "follow-" + topic);
-        follower.setDaemon(true);
-        follower.start();
-    }
-
-    /** Follows a topic from its current end: only this run's records count. */
-    private <T> void follow(String topic, Class<T> type, Consumer<T> sink, AtomicBoolean running) {
-        Properties props = new Properties();
-        props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
-        props.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
-        props.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
-        ObjectMapper mapper = Json.newMapper();
-        try (KafkaConsumer<String, byte[]> consumer = new KafkaConsumer<>(props)) {
-            List<TopicPartition> partitions = consumer.partitionsFor(topic, Duration.ofSeconds(30)).stream()
-                    .map(p -> new TopicPartition(topic, p.partition())).toList();
-            consumer.assign(partitions);
-            consumer.seekToEnd(partitions);
-            while (running.get()) {
-                for (ConsumerRecord<String, byte[]> record : consumer.poll(Duration.ofMillis(200))) {
-                    try {
-                        sink.accept(Json.read(mapper, record.value(), type));
-                    } catch (IOException e) {
-                        out.println("Skipping an unreadable record on " + topic + ": " + e.getMessage());
-                    }
-                }
-            }
-        }
     }
 }

@@ -132,27 +132,22 @@ public final class EmbeddedKafkaExtension implements BeforeAllCallback, AfterAll
     /** Like {@link #read}, parsing each record's CKC JSON as {@code type}. */
     public <T> List<T> readJson(String topic, int count, Duration timeout, Class<T> type) {
         com.fasterxml.jackson.databind.ObjectMapper mapper = io.ckc.protocol.kafka.Json.newMapper();
-        List<T> values = new ArrayList<>();
-        for (ConsumerRecord<String, byte[]> record : read(topic, count, timeout)) {
-            try {
-                values.add(io.ckc.protocol.kafka.Json.read(mapper, record.value(), type));
-            } catch (java.io.IOException e) {
-                throw new IllegalStateException("unreadable record on " + topic, e);
-            }
-        }
-        return values;
+        return read(topic, count, timeout).stream().map(record -> parse(mapper, record, type)).toList();
     }
 
     /** Follows a topic of CKC JSON records, parsed as {@code type}; an unreadable record fails loudly. */
     public <T> AutoCloseable followJson(String topic, Class<T> type, java.util.function.Consumer<T> handler) {
         com.fasterxml.jackson.databind.ObjectMapper mapper = io.ckc.protocol.kafka.Json.newMapper();
-        return follow(topic, record -> {
-            try {
-                handler.accept(io.ckc.protocol.kafka.Json.read(mapper, record.value(), type));
-            } catch (java.io.IOException e) {
-                throw new IllegalStateException("unreadable record on " + topic, e);
-            }
-        });
+        return follow(topic, record -> handler.accept(parse(mapper, record, type)));
+    }
+
+    private static <T> T parse(com.fasterxml.jackson.databind.ObjectMapper mapper,
+                               ConsumerRecord<String, byte[]> record, Class<T> type) {
+        try {
+            return io.ckc.protocol.kafka.Json.read(mapper, record.value(), type);
+        } catch (java.io.IOException e) {
+            throw new IllegalStateException("unreadable record on " + record.topic(), e);
+        }
     }
 
     /** A consumer of its own new group, starting at the earliest offsets. */

@@ -102,9 +102,10 @@ public final class RouteToGateway extends KeyedProcessFunction<String, DeliveryI
                 staleEvents.inc();
                 return;
             }
-            route.update(new Route(event.gatewayId(), event.epoch(), true));
+            Route connected = new Route(event.gatewayId(), event.epoch(), true);
+            route.update(connected);
             cancelTimer(forgetRouteAt, ctx);
-            replay(new Route(event.gatewayId(), event.epoch(), true), ctx, out);
+            replay(connected, ctx, out);
         } else {
             if (current == null || !current.connected() || current.epoch() != event.epoch()
                     || !current.gatewayId().equals(event.gatewayId())) {
