@@ -1,31 +1,50 @@
 package io.ckc.jobs.delivery;
 
+import io.ckc.protocol.records.GroupAdvertisement;
+import io.ckc.protocol.records.Groupcast;
 import io.ckc.protocol.records.MnEvent;
 import io.ckc.protocol.records.Unicast;
 import io.ckc.protocol.records.UnsentMessage;
 
 /**
- * What the delivery job reads, keyed by mobile node: a connect/disconnect event, a unicast, or a
- * unicast a gateway could not send. Exactly one of the three is set.
+ * What the delivery job reads: for the routing keyed by mobile node, a connect/disconnect event, a
+ * unicast or a unicast a gateway could not send; for the group index, a group advertisement or a
+ * groupcast (the parser hands those two to side outputs). Exactly one field is set.
  */
-public record DeliveryInput(MnEvent event, Unicast unicast, UnsentMessage unsent) {
+public record DeliveryInput(MnEvent event, Unicast unicast, UnsentMessage unsent, GroupAdvertisement advertisement,
+                            Groupcast groupcast) {
 
     public static DeliveryInput of(MnEvent event) {
-        return new DeliveryInput(event, null, null);
+        return new DeliveryInput(event, null, null, null, null);
     }
 
     public static DeliveryInput of(Unicast unicast) {
-        return new DeliveryInput(null, unicast, null);
+        return new DeliveryInput(null, unicast, null, null, null);
     }
 
     public static DeliveryInput of(UnsentMessage unsent) {
-        return new DeliveryInput(null, null, unsent);
+        return new DeliveryInput(null, null, unsent, null, null);
     }
 
+    public static DeliveryInput of(GroupAdvertisement advertisement) {
+        return new DeliveryInput(null, null, null, advertisement, null);
+    }
+
+    public static DeliveryInput of(Groupcast groupcast) {
+        return new DeliveryInput(null, null, null, null, groupcast);
+    }
+
+    /** The node this input is routed by; null for a groupcast, which is keyed by group. */
     public String mnId() {
         if (event != null) {
             return event.mnId();
         }
-        return unicast != null ? unicast.recipient() : unsent.unicast().recipient();
+        if (unicast != null) {
+            return unicast.recipient();
+        }
+        if (unsent != null) {
+            return unsent.unicast().recipient();
+        }
+        return advertisement != null ? advertisement.mnId() : null;
     }
 }

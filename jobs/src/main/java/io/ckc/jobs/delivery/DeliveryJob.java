@@ -1,17 +1,23 @@
 package io.ckc.jobs.delivery;
 
+import io.ckc.jobs.delivery.functions.ExpandGroupcast;
 import io.ckc.jobs.delivery.functions.ParseDeliveryInput;
 import io.ckc.jobs.delivery.functions.RouteToGateway;
+import io.ckc.jobs.delivery.functions.TrackMemberships;
 import io.ckc.jobs.io.JsonParser;
 import io.ckc.jobs.io.KafkaIo;
 import io.ckc.jobs.records.RawRecord;
 import io.ckc.protocol.kafka.Topics;
 import io.ckc.protocol.records.DeadLetter;
 import io.ckc.protocol.records.GatewayCommand;
+import io.ckc.protocol.records.GroupAdvertisement;
+import io.ckc.protocol.records.Groupcast;
+import io.ckc.protocol.records.Unicast;
 import io.ckc.protocol.records.Receipt;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.connector.sink2.Sink;
 import org.apache.flink.api.connector.source.Source;
+import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.util.ParameterTool;
@@ -27,7 +33,11 @@ import java.util.List;
  * buffer until it connects or they expire. Receipts of expired and dropped messages go to
  * {@code ckc.receipts} keyed by sender.
  *
- * <p>Flags (besides {@link KafkaIo}'s and {@link MtdSettings}'): {@code --parallelism} (default:
+ * <p>Groups (paper section 7): advertisements from {@code ckc.groups} become joins and leaves of
+ * single groups, indexed by group; a groupcast from {@code ckc.groupcast} is expanded there, metered,
+ * into one unicast per member, which then takes the same path as any unicast.
+ *
+ * <p>Flags (besides {@link KafkaIo}'s, {@link MtdSettings}' and {@link GroupcastSettings}'): {@code --parallelism} (default:
  * the environment's), {@code --route-retention-ms} how long a closed route is remembered (default 3600000).
  * Checkpointing, state backend and restart strategy come from the Flink configuration.
  */
@@ -41,18 +51,20 @@ public final class DeliveryJob {
     private final Sink<DeadLetter> deadLetters;
     private final Topics topics;
     private final MtdSettings mtd;
+    private final GroupcastSettings groupcast;
     private final long routeRetentionMs;
     private final int parallelism;
 
     public DeliveryJob(Source<RawRecord, ?, ?> source, Sink<Outbound> sink, Sink<Receipt> receipts,
-                       Sink<DeadLetter> deadLetters, Topics topics, MtdSettings mtd, long routeRetentionMs,
-                       int parallelism) {
+                       Sink<DeadLetter> deadLetters, Topics topics, MtdSettings mtd, GroupcastSettings groupcast,
+                       long routeRetentionMs, int parallelism) {
         this.source = source;
         this.sink = sink;
         this.receipts = receipts;
         this.deadLetters = deadLetters;
         this.topics = topics;
         this.mtd = mtd;
+        this.groupcast = groupcast;
         this.routeRetentionMs = routeRetentionMs;
         this.parallelism = parallelism;
     }
@@ -62,13 +74,15 @@ public final class DeliveryJob {
         KafkaIo kafka = KafkaIo.fromArgs(params);
         Topics topics = kafka.topics();
         return new DeliveryJob(
-                kafka.source("ckc-delivery", List.of(topics.mnEvents(), topics.unsent(), topics.toMn())),
+                kafka.source("ckc-delivery", List.of(topics.mnEvents(), topics.unsent(), topics.toMn(), topics.groups(),
+                        topics.groupcast())),
                 kafka.<Outbound>sink("delivery", o -> topics.gateway(o.gatewayId()), o -> o.unicast().recipient(),
                         o -> new GatewayCommand.Deliver(o.unicast(), o.epoch(), o.expiresAt())),
                 kafka.<Receipt>sink("delivery-receipts", r -> topics.receipts(), Receipt::sender, r -> r),
                 kafka.deadLetterSink("delivery"),
                 topics,
                 MtdSettings.fromArgs(params),
+                GroupcastSettings.fromArgs(params),
                 params.getLong("route-retention-ms", Duration.ofHours(1).toMillis()),
                 params.getInt("parallelism", -1));
     }
@@ -79,18 +93,32 @@ public final class DeliveryJob {
             env.setParallelism(parallelism);
         }
         SingleOutputStreamOperator<DeliveryInput> inputs = env
-                .fromSource(source, WatermarkStrategy.noWatermarks(), "kafka: mn events + unsent + to-mn")
+                .fromSource(source, WatermarkStrategy.noWatermarks(), "kafka: mn events + unsent + to-mn + groups")
                 .uid("delivery-source")
-                .process(new ParseDeliveryInput(topics.mnEvents(), topics.unsent()))
+                .process(new ParseDeliveryInput(topics))
                 .uid("delivery-parse")
-                .name("parse events and unicasts");
+                .name("parse events, unicasts, groups");
+        DataStream<MembershipChange> memberships = inputs.getSideOutput(ParseDeliveryInput.ADVERTISEMENTS)
+                .keyBy(GroupAdvertisement::key)
+                .process(new TrackMemberships())
+                .uid("delivery-memberships")
+                .name("group advertisements to joins and leaves");
+        SingleOutputStreamOperator<Unicast> expanded = memberships
+                .connect(inputs.getSideOutput(ParseDeliveryInput.GROUPCASTS))
+                .keyBy(MembershipChange::group, Groupcast::group)
+                .process(new ExpandGroupcast(groupcast))
+                .uid("delivery-groupcast")
+                .name("group index, metered groupcast expansion");
         SingleOutputStreamOperator<Outbound> routed = inputs
+                .union(expanded.map(DeliveryInput::of).uid("delivery-groupcast-unicasts").name("groupcast member as unicast"))
                 .keyBy(DeliveryInput::mnId)
                 .process(new RouteToGateway(mtd, routeRetentionMs))
                 .uid("delivery-route")
                 .name("route to gateway, MTD buffer");
         routed.sinkTo(sink).uid("delivery-sink").name("kafka: ckc.gw.<gateway>");
-        routed.getSideOutput(RouteToGateway.RECEIPTS).sinkTo(receipts).uid("delivery-receipts")
+        routed.getSideOutput(RouteToGateway.RECEIPTS)
+                .union(expanded.getSideOutput(RouteToGateway.RECEIPTS))
+                .sinkTo(receipts).uid("delivery-receipts")
                 .name("kafka: ckc.receipts");
         inputs.getSideOutput(JsonParser.DEAD_LETTERS).sinkTo(deadLetters).uid("delivery-dead-letters")
                 .name("kafka: dead letters");

@@ -38,10 +38,15 @@ public abstract class JsonParser<T> extends ProcessFunction<RawRecord, T> {
     /** Parses one record; throws {@link IOException} with the reason when it is not acceptable. */
     protected abstract T parse(ObjectMapper mapper, RawRecord record) throws IOException;
 
+    /** Hands a parsed record on; a parser that splits its output into side outputs overrides it. */
+    protected void emit(T parsed, Context ctx, Collector<T> out) {
+        out.collect(parsed);
+    }
+
     @Override
     public void processElement(RawRecord record, Context ctx, Collector<T> out) {
         try {
-            out.collect(parse(mapper, record));
+            emit(parse(mapper, record), ctx, out);
         } catch (IOException | RuntimeException e) {
             deadLetters.inc();
             ctx.output(DEAD_LETTERS, new DeadLetter(source, record.topic(), record.partition(), record.offset(),

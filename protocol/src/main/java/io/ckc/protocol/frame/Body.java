@@ -11,8 +11,17 @@ public sealed interface Body {
     /** Size of the application payload, the part limited by the gateway's maximum payload size. */
     int payloadSize();
 
+    /** What a mobile node sends: to a core application channel, or to a group of mobile nodes. */
+    sealed interface Outgoing extends Body {
+        UUID messageId();
+
+        Context context();
+
+        byte[] payload();
+    }
+
     /** A message from a mobile node to a core application channel ({@code app.<channel>}), with optional context. */
-    record MnMessage(UUID messageId, String channel, Context context, byte[] payload) implements Body {
+    record MnMessage(UUID messageId, String channel, Context context, byte[] payload) implements Outgoing {
         public MnMessage {
             Objects.requireNonNull(messageId, "messageId");
             Objects.requireNonNull(channel, "channel");
@@ -35,6 +44,36 @@ public sealed interface Body {
         @Override
         public String toString() {
             return "MnMessage[" + messageId + " -> " + channel + ", " + payload.length + " bytes, context=" + context + "]";
+        }
+    }
+
+    /**
+     * A groupcast from a mobile node (paper section 7): the gateway puts it on {@code ckc.groupcast}
+     * and the core delivers it to every current member of {@code group} ({@code <definerId>/<name>}).
+     */
+    record MnGroupcast(UUID messageId, String group, Context context, byte[] payload) implements Outgoing {
+        public MnGroupcast {
+            Objects.requireNonNull(messageId, "messageId");
+            Objects.requireNonNull(group, "group");
+            Objects.requireNonNull(payload, "payload");
+        }
+
+        public int payloadSize() { return payload.length; }
+
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof MnGroupcast m && messageId.equals(m.messageId) && group.equals(m.group)
+                    && Objects.equals(context, m.context) && Arrays.equals(payload, m.payload);
+        }
+
+        @Override
+        public int hashCode() {
+            return Objects.hash(messageId, group, context, Arrays.hashCode(payload));
+        }
+
+        @Override
+        public String toString() {
+            return "MnGroupcast[" + messageId + " -> group " + group + ", " + payload.length + " bytes]";
         }
     }
 

@@ -28,6 +28,7 @@ public final class FrameCodec {
     private static final int BODY_DELIVERY = 2;
     private static final int BODY_HANDOVER = 3;
     private static final int BODY_GATEWAY_LIST = 4;
+    private static final int BODY_MN_GROUPCAST = 5;
     /** More gateways than a list frame may name: the list is for the best few, not the whole fleet. */
     public static final int MAX_LISTED_GATEWAYS = 255;
     private static final int CONTEXT_POSITION = 1;
@@ -122,6 +123,12 @@ public final class FrameCodec {
             writeString8(out, m.channel());
             writeContext(out, m.context());
             writeBytes(out, m.payload());
+        } else if (body instanceof Body.MnGroupcast g) {
+            out.writeByte(BODY_MN_GROUPCAST);
+            writeUuid(out, g.messageId());
+            writeString16(out, g.group());
+            writeContext(out, g.context());
+            writeBytes(out, g.payload());
         } else if (body instanceof Body.Delivery d) {
             out.writeByte(BODY_DELIVERY);
             writeUuid(out, d.messageId());
@@ -172,6 +179,7 @@ public final class FrameCodec {
         int kind = in.readUnsignedByte();
         return switch (kind) {
             case BODY_MN_MESSAGE -> new Body.MnMessage(readUuid(in), readString8(in), readContext(in), readBytes(in));
+            case BODY_MN_GROUPCAST -> new Body.MnGroupcast(readUuid(in), readString16(in), readContext(in), readBytes(in));
             case BODY_DELIVERY -> new Body.Delivery(readUuid(in), readString16(in), readBytes(in));
             case BODY_HANDOVER -> new Body.Handover(readGatewayAddress(in));
             case BODY_GATEWAY_LIST -> readGatewayList(in);

@@ -48,6 +48,8 @@ public final class TopicSetup {
         all.add(topic(topics.toMn(), partitions, Map.of("retention.ms", DAY_MS)));
         all.add(topic(topics.context(), partitions, Map.of("retention.ms", DAY_MS)));
         all.add(topic(topics.groups(), partitions, COMPACTED));
+        all.add(topic(topics.groupcast(), partitions, Map.of("retention.ms", DAY_MS)));
+        all.add(topic(topics.broadcast(), 1, Map.of("retention.ms", DAY_MS)));
         all.add(topic(topics.unsent(), partitions, Map.of("retention.ms", DAY_MS)));
         all.add(topic(topics.receipts(), partitions, Map.of("retention.ms", WEEK_MS)));
         all.add(topic(topics.deadLetter(), 1, Map.of("retention.ms", WEEK_MS)));

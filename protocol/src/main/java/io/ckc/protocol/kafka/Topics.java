@@ -38,6 +38,16 @@ public record Topics(String prefix, String appPrefix) implements java.io.Seriali
         return prefix + "to-mn";
     }
 
+    /** Groupcasts from applications and mobile nodes, keyed by group: the delivery job expands them. */
+    public String groupcast() {
+        return prefix + "groupcast";
+    }
+
+    /** Broadcasts: every gateway reads all of it (no consumer group) and delivers to all its nodes. */
+    public String broadcast() {
+        return prefix + "broadcast";
+    }
+
     public String gateway(String gatewayId) {
         return prefix + "gw." + gatewayId;
     }
@@ -81,6 +91,18 @@ public record Topics(String prefix, String appPrefix) implements java.io.Seriali
 
     public String deadLetter() {
         return prefix + "dead-letter";
+    }
+
+    /**
+     * Whether a group name is well formed: {@code <definerId>/<name>}, both parts non-empty, printable,
+     * at most 200 characters in all.
+     */
+    public static boolean isValidGroup(String group) {
+        if (group == null || group.length() > 200) {
+            return false;
+        }
+        int slash = group.indexOf('/');
+        return slash > 0 && slash < group.length() - 1 && group.chars().allMatch(c -> c > 0x20 && c != 0x7f);
     }
 
     /** Whether a gateway id is allowed: it names the gateway's own topic. */

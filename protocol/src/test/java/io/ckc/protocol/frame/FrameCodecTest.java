@@ -34,6 +34,8 @@ class FrameCodecTest {
                 new Frame.Data(MN, 7, 2, new Body.MnMessage(UUID.randomUUID(), "echo", null, new byte[0])),
                 new Frame.Data(MN, 7, 3, new Body.MnMessage(UUID.randomUUID(), "echo",
                         new Context(null, null, 0.5, Map.of()), "hé".getBytes())),
+                new Frame.Data(MN, 7, 7, new Body.MnGroupcast(UUID.randomUUID(), "grid/cell-3-4", full, new byte[] {9})),
+                new Frame.Data(MN, 7, 8, new Body.MnGroupcast(UUID.randomUUID(), "sql-battery/low", null, new byte[0])),
                 new Frame.Data(MN, 7, Integer.MAX_VALUE, new Body.Delivery(UUID.randomUUID(), "app-çé", new byte[100])),
                 new Frame.Data(MN, 7, 4, new Body.Handover(new GatewayAddress("gw-2", "10.0.0.2", 5501))),
                 new Frame.Data(MN, 7, 5, new Body.GatewayList(List.of(new GatewayAddress("gw-2", "10.0.0.2", 5501),

@@ -4,22 +4,42 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.ckc.jobs.delivery.DeliveryInput;
 import io.ckc.jobs.io.JsonParser;
 import io.ckc.jobs.records.RawRecord;
+import io.ckc.protocol.kafka.Topics;
+import io.ckc.protocol.records.GroupAdvertisement;
+import io.ckc.protocol.records.Groupcast;
 import io.ckc.protocol.records.MnEvent;
 import io.ckc.protocol.records.Unicast;
 import io.ckc.protocol.records.UnsentMessage;
+import org.apache.flink.util.Collector;
+import org.apache.flink.util.OutputTag;
 
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 
-/** Parses {@code ckc.mn.events}, {@code ckc.unsent} and {@code ckc.to-mn} records; anything else is a dead letter. */
+/**
+ * Parses {@code ckc.mn.events}, {@code ckc.unsent} and {@code ckc.to-mn} records for the routing,
+ * and {@code ckc.groups} (a deleted key counts as "no group") and {@code ckc.groupcast} records,
+ * which go to the {@link #ADVERTISEMENTS} and {@link #GROUPCASTS} side outputs; anything else is a
+ * dead letter.
+ */
 public final class ParseDeliveryInput extends JsonParser<DeliveryInput> {
+
+    public static final OutputTag<GroupAdvertisement> ADVERTISEMENTS = new OutputTag<>("group-advertisements") {
+    };
+    public static final OutputTag<Groupcast> GROUPCASTS = new OutputTag<>("groupcasts") {
+    };
 
     private final String eventsTopic;
     private final String unsentTopic;
+    private final String groupsTopic;
+    private final String groupcastTopic;
 
-    public ParseDeliveryInput(String eventsTopic, String unsentTopic) {
+    public ParseDeliveryInput(Topics topics) {
         super("delivery");
-        this.eventsTopic = eventsTopic;
-        this.unsentTopic = unsentTopic;
+        this.eventsTopic = topics.mnEvents();
+        this.unsentTopic = topics.unsent();
+        this.groupsTopic = topics.groups();
+        this.groupcastTopic = topics.groupcast();
     }
 
     @Override
@@ -36,9 +56,47 @@ public final class ParseDeliveryInput extends JsonParser<DeliveryInput> {
             check(unsent.unicast());
             return DeliveryInput.of(unsent);
         }
+        if (groupsTopic.equals(record.topic())) {
+            return DeliveryInput.of(advertisement(mapper, record));
+        }
+        if (groupcastTopic.equals(record.topic())) {
+            Groupcast groupcast = read(mapper, record, Groupcast.class);
+            require(groupcast.messageId() != null && groupcast.sender() != null && groupcast.payload() != null,
+                    "groupcast needs messageId, sender and payload");
+            require(Topics.isValidGroup(groupcast.group()), "groupcast group '" + groupcast.group()
+                    + "' is not <definerId>/<name>");
+            return DeliveryInput.of(groupcast);
+        }
         Unicast unicast = read(mapper, record, Unicast.class);
         check(unicast);
         return DeliveryInput.of(unicast);
+    }
+
+    @Override
+    protected void emit(DeliveryInput parsed, Context ctx, Collector<DeliveryInput> out) {
+        if (parsed.advertisement() != null) {
+            ctx.output(ADVERTISEMENTS, parsed.advertisement());
+        } else if (parsed.groupcast() != null) {
+            ctx.output(GROUPCASTS, parsed.groupcast());
+        } else {
+            out.collect(parsed);
+        }
+    }
+
+    private static GroupAdvertisement advertisement(ObjectMapper mapper, RawRecord record) throws IOException {
+        if (record.value() == null) { // compaction's delete: the key's node is in none of the definer's groups
+            require(record.key() != null, "a deleted ckc.groups record needs its key");
+            try {
+                return GroupAdvertisement.ofKey(new String(record.key(), StandardCharsets.UTF_8), Long.MAX_VALUE);
+            } catch (IllegalArgumentException e) {
+                throw new IOException(e.getMessage());
+            }
+        }
+        GroupAdvertisement advertisement = read(mapper, record, GroupAdvertisement.class);
+        require(advertisement.definerId() != null && !advertisement.definerId().isBlank()
+                && advertisement.mnId() != null && !advertisement.mnId().isBlank(),
+                "a group advertisement needs definerId and mnId");
+        return advertisement;
     }
 
     private static void check(Unicast unicast) throws IOException {
