@@ -43,7 +43,7 @@ public final class MobileNode {
 
     private long epoch;
     private ReliableSession session;
-    private final List<Body.MnMessage> pending = new ArrayList<>();
+    private final List<Body.Outgoing> pending = new ArrayList<>();
     private LinkedHashSet<UUID> recentIds;
     private long lastHeardMs;
     private long lastSentMs;
@@ -141,12 +141,39 @@ public final class MobileNode {
         if (!Topics.isValidChannel(channel)) {
             throw new IllegalArgumentException("invalid channel name '" + channel + "'");
         }
+        checkPayload(payload);
+        UUID messageId = UUID.randomUUID();
+        enqueue(new Body.MnMessage(messageId, channel, context, payload));
+        return messageId;
+    }
+
+    /**
+     * Sends a message to every current member of a group (paper section 7): {@code group} is
+     * {@code <definerId>/<name>}, as the group definers name groups. Members get it as a message
+     * whose sender is this node's id.
+     *
+     * @return the message id
+     * @throws IllegalArgumentException for a malformed group name or a payload above the gateway's limit
+     */
+    public UUID sendToGroup(String group, byte[] payload, Context context) {
+        if (!Topics.isValidGroup(group)) {
+            throw new IllegalArgumentException("group '" + group + "' is not <definerId>/<name>");
+        }
+        checkPayload(payload);
+        UUID messageId = UUID.randomUUID();
+        enqueue(new Body.MnGroupcast(messageId, group, context, payload));
+        return messageId;
+    }
+
+    private void checkPayload(byte[] payload) {
         if (payload.length > maxPayloadBytes) {
             throw new IllegalArgumentException(
                     "payload of " + payload.length + " bytes exceeds the gateway's limit of " + maxPayloadBytes);
         }
-        UUID messageId = UUID.randomUUID();
-        Body.MnMessage message = new Body.MnMessage(messageId, channel, context, payload);
+    }
+
+    /** Sends at once when connected, else waits for the session; after close it is unsent. */
+    private void enqueue(Body.Outgoing message) {
         onLoop(() -> {
             if (state == State.CONNECTED && handoverTarget == null) {
                 session.send(message, nowMs());
@@ -158,7 +185,6 @@ public final class MobileNode {
                 listener.unsentMessages(this, List.of(message));
             }
         });
-        return messageId;
     }
 
     /** Ends the session on purpose and does not reconnect. */
@@ -313,7 +339,7 @@ public final class MobileNode {
             listener.connected(this);
         }
         if (!pending.isEmpty()) {
-            List<Body.MnMessage> queued = new ArrayList<>(pending);
+            List<Body.Outgoing> queued = new ArrayList<>(pending);
             pending.clear();
             queued.forEach(message -> session.send(message, now));
             lastSentMs = now;
@@ -327,7 +353,7 @@ public final class MobileNode {
             return;
         }
         Body refused = error.seq() > 0 ? session.onAck(error.seq(), now) : null;
-        if (refused instanceof Body.MnMessage message) {
+        if (refused instanceof Body.Outgoing message) {
             listener.unsentMessages(this, List.of(message));
         }
         listener.internalException(this, new MessageRejectedException(error.code(), error.message()));
@@ -410,8 +436,8 @@ public final class MobileNode {
      */
     private void endSession(boolean onPurpose) {
         boolean wasConnected = state == State.CONNECTED;
-        List<Body.MnMessage> unacknowledged = session == null ? List.of() : unacknowledgedMessages();
-        List<Body.MnMessage> unsent = new ArrayList<>();
+        List<Body.Outgoing> unacknowledged = session == null ? List.of() : unacknowledgedMessages();
+        List<Body.Outgoing> unsent = new ArrayList<>();
         if (onPurpose || !reconnectWanted) {
             unsent.addAll(unacknowledged);
             unsent.addAll(pending);
@@ -430,10 +456,10 @@ public final class MobileNode {
         }
     }
 
-    private List<Body.MnMessage> unacknowledgedMessages() {
-        List<Body.MnMessage> messages = new ArrayList<>();
+    private List<Body.Outgoing> unacknowledgedMessages() {
+        List<Body.Outgoing> messages = new ArrayList<>();
         for (Body body : session.drainUnacknowledged()) {
-            if (body instanceof Body.MnMessage message) {
+            if (body instanceof Body.Outgoing message) {
                 messages.add(message);
             }
         }

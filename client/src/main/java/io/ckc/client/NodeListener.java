@@ -29,8 +29,11 @@ public interface NodeListener {
     default void newMessageReceived(MobileNode node, ReceivedMessage message) {
     }
 
-    /** Messages the gateway never acknowledged (connection broken) or refused; the application decides what to do. */
-    default void unsentMessages(MobileNode node, List<Body.MnMessage> messages) {
+    /**
+     * Messages and groupcasts the gateway never acknowledged (connection broken) or refused; the
+     * application decides what to do.
+     */
+    default void unsentMessages(MobileNode node, List<Body.Outgoing> messages) {
     }
 
     /** Something went wrong that did not end the session, such as a refused message. */

@@ -2,6 +2,7 @@ package io.ckc.gateway;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.ckc.protocol.kafka.Json;
+import io.ckc.protocol.records.Broadcast;
 import io.ckc.protocol.records.DeadLetter;
 import io.ckc.protocol.records.GatewayCommand;
 import io.ckc.protocol.records.GatewayList;
@@ -27,8 +28,9 @@ import java.util.Properties;
 /**
  * Reads what the core sends this gateway and nothing meant for others: its own topic
  * ({@code ckc.gw.<id>}: deliveries, handovers, ping settings), resuming from the committed offsets,
- * and the PoA manager's gateway list, starting from the latest. Records that do not parse go to
- * the dead-letter topic.
+ * the PoA manager's gateway list, starting from the latest, and broadcasts, starting from the end
+ * (a broadcast is for the nodes connected when it is sent). Records that do not parse go to the
+ * dead-letter topic.
  */
 final class CoreConsumer implements Runnable, AutoCloseable {
 
@@ -37,6 +39,7 @@ final class CoreConsumer implements Runnable, AutoCloseable {
     private final KafkaConsumer<String, byte[]> consumer;
     private final String ownTopic;
     private final String listTopic;
+    private final String broadcastTopic;
     private final MnSessionHandler sessions;
     private final CorePublisher publisher;
     private final GatewayMetrics metrics;
@@ -47,6 +50,7 @@ final class CoreConsumer implements Runnable, AutoCloseable {
     CoreConsumer(GatewayConfig config, MnSessionHandler sessions, CorePublisher publisher, GatewayMetrics metrics) {
         this.ownTopic = config.topics().gateway(config.gatewayId());
         this.listTopic = config.topics().gatewayList();
+        this.broadcastTopic = config.topics().broadcast();
         this.sessions = sessions;
         this.publisher = publisher;
         this.metrics = metrics;
@@ -66,11 +70,15 @@ final class CoreConsumer implements Runnable, AutoCloseable {
         // Assigned, not subscribed: the gateway owns its topic, and the list is read by every gateway.
         List<TopicPartition> own = partitionsOf(ownTopic);
         List<TopicPartition> list = partitionsOf(listTopic);
+        List<TopicPartition> broadcasts = partitionsOf(broadcastTopic);
         List<TopicPartition> all = new ArrayList<>(own);
         all.addAll(list);
+        all.addAll(broadcasts);
         consumer.assign(all);
         Map<TopicPartition, Long> ends = consumer.endOffsets(list);
         ends.forEach((partition, end) -> consumer.seek(partition, Math.max(0, end - 1))); // the latest list
+        consumer.seekToEnd(broadcasts);
+        broadcasts.forEach(consumer::position); // fix the start now: a broadcast sent after start() reaches us
         thread.start();
     }
 
@@ -106,6 +114,12 @@ final class CoreConsumer implements Runnable, AutoCloseable {
         try {
             if (listTopic.equals(record.topic())) {
                 sessions.gatewayList(Json.read(mapper, record.value(), GatewayList.class));
+            } else if (broadcastTopic.equals(record.topic())) {
+                Broadcast broadcast = Json.read(mapper, record.value(), Broadcast.class);
+                if (broadcast.messageId() == null || broadcast.sender() == null || broadcast.payload() == null) {
+                    throw new IOException("a broadcast needs messageId, sender and payload");
+                }
+                sessions.broadcast(broadcast);
             } else {
                 sessions.command(Json.read(mapper, record.value(), GatewayCommand.class));
             }

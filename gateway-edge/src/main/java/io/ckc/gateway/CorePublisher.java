@@ -6,6 +6,7 @@ import io.ckc.protocol.records.HelloPoA;
 import io.ckc.protocol.records.LoadReport;
 import io.ckc.protocol.records.ContextReport;
 import io.ckc.protocol.records.DeadLetter;
+import io.ckc.protocol.records.Groupcast;
 import io.ckc.protocol.records.MnEvent;
 import io.ckc.protocol.records.Receipt;
 import io.ckc.protocol.records.UnsentMessage;
@@ -18,6 +19,8 @@ public interface CorePublisher extends AutoCloseable {
     CompletionStage<Void> appMessage(AppMessage message);
 
     CompletionStage<Void> context(ContextReport report);
+
+    CompletionStage<Void> groupcast(Groupcast groupcast);
 
     CompletionStage<Void> event(MnEvent event);
 

@@ -24,6 +24,8 @@ public final class GatewayMetrics {
     final Gauge pingWindowMs;
     final Counter handovers;
     final Counter gatewayLists;
+    final Counter groupcastsIn;
+    final Counter broadcasts;
 
     public GatewayMetrics(String gatewayId, PrometheusRegistry registry) {
         Labels labels = Labels.of("gateway", gatewayId);
@@ -58,6 +60,11 @@ public final class GatewayMetrics {
         handovers = Counter.builder().name("ckc_gateway_handovers").help("Handover commands from the PoA manager, by outcome")
                 .labelNames("outcome").constLabels(labels).register(registry);
         gatewayLists = Counter.builder().name("ckc_gateway_gateway_lists").help("Changed gateway lists forwarded to the nodes")
+                .constLabels(labels).register(registry);
+        groupcastsIn = Counter.builder().name("ckc_gateway_groupcasts_in").help("MN groupcasts published to Kafka")
+                .constLabels(labels).register(registry);
+        broadcasts = Counter.builder().name("ckc_gateway_broadcast_deliveries")
+                .help("Broadcast deliveries started, one per connected node and broadcast")
                 .constLabels(labels).register(registry);
     }
 }

@@ -10,6 +10,7 @@ import io.ckc.protocol.records.HelloPoA;
 import io.ckc.protocol.records.LoadReport;
 import io.ckc.protocol.records.ContextReport;
 import io.ckc.protocol.records.DeadLetter;
+import io.ckc.protocol.records.Groupcast;
 import io.ckc.protocol.records.MnEvent;
 import io.ckc.protocol.records.Receipt;
 import io.ckc.protocol.records.UnsentMessage;
@@ -82,6 +83,11 @@ public final class KafkaCorePublisher implements CorePublisher {
     @Override
     public CompletionStage<Void> context(ContextReport report) {
         return send(topics.context(), report.mnId(), report);
+    }
+
+    @Override
+    public CompletionStage<Void> groupcast(Groupcast groupcast) {
+        return send(topics.groupcast(), groupcast.group(), groupcast);
     }
 
     @Override

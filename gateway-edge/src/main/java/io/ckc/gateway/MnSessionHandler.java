@@ -8,6 +8,8 @@ import io.ckc.protocol.kafka.Topics;
 import io.ckc.protocol.mrudp.ReliableSession;
 import io.ckc.protocol.netty.AddressedFrame;
 import io.ckc.protocol.records.AppMessage;
+import io.ckc.protocol.records.Broadcast;
+import io.ckc.protocol.records.Groupcast;
 import io.ckc.protocol.records.ContextReport;
 import io.ckc.protocol.records.DeadLetter;
 import io.ckc.protocol.records.GatewayCommand;
@@ -195,15 +197,20 @@ final class MnSessionHandler extends SimpleChannelInboundHandler<AddressedFrame>
 
     private void onMessage(MnSession session, ReliableSession.Received received) {
         int seq = received.seq();
-        if (!(received.body() instanceof Body.MnMessage message)) {
-            reject(session, seq, ErrorCode.MALFORMED, "a mobile node may only send messages");
+        if (!(received.body() instanceof Body.Outgoing outgoing)) {
+            reject(session, seq, ErrorCode.MALFORMED, "a mobile node may only send messages and groupcasts");
             return;
         }
-        if (message.payload().length > config.maxPayloadBytes()) {
+        if (outgoing.payload().length > config.maxPayloadBytes()) {
             reject(session, seq, ErrorCode.PAYLOAD_TOO_LARGE,
-                    "payload of " + message.payload().length + " bytes exceeds " + config.maxPayloadBytes());
+                    "payload of " + outgoing.payload().length + " bytes exceeds " + config.maxPayloadBytes());
             return;
         }
+        if (outgoing instanceof Body.MnGroupcast groupcast) {
+            onGroupcast(session, seq, groupcast);
+            return;
+        }
+        Body.MnMessage message = (Body.MnMessage) outgoing;
         if (!Topics.isValidChannel(message.channel())) {
             reject(session, seq, ErrorCode.FORBIDDEN_CHANNEL, "invalid channel name '" + message.channel() + "'");
             return;
@@ -214,19 +221,42 @@ final class MnSessionHandler extends SimpleChannelInboundHandler<AddressedFrame>
         }
         String mnId = session.mnId.toString();
         long now = System.currentTimeMillis();
-        if (message.context() != null) {
-            publisher.context(new ContextReport(mnId, config.gatewayId(), now, message.context()));
+        reportContext(mnId, message.context(), now);
+        acknowledgeOnceWritten(session, seq, metrics.messagesIn,
+                publisher.appMessage(new AppMessage(message.messageId().toString(), mnId, config.gatewayId(),
+                        message.channel(), message.payload(), message.context(), now)));
+    }
+
+    /** A node's groupcast goes to ckc.groupcast with the node as sender; the delivery job finds the members. */
+    private void onGroupcast(MnSession session, int seq, Body.MnGroupcast groupcast) {
+        if (!Topics.isValidGroup(groupcast.group())) {
+            reject(session, seq, ErrorCode.MALFORMED, "group '" + groupcast.group() + "' is not <definerId>/<name>");
+            return;
         }
-        publisher.appMessage(new AppMessage(message.messageId().toString(), mnId, config.gatewayId(),
-                        message.channel(), message.payload(), message.context(), now))
-                .whenComplete((ok, error) -> channel.eventLoop().execute(() -> {
-                    if (error == null) {
-                        metrics.messagesIn.inc();
-                        session.reliable.acknowledge(seq); // accepted: it is in Kafka
-                    } else {
-                        reject(session, seq, ErrorCode.PUBLISH_FAILED, "core unavailable: " + error.getMessage());
-                    }
-                }));
+        String mnId = session.mnId.toString();
+        long now = System.currentTimeMillis();
+        reportContext(mnId, groupcast.context(), now);
+        acknowledgeOnceWritten(session, seq, metrics.groupcastsIn, publisher.groupcast(new Groupcast(
+                groupcast.messageId().toString(), mnId, groupcast.group(), groupcast.payload(), null, now, false)));
+    }
+
+    private void reportContext(String mnId, io.ckc.protocol.frame.Context context, long now) {
+        if (context != null) {
+            publisher.context(new ContextReport(mnId, config.gatewayId(), now, context));
+        }
+    }
+
+    /** The node's message counts as accepted once it is in Kafka: then, and only then, it is acknowledged. */
+    private void acknowledgeOnceWritten(MnSession session, int seq, io.prometheus.metrics.core.metrics.Counter accepted,
+                                        java.util.concurrent.CompletionStage<Void> written) {
+        written.whenComplete((ok, error) -> channel.eventLoop().execute(() -> {
+            if (error == null) {
+                accepted.inc();
+                session.reliable.acknowledge(seq);
+            } else {
+                reject(session, seq, ErrorCode.PUBLISH_FAILED, "core unavailable: " + error.getMessage());
+            }
+        }));
     }
 
     private void onAck(MnSession session, Frame.Ack ack, long now) {
@@ -264,6 +294,21 @@ final class MnSessionHandler extends SimpleChannelInboundHandler<AddressedFrame>
                 handOver(handover);
             } else if (command instanceof GatewayCommand.ConfigurePing ping) {
                 configurePing(ping);
+            }
+        });
+    }
+
+    /**
+     * A broadcast from the core: every node connected here now gets it as a unicast on its session
+     * (a failed delivery goes to ckc.unsent like any other). Any thread.
+     */
+    void broadcast(Broadcast broadcast) {
+        channel.eventLoop().execute(() -> {
+            for (MnSession session : new ArrayList<>(sessions.values())) {
+                if (session.announced) {
+                    metrics.broadcasts.inc();
+                    deliver(broadcast.toNode(session.mnId.toString()), session.epoch, broadcast.expiresAt());
+                }
             }
         });
     }

@@ -75,7 +75,7 @@ class GatewayITCase {
     static final class Inbox implements NodeListener {
         final Map<UUID, List<String>> received = new ConcurrentHashMap<>();
         final List<Throwable> errors = new CopyOnWriteArrayList<>();
-        final List<Body.MnMessage> unsent = new CopyOnWriteArrayList<>();
+        final List<Body.Outgoing> unsent = new CopyOnWriteArrayList<>();
         final CountDownLatch connected;
 
         Inbox(int nodes) {
@@ -94,7 +94,7 @@ class GatewayITCase {
         }
 
         @Override
-        public void unsentMessages(MobileNode node, List<Body.MnMessage> messages) {
+        public void unsentMessages(MobileNode node, List<Body.Outgoing> messages) {
             unsent.addAll(messages);
         }
 
@@ -248,7 +248,8 @@ class GatewayITCase {
             }
             assertThat(inbox.errors).singleElement().isInstanceOfSatisfying(MessageRejectedException.class,
                     e -> assertThat(e.code()).isEqualTo(ErrorCode.UNKNOWN_CHANNEL));
-            assertThat(inbox.unsent).singleElement().extracting(Body.MnMessage::channel).isEqualTo("no-such-channel");
+            assertThat(inbox.unsent).singleElement().isInstanceOfSatisfying(Body.MnMessage.class,
+                    m -> assertThat(m.channel()).isEqualTo("no-such-channel"));
             org.assertj.core.api.Assertions.assertThatThrownBy(
                             () -> node.send("echo", new byte[GatewayConfig.fromEnv(Map.of()).maxPayloadBytes() + 1], null))
                     .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("exceeds");

@@ -78,7 +78,7 @@ class EndToEndUnicastITCase {
             }
 
             @Override
-            public void unsentMessages(MobileNode node, List<io.ckc.protocol.frame.Body.MnMessage> lost) {
+            public void unsentMessages(MobileNode node, List<io.ckc.protocol.frame.Body.Outgoing> lost) {
                 unsent.addAndGet(lost.size());
             }
         };

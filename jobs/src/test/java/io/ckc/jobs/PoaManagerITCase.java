@@ -106,7 +106,7 @@ class PoaManagerITCase {
             }
 
             @Override
-            public void unsentMessages(MobileNode node, List<Body.MnMessage> messages) {
+            public void unsentMessages(MobileNode node, List<Body.Outgoing> messages) {
                 unsent.addAndGet(messages.size());
             }
         };

@@ -252,7 +252,7 @@ final class Fleet implements AutoCloseable {
         }
 
         @Override
-        public void unsentMessages(MobileNode node, List<Body.MnMessage> messages) {
+        public void unsentMessages(MobileNode node, List<Body.Outgoing> messages) {
             unsent.addAndGet(messages.size());
         }
 

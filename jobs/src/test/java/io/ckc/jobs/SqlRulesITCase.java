@@ -1,0 +1,124 @@
+package io.ckc.jobs;
+
+import io.ckc.jobs.sql.SqlRunnerJob;
+import io.ckc.protocol.frame.Context;
+import io.ckc.protocol.kafka.Json;
+import io.ckc.protocol.kafka.Topics;
+import io.ckc.protocol.records.ContextReport;
+import io.ckc.protocol.records.DeadLetter;
+import io.ckc.protocol.records.GroupAdvertisement;
+import io.ckc.testing.Await;
+import io.ckc.testing.EmbeddedKafkaExtension;
+import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
+import org.apache.flink.test.junit5.MiniClusterExtension;
+import org.apache.flink.util.ParameterTool;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The grouping rules of {@code sql/} on the SQL runner, against a real KRaft broker and a Flink
+ * MiniCluster: the records they write to {@code ckc.groups} are the ones expected, written only
+ * when a node's groups change, and a record that is not a context report becomes a dead letter.
+ */
+class SqlRulesITCase {
+
+    @RegisterExtension
+    static final EmbeddedKafkaExtension KAFKA = new EmbeddedKafkaExtension();
+
+    @RegisterExtension
+    static final MiniClusterExtension FLINK = new MiniClusterExtension(
+            new MiniClusterResourceConfiguration.Builder().setNumberTaskManagers(1).setNumberSlotsPerTaskManager(6)
+                    .build());
+
+    private static final Context DOWNTOWN = new Context(-22.905, -43.175, 0.5, Map.of());
+    private static final Context SUBURB_LOW_BATTERY = new Context(-22.99, -43.36, 0.1, Map.of());
+
+    @Test
+    void geofenceBatteryAndZoneWindowRulesWriteTheAdvertisementsTheUdfDefinerWould() throws Exception {
+        Topics topics = KAFKA.freshTopics();
+        KAFKA.createTopics(topics, List.of(), List.of());
+        List<GroupAdvertisement> advertisements = new CopyOnWriteArrayList<>();
+        List<DeadLetter> deadLetters = new CopyOnWriteArrayList<>();
+        try (RunningJobs jobs = new RunningJobs();
+             AutoCloseable groups = KAFKA.followJson(topics.groups(), GroupAdvertisement.class, advertisements::add);
+             AutoCloseable dead = KAFKA.followJson(topics.deadLetter(), DeadLetter.class, deadLetters::add);
+             KafkaProducer<String, byte[]> gateway = KAFKA.producer()) {
+            for (String rule : List.of("geofence.sql", "battery.sql", "zone-recent.sql")) {
+                SqlRunnerJob job = SqlRunnerJob.fromArgs(ParameterTool.fromArgs(new String[] {
+                        "--sql", "../sql/" + rule, "--tables", "../sql/tables.sql", "--bootstrap", KAFKA.bootstrapServers(),
+                        "--topic-prefix", topics.prefix(), "--parallelism", "2",
+                        "--window-seconds", "4", "--slide-seconds", "2"}));
+                jobs.start(job.name(), job::build);
+            }
+            var mapper = Json.newMapper();
+            Map<String, Context> latest = new ConcurrentHashMap<>();
+            Runnable report = () -> latest.forEach((mn, context) -> gateway.send(new ProducerRecord<>(topics.context(), mn,
+                    Json.write(mapper, new ContextReport(mn, "gw-1", System.currentTimeMillis(), context)))));
+            latest.put("mn-in", DOWNTOWN);
+            latest.put("mn-out", SUBURB_LOW_BATTERY);
+            latest.put("mn-cross", SUBURB_LOW_BATTERY);
+            report.run();
+            gateway.send(new ProducerRecord<>(topics.context(), "junk", "not json".getBytes(StandardCharsets.UTF_8)));
+            Await.until("first geofence advertisements", 90, () -> latestOf(advertisements, "sql-geofence", "mn-cross") != null);
+            latest.put("mn-cross", DOWNTOWN); // crosses into the fence
+            // Reports keep coming (the same context again and again) so event time moves and windows close.
+            long until = System.currentTimeMillis() + 10_000;
+            while (System.currentTimeMillis() < until) {
+                report.run();
+                gateway.flush();
+                Thread.sleep(500);
+            }
+            Await.until("the zone windows and the crossing", 60, () -> {
+                GroupAdvertisement cross = latestOf(advertisements, "sql-geofence", "mn-cross");
+                return cross != null && cross.groups().equals(List.of("downtown"))
+                        && latestOf(advertisements, "sql-zone-recent", "mn-in") != null;
+            });
+            Await.until("a dead letter from each rule", 30, () -> deadLetters.size() >= 3);
+
+            assertThat(latestOf(advertisements, "sql-geofence", "mn-in").groups()).containsExactly("downtown");
+            assertThat(latestOf(advertisements, "sql-geofence", "mn-out").groups()).isEmpty();
+            // Change-only: twenty identical reports, one advertisement; a crossing, one more.
+            assertThat(history(advertisements, "sql-geofence", "mn-in")).containsExactly(List.of("downtown"));
+            assertThat(history(advertisements, "sql-geofence", "mn-cross")).containsExactly(List.of(), List.of("downtown"));
+            assertThat(latestOf(advertisements, "sql-battery", "mn-out").groups()).containsExactly("low");
+            assertThat(latestOf(advertisements, "sql-battery", "mn-cross").groups()).isEmpty();
+            assertThat(history(advertisements, "sql-battery", "mn-in")).containsExactly(List.of());
+
+            GroupAdvertisement zone = latestOf(advertisements, "sql-zone-recent", "mn-in");
+            assertThat(zone.groups()).containsExactly("zone:-2291:-4318");
+            assertThat(zone.expiresAt()).isEqualTo(zone.timestamp() + 2_000);
+            assertThat(latestOf(advertisements, "sql-zone-recent", "mn-out").groups()).containsExactly("zone:-2299:-4336");
+            assertThat(advertisements).allSatisfy(a -> assertThat(a.definerId()).startsWith("sql-"));
+
+            assertThat(deadLetters).extracting(DeadLetter::source)
+                    .contains("sql:geofence", "sql:battery", "sql:zone-recent");
+            assertThat(deadLetters).allSatisfy(d -> assertThat(new String(d.value(), StandardCharsets.UTF_8))
+                    .isEqualTo("not json"));
+        }
+    }
+
+    private static GroupAdvertisement latestOf(List<GroupAdvertisement> all, String definer, String mnId) {
+        GroupAdvertisement latest = null;
+        for (GroupAdvertisement a : all) {
+            if (a.definerId().equals(definer) && a.mnId().equals(mnId)) {
+                latest = a;
+            }
+        }
+        return latest;
+    }
+
+    private static List<List<String>> history(List<GroupAdvertisement> all, String definer, String mnId) {
+        return all.stream().filter(a -> a.definerId().equals(definer) && a.mnId().equals(mnId))
+                .map(GroupAdvertisement::groups).toList();
+    }
+}
