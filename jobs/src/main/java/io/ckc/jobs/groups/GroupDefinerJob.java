@@ -52,9 +52,10 @@ public final class GroupDefinerJob {
         KafkaIo kafka = KafkaIo.fromArgs(params);
         GroupSelection selection = Selections.create(params.get("selection", "grid-cell"), params.get("selection-arg"));
         String name = NAME_PREFIX + selection.definerId();
+        String groupsTopic = kafka.topics().groups(); // the sink's functions are shipped: capture the name only
         return new GroupDefinerJob(
                 kafka.source(name, List.of(kafka.topics().context())),
-                kafka.<GroupAdvertisement>sink(name, a -> kafka.topics().groups(), GroupAdvertisement::key, a -> a),
+                kafka.<GroupAdvertisement>sink(name, a -> groupsTopic, GroupAdvertisement::key, a -> a),
                 kafka.deadLetterSink(name),
                 selection,
                 params.getInt("parallelism", -1));
