@@ -2,6 +2,7 @@ package io.ckc.jobs;
 
 import io.ckc.jobs.delivery.DeliveryJob;
 import io.ckc.jobs.echo.EchoJob;
+import io.ckc.jobs.groups.GroupDefinerJob;
 import io.ckc.jobs.poa.PoaManagerJob;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.GlobalConfiguration;
@@ -22,8 +23,10 @@ import java.util.concurrent.CountDownLatch;
  *
  * <p>Flags: {@code --conf-dir} (Flink configuration directory, default runtime/flink/conf),
  * {@code --rest-port} (web UI and REST, default 8082), {@code --delivery-parallelism} (1),
- * {@code --echo-parallelism} (1), {@code --no-echo}, {@code --poa-parallelism} (1); all jobs' own
- * flags pass through.
+ * {@code --echo-parallelism} (1), {@code --no-echo}, {@code --poa-parallelism} (1),
+ * {@code --group-selection} (the stack's group definer, grid-cell; {@code none} for none),
+ * {@code --spare-slots} (2: room for SQL rules submitted later with {@code ./ckc sql}); all jobs'
+ * own flags pass through.
  */
 public final class EmbeddedFlink {
 
@@ -41,15 +44,18 @@ public final class EmbeddedFlink {
         int deliveryParallelism = params.getInt("delivery-parallelism", 1);
         int echoParallelism = params.has("no-echo") ? 0 : params.getInt("echo-parallelism", 1);
         int poaParallelism = params.getInt("poa-parallelism", 1);
+        String groupSelection = params.get("group-selection", "grid-cell");
+        int definerSlots = groupSelection.equals("none") ? 0 : 1;
 
         MiniCluster cluster = new MiniCluster(new MiniClusterConfiguration.Builder()
                 .setConfiguration(conf)
                 .setNumTaskManagers(1)
-                .setNumSlotsPerTaskManager(deliveryParallelism + echoParallelism + poaParallelism)
+                .setNumSlotsPerTaskManager(deliveryParallelism + echoParallelism + poaParallelism + definerSlots
+                        + params.getInt("spare-slots", 2))
                 .build());
         cluster.start();
         try {
-            submitJobs(cluster, conf, params, deliveryParallelism, echoParallelism, poaParallelism);
+            submitJobs(cluster, conf, params, deliveryParallelism, echoParallelism, poaParallelism, groupSelection);
         } catch (Exception e) {
             LOG.error("Cannot start the jobs", e);
             System.err.println("CKC embedded Flink failed: " + e);
@@ -71,7 +77,8 @@ public final class EmbeddedFlink {
     }
 
     private static void submitJobs(MiniCluster cluster, Configuration conf, ParameterTool params,
-                                   int deliveryParallelism, int echoParallelism, int poaParallelism) throws Exception {
+                                   int deliveryParallelism, int echoParallelism, int poaParallelism,
+                                   String groupSelection) throws Exception {
         URI rest = cluster.getRestAddress().get();
         StreamExecutionEnvironment deliveryEnv = remote(rest, conf, deliveryParallelism);
         DeliveryJob.fromArgs(withParallelism(params, deliveryParallelism)).build(deliveryEnv);
@@ -84,8 +91,15 @@ public final class EmbeddedFlink {
             EchoJob.fromArgs(withParallelism(params, echoParallelism)).build(echoEnv);
             echoEnv.executeAsync(EchoJob.NAME);
         }
-        LOG.info("Embedded Flink running at {} (delivery x{}, poa-manager x{}, echo x{})", rest, deliveryParallelism,
-                poaParallelism, echoParallelism);
+        if (!groupSelection.equals("none")) {
+            StreamExecutionEnvironment definerEnv = remote(rest, conf, 1);
+            GroupDefinerJob definer = GroupDefinerJob.fromArgs(withParallelism(params, 1)
+                    .mergeWith(ParameterTool.fromArgs(new String[] {"--selection", groupSelection})));
+            definer.build(definerEnv);
+            definerEnv.executeAsync(definer.name());
+        }
+        LOG.info("Embedded Flink running at {} (delivery x{}, poa-manager x{}, echo x{}, group definer {})", rest,
+                deliveryParallelism, poaParallelism, echoParallelism, groupSelection);
         System.out.println("CKC embedded Flink ready: " + rest);
     }
 

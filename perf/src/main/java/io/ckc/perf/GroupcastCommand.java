@@ -1,0 +1,196 @@
+package io.ckc.perf;
+
+import io.ckc.client.MobileNode;
+import io.ckc.client.NodeListener;
+import io.ckc.client.ReceivedMessage;
+import io.ckc.protocol.frame.Context;
+import io.ckc.protocol.kafka.CoreMessenger;
+import io.ckc.protocol.kafka.Topics;
+import io.ckc.protocol.records.GroupAdvertisement;
+import io.ckc.udfs.groups.GridCellSelection;
+import org.HdrHistogram.Histogram;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+import java.io.PrintStream;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.BitSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * {@code ./ckc perf groupcast}: {@code members} nodes report a position in one grid cell and
+ * {@code others} in another, spread over the gateways; once the stack's grid-cell definer has
+ * grouped them all and the delivery job has indexed the group (a warm-up groupcast reached every
+ * member), one groupcast to the members' cell is timed until the last member has it. Counts
+ * members missed and extra deliveries (duplicates, or to nodes outside the group); both must be 0.
+ * Ends with {@code RESULT members=.. delivered=.. missed=.. extra=.. last_ms=.. per_s=..}.
+ */
+@Command(name = "groupcast", mixinStandardHelpOptions = true,
+        description = "Time one groupcast to a large group of simulated nodes and check it reached exactly the members.")
+final class GroupcastCommand implements Callable<Integer> {
+
+    private static final Context MEMBER_PLACE = new Context(-22.905, -43.175, 0.8, Map.of());
+    private static final Context OTHER_PLACE = new Context(-22.995, -43.365, 0.8, Map.of());
+
+    @Option(names = "--gateways", required = true, split = ",", description = "Gateway UDP addresses, host:port,...")
+    List<String> gateways;
+
+    @Option(names = "--bootstrap", defaultValue = "127.0.0.1:9092", description = "Kafka bootstrap servers")
+    String bootstrap;
+
+    @Option(names = "--members", defaultValue = "10000", description = "Nodes in the group (default ${DEFAULT-VALUE})")
+    int members;
+
+    @Option(names = "--others", defaultValue = "500", description = "Nodes outside it, to catch extra deliveries (default ${DEFAULT-VALUE})")
+    int others;
+
+    @Option(names = "--channel", defaultValue = "status", description = "Channel the nodes report their context on (default ${DEFAULT-VALUE})")
+    String channel;
+
+    @Option(names = "--connect-interval-ms", defaultValue = "1", description = "Pause between two node connections (default ${DEFAULT-VALUE})")
+    double connectIntervalMs;
+
+    @Option(names = "--drain-seconds", defaultValue = "30", description = "Wait this long without progress for the last deliveries (default ${DEFAULT-VALUE})")
+    int drainSeconds;
+
+    @Option(names = "--io-threads", defaultValue = "2", description = "Simulator I/O threads (default ${DEFAULT-VALUE})")
+    int ioThreads;
+
+    private final PrintStream out = System.out;
+    private final Map<String, Arrivals> byMessage = new ConcurrentHashMap<>();
+
+    @Override
+    public Integer call() throws Exception {
+        List<InetSocketAddress> addresses = gateways.stream().map(DemoCommand::address).toList();
+        int total = members + others;
+        String group = "grid-cell/" + new GridCellSelection()
+                .groupsOf("any", MEMBER_PLACE.latitude(), MEMBER_PLACE.longitude(), null, Map.of()).iterator().next();
+        out.printf(Locale.ROOT, "Groupcast: %d members of %s and %d other nodes on %d gateway(s)%n", members, group,
+                others, addresses.size());
+        Set<String> grouped = ConcurrentHashMap.newKeySet();
+        try (TopicFollower advertisements = new TopicFollower(bootstrap, Topics.DEFAULT.groups(), GroupAdvertisement.class,
+                a -> {
+                    if (a.definerId().equals("grid-cell")) {
+                        grouped.add(a.mnId());
+                    }
+                }, out);
+             Fleet fleet = new Fleet(total, addresses, ioThreads, f -> f.new Listener() {
+                 @Override
+                 public void newMessageReceived(MobileNode node, ReceivedMessage message) {
+                     Arrivals arrivals = byMessage.get(message.messageId().toString());
+                     if (arrivals != null) {
+                         arrivals.arrived(Fleet.indexOf(node), System.nanoTime());
+                     }
+                 }
+             });
+             CoreMessenger app = CoreMessenger.connect(bootstrap, Topics.DEFAULT, "perf-groupcast")) {
+            FleetProgress progress = new FleetProgress(fleet, total, out,
+                    () -> String.format(Locale.ROOT, "  grouped %d/%d", grouped.size(), total));
+            long start = System.nanoTime();
+            fleet.connectAll((long) (connectIntervalMs * 1000));
+            Fleet.waitFor(() -> fleet.connected.get() >= total, 180, progress);
+            out.printf(Locale.ROOT, "%n%d of %d nodes connected in %.1f s; reporting context...%n", fleet.connected.get(),
+                    total, (System.nanoTime() - start) / 1e9);
+            for (int i = 0; i < total; i++) {
+                fleet.node(i).send(channel, new byte[] {1}, i < members ? MEMBER_PLACE : OTHER_PLACE);
+            }
+            Fleet.waitFor(() -> grouped.size() >= total, 180, progress);
+            out.printf("%nThe grid-cell definer grouped %d of %d nodes%n", grouped.size(), total);
+
+            Arrivals warmUp = send(app, group, fleet);
+            await(warmUp, progress);
+            out.printf(Locale.ROOT, "%nWarm-up groupcast: %d of %d members in %.0f ms%n", warmUp.delivered(), members,
+                    warmUp.lastMs());
+            Arrivals timed = send(app, group, fleet);
+            await(timed, progress);
+            Thread.sleep(2_000); // room for a late duplicate or an extra
+            double lastMs = timed.lastMs();
+            double perSecond = lastMs <= 0 ? 0 : timed.delivered() / (lastMs / 1000.0);
+            Histogram latency = timed.latency();
+            out.printf(Locale.ROOT, "%nTimed groupcast: first member after %.1f ms, median %.1f ms, p99 %.1f ms, last %.1f ms%n",
+                    latency.getMinValue() / 1000.0, latency.getValueAtPercentile(50) / 1000.0,
+                    latency.getValueAtPercentile(99) / 1000.0, lastMs);
+            out.printf(Locale.ROOT, "RESULT members=%d delivered=%d missed=%d extra=%d last_ms=%.0f per_s=%.0f%n",
+                    members, timed.delivered(), members - timed.delivered(), timed.extra(), lastMs, perSecond);
+            return timed.delivered() == members && timed.extra() == 0 ? 0 : 1;
+        }
+    }
+
+    private Arrivals send(CoreMessenger app, String group, Fleet fleet) {
+        Arrivals arrivals = new Arrivals(members, System.nanoTime());
+        String id = java.util.UUID.randomUUID().toString();
+        byMessage.put(id, arrivals);
+        app.send(new io.ckc.protocol.records.Groupcast(id, app.sender(), group, new byte[] {2},
+                Duration.ofMinutes(5).toMillis(), System.currentTimeMillis(), false));
+        app.flush();
+        return arrivals;
+    }
+
+    /** Until every member has it, or nothing arrived for the drain time. */
+    private void await(Arrivals arrivals, Runnable progress) throws InterruptedException {
+        long last = -1;
+        long quietSince = System.nanoTime();
+        while (arrivals.delivered() < members) {
+            Thread.sleep(100);
+            progress.run();
+            long now = arrivals.delivered();
+            if (now != last) {
+                last = now;
+                quietSince = System.nanoTime();
+            } else if (System.nanoTime() - quietSince > TimeUnit.SECONDS.toNanos(drainSeconds)) {
+                break;
+            }
+        }
+    }
+
+    /** Who got one groupcast and when: members are the nodes below {@code members}. */
+    private static final class Arrivals {
+        private final int members;
+        private final long sentNanos;
+        private final BitSet got = new BitSet();
+        private final Histogram latency = new Histogram(TimeUnit.MINUTES.toMicros(10), 3);
+        private final AtomicLong extra = new AtomicLong();
+        private long delivered;
+        private long lastNanos;
+
+        Arrivals(int members, long sentNanos) {
+            this.members = members;
+            this.sentNanos = sentNanos;
+        }
+
+        synchronized void arrived(int node, long nanos) {
+            if (node >= members || got.get(node)) {
+                extra.incrementAndGet();
+                return;
+            }
+            got.set(node);
+            delivered++;
+            lastNanos = Math.max(lastNanos, nanos);
+            latency.recordValue(Math.max(0, TimeUnit.NANOSECONDS.toMicros(nanos - sentNanos)));
+        }
+
+        synchronized long delivered() {
+            return delivered;
+        }
+
+        long extra() {
+            return extra.get();
+        }
+
+        synchronized double lastMs() {
+            return delivered == 0 ? 0 : (lastNanos - sentNanos) / 1e6;
+        }
+
+        synchronized Histogram latency() {
+            return latency.copy();
+        }
+    }
+}
