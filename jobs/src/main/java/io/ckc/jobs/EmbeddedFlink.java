@@ -5,6 +5,7 @@ import io.ckc.jobs.echo.EchoJob;
 import io.ckc.jobs.groups.GroupDefinerJob;
 import io.ckc.jobs.poa.PoaManagerJob;
 import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.CoreOptions;
 import org.apache.flink.configuration.GlobalConfiguration;
 import org.apache.flink.configuration.RestOptions;
 import org.apache.flink.runtime.minicluster.MiniCluster;
@@ -41,6 +42,9 @@ public final class EmbeddedFlink {
         conf.set(RestOptions.BIND_ADDRESS, "127.0.0.1");
         conf.set(RestOptions.ADDRESS, "127.0.0.1");
         conf.set(RestOptions.PORT, params.getInt("rest-port", 8082));
+        // The job jar is on this JVM's classpath already: a copy submitted later (./ckc sql) must use
+        // those classes, not load a second Kafka client beside them.
+        conf.set(CoreOptions.CLASSLOADER_RESOLVE_ORDER, "parent-first");
         int deliveryParallelism = params.getInt("delivery-parallelism", 1);
         int echoParallelism = params.has("no-echo") ? 0 : params.getInt("echo-parallelism", 1);
         int poaParallelism = params.getInt("poa-parallelism", 1);
