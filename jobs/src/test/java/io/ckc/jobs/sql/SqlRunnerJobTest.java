@@ -1,0 +1,57 @@
+package io.ckc.jobs.sql;
+
+import org.junit.jupiter.api.Test;
+
+import java.util.Map;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+class SqlRunnerJobTest {
+
+    @Test
+    void statementsSplitAtSemicolonsOutsideQuotesAndWithoutComments() {
+        String script = """
+                -- a comment; with a semicolon
+                SET 'table.local-time-zone' = 'UTC';
+                CREATE TABLE t (`a;b` STRING) WITH ('k' = 'x;y'); -- trailing
+                EXECUTE STATEMENT SET
+                BEGIN
+                INSERT INTO t SELECT 'it''s;';
+                INSERT INTO t SELECT "q;";
+                END;
+                """;
+        assertThat(SqlRunnerJob.statements(script)).containsExactly(
+                "SET 'table.local-time-zone' = 'UTC'",
+                "CREATE TABLE t (`a;b` STRING) WITH ('k' = 'x;y')",
+                "EXECUTE STATEMENT SET\nBEGIN\nINSERT INTO t SELECT 'it''s;'",
+                "INSERT INTO t SELECT \"q;\"",
+                "END");
+    }
+
+    @Test
+    void anUnclosedQuoteIsAClearError() {
+        assertThatThrownBy(() -> SqlRunnerJob.statements("SELECT 'oops;"))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("unclosed");
+    }
+
+    @Test
+    void variablesComeFromFlagsThenDefaultsAndAMissingOneNamesTheFlag() {
+        Map<String, String> vars = SqlRunnerJob.variables(Map.of("fence-name", "port", "flag-only", "__NO_VALUE_KEY"),
+                "sql/geofence.sql");
+        assertThat(SqlRunnerJob.substitute("${rule} ${fence-name:-downtown} ${lat:--22.9} ${topic-prefix}", vars))
+                .isEqualTo("geofence port -22.9 ckc.");
+        assertThatThrownBy(() -> SqlRunnerJob.substitute("${flag-only}", vars))
+                .hasMessageContaining("--flag-only");
+    }
+
+    @Test
+    void everyShippedRuleParsesIntoStatementsWithItsDefaults() {
+        for (String rule : new String[] {"geofence.sql", "battery.sql", "zone-recent.sql"}) {
+            String script = SqlRunnerJob.read("tables.sql") + SqlRunnerJob.read(rule);
+            String substituted = SqlRunnerJob.substitute(script, SqlRunnerJob.variables(Map.of(), rule));
+            assertThat(substituted).doesNotContain("${");
+            assertThat(SqlRunnerJob.statements(substituted)).anyMatch(s -> s.startsWith("EXECUTE STATEMENT SET"));
+        }
+    }
+}
