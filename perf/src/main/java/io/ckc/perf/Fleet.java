@@ -11,15 +11,12 @@ import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.nio.NioIoHandler;
 import org.HdrHistogram.Histogram;
-import org.HdrHistogram.Recorder;
 
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
-import java.util.BitSet;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.PriorityQueue;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -41,14 +38,13 @@ final class Fleet implements AutoCloseable {
     private final EventLoopGroup loops;
     private final List<ClientTransport> transports = new ArrayList<>();
     private final List<MobileNode> nodes = new ArrayList<>();
-    private final BitSet[] received;
     private final AtomicIntegerArray handoversPerNode;
-    private final Recorder intervalRtt = new Recorder(TimeUnit.MINUTES.toMicros(10), 3);
-    private final Histogram totalRtt = new Histogram(TimeUnit.MINUTES.toMicros(10), 3);
+    /** The echoes of this fleet's messages; {@link #sent}, {@link #delivered}, {@link #duplicates} are its counters. */
+    final RoundTrips trips;
     final AtomicInteger connected = new AtomicInteger();
-    final AtomicLong sent = new AtomicLong();
-    final AtomicLong delivered = new AtomicLong();
-    final AtomicLong duplicates = new AtomicLong();
+    final AtomicLong sent;
+    final AtomicLong delivered;
+    final AtomicLong duplicates;
     final AtomicLong unsent = new AtomicLong();
     final AtomicLong errors = new AtomicLong();
     final AtomicLong handovers = new AtomicLong();
@@ -61,7 +57,10 @@ final class Fleet implements AutoCloseable {
     Fleet(int nodeCount, List<InetSocketAddress> gateways, int ioThreads,
           java.util.function.Function<Fleet, NodeListener> listenerOf) throws InterruptedException {
         loops = new MultiThreadIoEventLoopGroup(ioThreads, NioIoHandler.newFactory());
-        received = new BitSet[nodeCount];
+        trips = new RoundTrips(nodeCount);
+        sent = trips.sent;
+        delivered = trips.delivered;
+        duplicates = trips.duplicates;
         handoversPerNode = new AtomicIntegerArray(nodeCount);
         int transportCount = Math.max(2, (nodeCount + NODES_PER_TRANSPORT - 1) / NODES_PER_TRANSPORT);
         for (int i = 0; i < transportCount; i++) {
@@ -69,7 +68,6 @@ final class Fleet implements AutoCloseable {
         }
         NodeListener listener = listenerOf.apply(this);
         for (int i = 0; i < nodeCount; i++) {
-            received[i] = new BitSet();
             nodes.add(new MobileNode(new UUID(NODE_ID_HIGH, i), transports.get(i % transportCount),
                     gateways.get(i % gateways.size()), listener, ClientConfig.DEFAULT));
         }
@@ -135,12 +133,9 @@ final class Fleet implements AutoCloseable {
         return nodes.get(index);
     }
 
-    /** Records one round trip, in microseconds, for the progress line and the totals. */
-    void recordRoundTrip(long rttMicros) {
-        intervalRtt.recordValue(Math.max(rttMicros, 0));
-        synchronized (this) {
-            totalRtt.recordValue(Math.max(rttMicros, 0));
-        }
+    /** Records one round trip of the {@code seq}-th message, in microseconds, for the progress line and the totals. */
+    void recordRoundTrip(int seq, long rttMicros) {
+        trips.record(seq, rttMicros);
     }
 
     /** Connects every node, pausing between connections as the paper's simulator did. */
@@ -156,63 +151,40 @@ final class Fleet implements AutoCloseable {
         }
     }
 
-    /** One scheduled message: the {@code seq}-th for the node at {@code node}. */
-    interface ScheduledSend {
-        void send(int node, int seq);
-    }
-
     /** The echo schedule: each node sends its messages to the echo channel. */
     void runSchedule(int messages, double ratePerMinute, Runnable tick) throws InterruptedException {
-        runSchedule(messages, ratePerMinute, (node, seq) -> nodes.get(node).send("echo",
-                new EchoPayload(node, seq, System.nanoTime()).encode(), Context.position(-22.9 + node * 1e-5, -43.2)),
-                tick);
+        runSchedule(messages, ratePerMinute, Schedule.Arrivals.CONSTANT, tick);
     }
 
-    /**
-     * Runs {@code messages} sends per node at {@code ratePerMinute}, each node starting at a random
-     * phase so load is even, counting them in {@link #sent}. Blocks until the last is sent; calls
-     * {@code tick} every 200 ms.
-     */
-    void runSchedule(int messages, double ratePerMinute, ScheduledSend send, Runnable tick)
+    void runSchedule(int messages, double ratePerMinute, Schedule.Arrivals arrivals, Runnable tick)
             throws InterruptedException {
-        long intervalNanos = (long) (TimeUnit.MINUTES.toNanos(1) / ratePerMinute);
-        long start = System.nanoTime();
-        PriorityQueue<long[]> due = new PriorityQueue<>((a, b) -> Long.compare(a[0], b[0]));
-        java.util.Random random = new java.util.Random(42);
-        for (int i = 0; i < nodes.size(); i++) {
-            due.add(new long[] {start + (long) (random.nextDouble() * intervalNanos), i, 0});
-        }
-        long nextTick = start;
-        while (!due.isEmpty()) {
-            long now = System.nanoTime();
-            while (!due.isEmpty() && due.peek()[0] <= now) {
-                long[] entry = due.poll();
-                int node = (int) entry[1];
-                int seq = (int) entry[2];
-                send.send(node, seq);
-                sent.incrementAndGet();
-                if (seq + 1 < messages) {
-                    due.add(new long[] {entry[0] + intervalNanos, node, seq + 1});
-                }
-            }
-            if (now >= nextTick) {
-                tick.run();
-                nextTick = now + TimeUnit.MILLISECONDS.toNanos(200);
-            }
-            long sleep = due.isEmpty() ? 0 : Math.min(due.peek()[0] - System.nanoTime(), TimeUnit.MILLISECONDS.toNanos(5));
-            if (sleep > 0) {
-                TimeUnit.NANOSECONDS.sleep(sleep);
-            }
-        }
+        runSchedule(messages, ratePerMinute, arrivals, (node, seq) -> sendEcho(node, seq), tick);
+    }
+
+    /** The {@code seq}-th echo request of a node, with its position as context. */
+    void sendEcho(int node, int seq) {
+        nodes.get(node).send("echo", new EchoPayload(node, seq, System.nanoTime()).encode(),
+                Context.position(-22.9 + node * 1e-5, -43.2));
+    }
+
+    /** Runs {@code messages} sends per node at {@code ratePerMinute} (see {@link Schedule}), counted in {@link #sent}. */
+    void runSchedule(int messages, double ratePerMinute, Schedule.Send send, Runnable tick)
+            throws InterruptedException {
+        runSchedule(messages, ratePerMinute, Schedule.Arrivals.CONSTANT, send, tick);
+    }
+
+    void runSchedule(int messages, double ratePerMinute, Schedule.Arrivals arrivals, Schedule.Send send, Runnable tick)
+            throws InterruptedException {
+        Schedule.run(nodes.size(), messages, ratePerMinute, arrivals, send, sent, tick);
     }
 
     /** RTT of the echoes that arrived since the last call, in microseconds. */
-    synchronized Histogram takeInterval() {
-        return intervalRtt.getIntervalHistogram();
+    Histogram takeInterval() {
+        return trips.takeInterval();
     }
 
-    synchronized Histogram total() {
-        return totalRtt.copy();
+    Histogram total() {
+        return trips.total();
     }
 
     /** Counts connections, handovers and errors; scenarios with their own listener extend it. */
@@ -236,19 +208,7 @@ final class Fleet implements AutoCloseable {
         @Override
         public void newMessageReceived(MobileNode node, ReceivedMessage message) {
             EchoPayload echo = EchoPayload.decode(message.payload());
-            long rttMicros = TimeUnit.NANOSECONDS.toMicros(System.nanoTime() - echo.sentNanos());
-            BitSet seen = received[echo.node()];
-            boolean first;
-            synchronized (seen) {
-                first = !seen.get(echo.seq());
-                seen.set(echo.seq());
-            }
-            if (!first) {
-                duplicates.incrementAndGet();
-                return;
-            }
-            delivered.incrementAndGet();
-            recordRoundTrip(rttMicros);
+            trips.arrived(echo.node(), echo.seq(), TimeUnit.NANOSECONDS.toMicros(System.nanoTime() - echo.sentNanos()));
         }
 
         @Override

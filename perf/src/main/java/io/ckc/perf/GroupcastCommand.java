@@ -1,7 +1,6 @@
 package io.ckc.perf;
 
 import io.ckc.client.MobileNode;
-import io.ckc.client.NodeListener;
 import io.ckc.client.ReceivedMessage;
 import io.ckc.protocol.frame.Context;
 import io.ckc.protocol.kafka.CoreMessenger;

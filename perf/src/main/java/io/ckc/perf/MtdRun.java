@@ -108,7 +108,7 @@ final class MtdRun {
             group.recordValue(Math.max(0, Math.min(rttMicros, group.getHighestTrackableValue())));
         }
         fleet.delivered.incrementAndGet();
-        fleet.recordRoundTrip(rttMicros);
+        fleet.recordRoundTrip(payload.seq(), rttMicros);
     }
 
     void onReceipt(Receipt receipt) {

@@ -1,0 +1,92 @@
+package io.ckc.perf;
+
+import org.HdrHistogram.Histogram;
+import org.HdrHistogram.Recorder;
+
+import java.util.BitSet;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * What a run measures of its echoes, whatever carried them (the CKC stack or the bare-Kafka
+ * baseline): messages sent, echoes back (each (node, seq) counted once, repeats as duplicates),
+ * round-trip times in microseconds (the whole run, the interval since the last look, and the mean
+ * by message sequence number, as the paper's Figures 9-14 plot it). Thread-safe.
+ */
+final class RoundTrips {
+
+    private static final long MAX_RTT_MICROS = TimeUnit.MINUTES.toMicros(10);
+
+    final AtomicLong sent = new AtomicLong();
+    final AtomicLong delivered = new AtomicLong();
+    final AtomicLong duplicates = new AtomicLong();
+    private final BitSet[] received;
+    private final Recorder interval = new Recorder(MAX_RTT_MICROS, 3);
+    private final Histogram total = new Histogram(MAX_RTT_MICROS, 3);
+    private double[] sumBySeq = new double[64];
+    private long[] countBySeq = new long[64];
+
+    RoundTrips(int nodes) {
+        received = new BitSet[nodes];
+        for (int i = 0; i < nodes; i++) {
+            received[i] = new BitSet();
+        }
+    }
+
+    /** An echo of the {@code seq}-th message of {@code node}; false if it was a duplicate. */
+    boolean arrived(int node, int seq, long rttMicros) {
+        BitSet seen = received[node];
+        synchronized (seen) {
+            if (seen.get(seq)) {
+                duplicates.incrementAndGet();
+                return false;
+            }
+            seen.set(seq);
+        }
+        delivered.incrementAndGet();
+        record(seq, rttMicros);
+        return true;
+    }
+
+    /** Records a round trip counted elsewhere (a scenario with its own bookkeeping). */
+    void record(int seq, long rttMicros) {
+        long rtt = Math.min(Math.max(rttMicros, 0), MAX_RTT_MICROS);
+        interval.recordValue(rtt);
+        synchronized (this) {
+            total.recordValue(rtt);
+            if (seq >= sumBySeq.length) {
+                int size = Math.max(seq + 1, sumBySeq.length * 2);
+                sumBySeq = java.util.Arrays.copyOf(sumBySeq, size);
+                countBySeq = java.util.Arrays.copyOf(countBySeq, size);
+            }
+            sumBySeq[seq] += rtt;
+            countBySeq[seq]++;
+        }
+    }
+
+    /** Round trips since the last call. */
+    Histogram takeInterval() {
+        return interval.getIntervalHistogram();
+    }
+
+    synchronized Histogram total() {
+        return total.copy();
+    }
+
+    /** Mean RTT in ms of the n-th message of every node, for n = 0.. the last with any echo. */
+    synchronized double[] meanMsBySeq() {
+        int last = countBySeq.length - 1;
+        while (last >= 0 && countBySeq[last] == 0) {
+            last--;
+        }
+        double[] means = new double[last + 1];
+        for (int i = 0; i <= last; i++) {
+            means[i] = countBySeq[i] == 0 ? Double.NaN : sumBySeq[i] / countBySeq[i] / 1000.0;
+        }
+        return means;
+    }
+
+    long lost() {
+        return sent.get() - delivered.get();
+    }
+}
