@@ -13,7 +13,9 @@ import java.util.function.Supplier;
  */
 final class FleetProgress implements Runnable {
 
-    private final Fleet fleet;
+    private final RoundTrips trips;
+    private final java.util.function.IntSupplier connected;
+    private final int nodes;
     private final long expected;
     private final PrintStream out;
     private final Supplier<String> extra;
@@ -24,7 +26,15 @@ final class FleetProgress implements Runnable {
     private long lastPrinted;
 
     FleetProgress(Fleet fleet, long expected, PrintStream out, Supplier<String> extra) {
-        this.fleet = fleet;
+        this(fleet.trips, fleet.connected::get, fleet.size(), expected, out, extra);
+    }
+
+    /** Progress of any echo path: the nodes connected (or all, for the baseline) and the round trips. */
+    FleetProgress(RoundTrips trips, java.util.function.IntSupplier connected, int nodes, long expected, PrintStream out,
+                  Supplier<String> extra) {
+        this.trips = trips;
+        this.connected = connected;
+        this.nodes = nodes;
         this.expected = expected;
         this.out = out;
         this.extra = extra;
@@ -36,13 +46,13 @@ final class FleetProgress implements Runnable {
         if (now - lastNanos < TimeUnit.MILLISECONDS.toNanos(900)) {
             return;
         }
-        Histogram interval = fleet.takeInterval();
-        long delivered = fleet.delivered.get();
+        Histogram interval = trips.takeInterval();
+        long delivered = trips.delivered.get();
         double perSecond = (delivered - lastDelivered) / ((now - lastNanos) / 1e9);
-        long sent = fleet.sent.get();
+        long sent = trips.sent.get();
         String line = String.format(Locale.ROOT,
-                "[%4ds] connected %d/%d  sent %d/%d  delivered %d (%.2f%%)  %.0f msg/s  rtt p50 %.1f ms  p99 %.1f ms%s",
-                TimeUnit.NANOSECONDS.toSeconds(now - start), fleet.connected.get(), fleet.size(), sent, expected,
+                "[%4ds] %s connected %d/%d  sent %d/%d  delivered %d (%.2f%%)  %.0f msg/s  rtt p50 %.1f ms  p99 %.1f ms%s",
+                TimeUnit.NANOSECONDS.toSeconds(now - start), bar(sent), connected.getAsInt(), nodes, sent, expected,
                 delivered, sent == 0 ? 100.0 : 100.0 * delivered / sent, perSecond,
                 interval.getValueAtPercentile(50) / 1000.0, interval.getValueAtPercentile(99) / 1000.0, extra.get());
         if (terminal) {
@@ -54,5 +64,11 @@ final class FleetProgress implements Runnable {
         }
         lastNanos = now;
         lastDelivered = delivered;
+    }
+
+    /** A 20-character bar of how much of the run's messages went out. */
+    private String bar(long sent) {
+        int filled = expected <= 0 ? 0 : (int) Math.min(20, 20 * sent / expected);
+        return "[" + "#".repeat(filled) + ".".repeat(20 - filled) + "]";
     }
 }

@@ -1,0 +1,117 @@
+package io.ckc.perf;
+
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+import java.io.PrintStream;
+import java.net.InetSocketAddress;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+
+/**
+ * {@code perf run}: one configuration of a scenario on one path, {@code ckc} (nodes through the
+ * gateways, Kafka, the echo job and the delivery job) or {@code kafka} (the bare-Kafka baseline);
+ * adds its figures to the results folder and prints its {@code RESULT} line. {@code ./ckc perf
+ * scenario1} runs it once per configuration and path, restarting the stack in each shape.
+ */
+@Command(name = "run", mixinStandardHelpOptions = true,
+        description = "One configuration of a scenario, on the CKC stack or the bare-Kafka baseline, into a results folder.")
+final class RunCommand implements Callable<Integer> {
+
+    @Option(names = "--config", required = true, description = "Configuration id, e.g. 1")
+    String config;
+
+    @Option(names = "--path", defaultValue = Results.CKC, description = "ckc or kafka (the baseline)")
+    String path;
+
+    @Option(names = "--gateways", split = ",", description = "Gateway UDP addresses, host:port,... (path ckc)")
+    List<String> gateways = List.of();
+
+    @Option(names = "--bootstrap", defaultValue = "127.0.0.1:9092", description = "Kafka bootstrap servers")
+    String bootstrap;
+
+    @Option(names = "--app-parallelism", defaultValue = "1", description = "Echo application parallelism (for the tables)")
+    int appParallelism;
+
+    @Option(names = "--nodes", defaultValue = "1000", description = "Simulated mobile nodes (default ${DEFAULT-VALUE})")
+    int nodes;
+
+    @Option(names = "--messages", defaultValue = "10", description = "Messages per node (default ${DEFAULT-VALUE}; the paper: 500)")
+    int messages;
+
+    @Option(names = "--rate", defaultValue = "12", description = "Messages per minute per node (default ${DEFAULT-VALUE}; the paper: 4)")
+    double ratePerMinute;
+
+    @Option(names = "--arrivals", defaultValue = "CONSTANT", description = "CONSTANT or POISSON gaps between a node's messages")
+    Schedule.Arrivals arrivals;
+
+    @Option(names = "--connect-interval-ms", defaultValue = "1", description = "Pause between two node connections (default ${DEFAULT-VALUE})")
+    double connectIntervalMs;
+
+    @Option(names = "--drain-seconds", defaultValue = "20", description = "Wait this long without progress for the last echoes (default ${DEFAULT-VALUE})")
+    int drainSeconds;
+
+    @Option(names = "--io-threads", defaultValue = "2", description = "Simulator I/O threads (default ${DEFAULT-VALUE})")
+    int ioThreads;
+
+    @Option(names = "--results", required = true, description = "Results folder")
+    Path resultsDir;
+
+    @Option(names = "--pids-dir", description = "The stack's pid files, for CPU and memory per process (.ckc/pids)")
+    Path pidsDir;
+
+    PrintStream out = System.out;
+
+    @Override
+    public Integer call() throws Exception {
+        Results.RunRow row = run();
+        out.println(row.resultLine());
+        return row.lost() == 0 && row.duplicates() == 0 ? 0 : 1;
+    }
+
+    Results.RunRow run() throws Exception {
+        Results results = new Results(resultsDir);
+        long expected = (long) nodes * messages;
+        out.printf(Locale.ROOT, "Configuration %s on %s: %d nodes, %d messages each at %.1f/min%n", config,
+                path.equals(Results.CKC) ? gateways.size() + " gateway(s), echo x" + appParallelism : "bare Kafka",
+                nodes, messages, ratePerMinute);
+        try (ProcessSampler sampler = new ProcessSampler(ProcessSampler.stackProcesses(pidsDir))) {
+            RoundTrips trips;
+            double seconds;
+            int gatewayCount;
+            if (path.equals(Results.CKC)) {
+                List<InetSocketAddress> addresses = gateways.stream().map(DemoCommand::address).toList();
+                gatewayCount = addresses.size();
+                try (Fleet fleet = new Fleet(nodes, addresses, ioThreads)) {
+                    FleetProgress progress = new FleetProgress(fleet, expected, out, () -> "");
+                    fleet.connectAll((long) (connectIntervalMs * 1000));
+                    Fleet.waitFor(() -> fleet.connected.get() >= nodes, 180, progress);
+                    long start = System.nanoTime();
+                    fleet.runSchedule(messages, ratePerMinute, arrivals, progress);
+                    fleet.awaitEchoes(drainSeconds, progress);
+                    seconds = (System.nanoTime() - start) / 1e9;
+                    trips = fleet.trips;
+                }
+            } else if (path.equals(Results.KAFKA)) {
+                gatewayCount = 0;
+                try (BaselineEcho baseline = new BaselineEcho(bootstrap, nodes)) {
+                    trips = baseline.trips;
+                    FleetProgress progress = new FleetProgress(trips, () -> nodes, nodes, expected, out, () -> "");
+                    long start = System.nanoTime();
+                    Schedule.run(nodes, messages, ratePerMinute, arrivals, baseline::send, trips.sent, progress);
+                    trips.awaitEchoes(drainSeconds, progress);
+                    seconds = (System.nanoTime() - start) / 1e9;
+                }
+            } else {
+                throw new IllegalArgumentException("--path is ckc or kafka, not " + path);
+            }
+            out.println();
+            Results.RunRow row = Results.RunRow.of(config, path, nodes, path.equals(Results.CKC) ? appParallelism : 0,
+                    gatewayCount, messages, ratePerMinute, trips, seconds);
+            results.addRun(row, trips, sampler.samples());
+            return row;
+        }
+    }
+}
