@@ -83,19 +83,7 @@ final class MtdReport {
 
     /** Share (%) of round trips in each of Figure 17's bands; the shares sum to 100. */
     static double[] bands(Histogram microseconds) {
-        double[] shares = new double[BAND_UPPER_MS.length + 1];
-        long total = microseconds.getTotalCount();
-        if (total == 0) {
-            return shares;
-        }
-        long below = 0;
-        for (int i = 0; i < BAND_UPPER_MS.length; i++) {
-            long upTo = microseconds.getCountBetweenValues(0, BAND_UPPER_MS[i] * 1000);
-            shares[i] = 100.0 * (upTo - below) / total;
-            below = upTo;
-        }
-        shares[BAND_UPPER_MS.length] = 100.0 * (total - below) / total;
-        return shares;
+        return Report.bands(microseconds, BAND_UPPER_MS);
     }
 
     static void figure16(PrintStream out, List<MtdRun.Result> results) {

@@ -1,0 +1,386 @@
+package io.ckc.perf;
+
+import org.HdrHistogram.Histogram;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Parameters;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.Callable;
+import java.util.stream.IntStream;
+
+/**
+ * {@code perf report DIR}: the tables of a results folder in the paper's layouts (Figure 4, Figure
+ * 8's RTT bands, the stepped run), every CKC figure beside the bare-Kafka baseline and as a ratio to
+ * it, CPU and memory per process; printed, saved as {@code tables.txt} and CSV, and drawn in one
+ * self-contained {@code report.html}.
+ */
+@Command(name = "report", mixinStandardHelpOptions = true,
+        description = "Tables, CSV and an HTML report from a results folder.")
+final class ReportCommand implements Callable<Integer> {
+
+    /** p99 RTT above which a step counts as saturated (the load-testing method), ms. */
+    static final double SATURATION_P99_MS = 100;
+
+    @Parameters(index = "0", description = "Results folder")
+    Path dir;
+
+    PrintStream out = System.out;
+
+    @Override
+    public Integer call() throws Exception {
+        write(new Results(dir), out);
+        return 0;
+    }
+
+    /** Prints the tables, and writes tables.txt, figure4.csv, figure8.csv, cpu.csv and report.html. */
+    static void write(Results results, PrintStream terminal) throws IOException {
+        List<Results.RunRow> runs = results.runs();
+        List<Results.StepRow> steps = results.steps();
+        ByteArrayOutputStream text = new ByteArrayOutputStream();
+        try (PrintStream tables = new PrintStream(text, true, StandardCharsets.UTF_8)) {
+            if (!runs.isEmpty()) {
+                figure4(tables, results, runs);
+                figure8(tables, results, runs);
+                cpu(tables, results, runs);
+            }
+            if (!steps.isEmpty()) {
+                stepped(tables, steps);
+            }
+        }
+        String printed = text.toString(StandardCharsets.UTF_8);
+        terminal.print(printed);
+        Files.writeString(results.dir().resolve("tables.txt"), printed);
+        writeCsvs(results, runs);
+        Files.writeString(results.dir().resolve("report.html"), Html.page(results, runs, steps));
+        terminal.println("Report: " + results.dir().resolve("report.html"));
+    }
+
+    /** The baseline run a CKC run is compared with: same nodes, messages and rate. */
+    static Optional<Results.RunRow> baselineOf(Results.RunRow run, List<Results.RunRow> all) {
+        return all.stream().filter(r -> r.path().equals(Results.KAFKA) && r.nodes() == run.nodes()
+                && r.messages() == run.messages() && r.ratePerMinute() == run.ratePerMinute()).findFirst();
+    }
+
+    static double ratio(double value, double base) {
+        return base > 0 ? value / base : Double.NaN;
+    }
+
+    private static void figure4(PrintStream out, Results results, List<Results.RunRow> runs) {
+        out.println();
+        out.println("Figure 4 layout: round trip MN -> gateway -> Kafka -> echo app -> delivery job -> gateway -> MN (ms);");
+        out.println("x kafka = the figure divided by the bare-Kafka echo's with the same nodes and load, in this run");
+        out.printf("%-8s %-6s %6s %4s %3s %9s %9s %9s %9s %8s %9s %8s %8s %8s%n", "ID", "path", "MNs", "APP", "GW",
+                "Mean RTT", "Std dev", "p50", "p99", "TE", "msg/s", "mean x", "p99 x", "msg/s x");
+        for (Results.RunRow r : runs) {
+            Optional<Results.RunRow> base = r.path().equals(Results.CKC) ? baselineOf(r, runs) : Optional.empty();
+            out.printf(Locale.ROOT, "%-8s %-6s %6d %4s %3s %9.2f %9.2f %9.2f %9.2f %7.2f%% %9.1f %8s %8s %8s%n",
+                    r.config(), r.path(), r.nodes(), r.path().equals(Results.CKC) ? r.appParallelism() : "-",
+                    r.path().equals(Results.CKC) ? r.gateways() : "-", r.meanMs(), r.sdMs(), r.p50Ms(), r.p99Ms(),
+                    r.te(), r.throughput(), times(base.map(b -> ratio(r.meanMs(), b.meanMs()))),
+                    times(base.map(b -> ratio(r.p99Ms(), b.p99Ms()))),
+                    times(base.map(b -> ratio(r.throughput(), b.throughput()))));
+        }
+    }
+
+    private static void figure8(PrintStream out, Results results, List<Results.RunRow> runs) throws IOException {
+        out.println();
+        out.println("Figure 8 layout: share of round trips by RTT band (ms)");
+        out.printf("%-8s", "RTT");
+        runs.forEach(r -> out.printf("%11s", r.config() + "/" + r.path()));
+        out.println();
+        List<double[]> bands = new ArrayList<>();
+        for (Results.RunRow r : runs) {
+            bands.add(Report.bands(results.rtt(r), Report.FIGURE8_BANDS_MS));
+        }
+        List<String> labels = Report.bandLabels(Report.FIGURE8_BANDS_MS);
+        for (int band = 0; band < labels.size(); band++) {
+            out.printf("%-8s", labels.get(band));
+            for (double[] b : bands) {
+                out.printf(Locale.ROOT, "%10.2f%%", b[band]);
+            }
+            out.println();
+        }
+    }
+
+    private static void cpu(PrintStream out, Results results, List<Results.RunRow> runs) throws IOException {
+        out.println();
+        out.println("CPU (% of one core: mean / peak) and peak memory (RSS, MB) per process during each run");
+        for (Results.RunRow r : runs) {
+            StringBuilder line = new StringBuilder(String.format("%-8s %-6s", r.config(), r.path()));
+            for (ProcessSampler.Usage u : ProcessSampler.usage(results.cpu(r.config() + "-" + r.path()))) {
+                line.append(String.format(Locale.ROOT, "  %s %.0f/%.0f%% %.0fMB", u.component(), u.meanCpuPercent(),
+                        u.maxCpuPercent(), u.maxRssMb()));
+            }
+            out.println(line);
+        }
+    }
+
+    private static void stepped(PrintStream out, List<Results.StepRow> steps) {
+        out.println();
+        out.println("Stepped load: 95% confidence intervals over the samples of each step; saturation: p99 RTT > "
+                + (int) SATURATION_P99_MS + " ms or a message lost");
+        out.printf("%-5s %9s | %-25s %-25s %6s | %-25s %-25s %6s | %8s %8s%n", "step", "offered/s", "ckc msg/s",
+                "ckc p99 ms", "lost", "kafka msg/s", "kafka p99 ms", "lost", "msg/s x", "p99 x");
+        Map<Integer, Results.StepRow> ckc = byStep(steps, Results.CKC);
+        Map<Integer, Results.StepRow> kafka = byStep(steps, Results.KAFKA);
+        for (int step : ckc.keySet().isEmpty() ? kafka.keySet() : ckc.keySet()) {
+            Results.StepRow c = ckc.get(step);
+            Results.StepRow k = kafka.get(step);
+            Results.StepRow any = c != null ? c : k;
+            out.printf(Locale.ROOT, "%-5d %9.0f | %-25s %-25s %6s | %-25s %-25s %6s | %8s %8s%n", step,
+                    any.offeredPerSecond(), interval(c == null ? null : c.throughput()),
+                    interval(c == null ? null : c.p99Ms()), c == null ? "-" : c.lost(),
+                    interval(k == null ? null : k.throughput()), interval(k == null ? null : k.p99Ms()),
+                    k == null ? "-" : k.lost(),
+                    times(c == null || k == null ? Optional.empty()
+                            : Optional.of(ratio(c.throughput().mean(), k.throughput().mean()))),
+                    times(c == null || k == null ? Optional.empty()
+                            : Optional.of(ratio(c.p99Ms().mean(), k.p99Ms().mean()))));
+        }
+        for (String path : List.of(Results.CKC, Results.KAFKA)) {
+            Optional<Results.StepRow> saturated = saturation(steps, path);
+            out.println(saturated.map(s -> String.format(Locale.ROOT,
+                            "%s saturates at step %d: %.0f msg/s offered (p99 %.1f ms, lost %d)", path, s.step(),
+                            s.offeredPerSecond(), s.p99Ms().mean(), s.lost()))
+                    .orElse(path + ": no saturation within the steps run"));
+        }
+    }
+
+    /** The first step past saturation on a path. */
+    static Optional<Results.StepRow> saturation(List<Results.StepRow> steps, String path) {
+        return steps.stream().filter(s -> s.path().equals(path) && s.saturated(SATURATION_P99_MS)).findFirst();
+    }
+
+    static Map<Integer, Results.StepRow> byStep(List<Results.StepRow> steps, String path) {
+        Map<Integer, Results.StepRow> rows = new LinkedHashMap<>();
+        steps.stream().filter(s -> s.path().equals(path)).forEach(s -> rows.put(s.step(), s));
+        return rows;
+    }
+
+    private static void writeCsvs(Results results, List<Results.RunRow> runs) throws IOException {
+        List<String> figure4 = new ArrayList<>(List.of("config,path,nodes,app_parallelism,gateways,rtt_mean_ms,rtt_sd_ms,"
+                + "rtt_p50_ms,rtt_p99_ms,te,throughput_per_s,rtt_mean_x_kafka,rtt_p99_x_kafka,throughput_x_kafka"));
+        List<String> figure8 = new ArrayList<>(List.of("config,path," + String.join(",",
+                Report.bandLabels(Report.FIGURE8_BANDS_MS).stream().map(l -> "band " + l).toList())));
+        List<String> cpu = new ArrayList<>(List.of("config,path,component,cpu_mean_percent,cpu_max_percent,rss_max_mb"));
+        for (Results.RunRow r : runs) {
+            Optional<Results.RunRow> base = r.path().equals(Results.CKC) ? baselineOf(r, runs) : Optional.empty();
+            figure4.add(String.format(Locale.ROOT, "%s,%s,%d,%d,%d,%.3f,%.3f,%.3f,%.3f,%.4f,%.2f,%.4f,%.4f,%.4f",
+                    r.config(), r.path(), r.nodes(), r.appParallelism(), r.gateways(), r.meanMs(), r.sdMs(), r.p50Ms(),
+                    r.p99Ms(), r.te(), r.throughput(), base.map(b -> ratio(r.meanMs(), b.meanMs())).orElse(Double.NaN),
+                    base.map(b -> ratio(r.p99Ms(), b.p99Ms())).orElse(Double.NaN),
+                    base.map(b -> ratio(r.throughput(), b.throughput())).orElse(Double.NaN)));
+            StringBuilder line = new StringBuilder(r.config() + "," + r.path());
+            for (double share : Report.bands(results.rtt(r), Report.FIGURE8_BANDS_MS)) {
+                line.append(String.format(Locale.ROOT, ",%.4f", share));
+            }
+            figure8.add(line.toString());
+            for (ProcessSampler.Usage u : ProcessSampler.usage(results.cpu(r.config() + "-" + r.path()))) {
+                cpu.add(String.format(Locale.ROOT, "%s,%s,%s,%.1f,%.1f,%.1f", r.config(), r.path(), u.component(),
+                        u.meanCpuPercent(), u.maxCpuPercent(), u.maxRssMb()));
+            }
+        }
+        Files.write(results.dir().resolve("figure4.csv"), figure4, StandardCharsets.UTF_8);
+        Files.write(results.dir().resolve("figure8.csv"), figure8, StandardCharsets.UTF_8);
+        Files.write(results.dir().resolve("cpu.csv"), cpu, StandardCharsets.UTF_8);
+    }
+
+    private static String interval(Summary s) {
+        if (s == null) {
+            return "-";
+        }
+        return Double.isNaN(s.ci95()) ? String.format(Locale.ROOT, "%.1f", s.mean())
+                : String.format(Locale.ROOT, "%.1f ± %.1f", s.mean(), s.ci95());
+    }
+
+    private static String times(Optional<Double> ratio) {
+        return ratio.filter(r -> !Double.isNaN(r)).map(r -> String.format(Locale.ROOT, "%.2f", r)).orElse("-");
+    }
+
+    /** The HTML page: tables and charts. */
+    static final class Html {
+
+        private Html() {
+        }
+
+        static String page(Results results, List<Results.RunRow> runs, List<Results.StepRow> steps)
+                throws IOException {
+            StringBuilder html = new StringBuilder("""
+                    <!DOCTYPE html><html><head><meta charset="utf-8"><title>CKC performance report</title>
+                    <style>body{font-family:sans-serif;max-width:1400px;margin:20px auto;color:#222}
+                    table{border-collapse:collapse;margin:8px 0 20px}td,th{border:1px solid #ccc;padding:3px 8px;text-align:right}
+                    th{background:#f3f3f3}td:first-child,th:first-child{text-align:left}.charts{display:flex;flex-wrap:wrap;gap:12px}
+                    .note{color:#666;font-size:90%}</style></head><body>
+                    """);
+            html.append("<h1>CKC on Flink: performance report</h1>");
+            html.append("<p class=\"note\">").append(Svg.escape(machine())).append(" — results folder ")
+                    .append(Svg.escape(results.dir().getFileName().toString()))
+                    .append(". Every CKC figure is also shown as a ratio (×) to the bare-Kafka echo measured in the same run ")
+                    .append("(messages straight to a Kafka topic, a plain consumer answers, no gateway, no Flink).</p>");
+            if (!runs.isEmpty()) {
+                html.append("<h2>Configurations (Figure 4 layout)</h2><table><tr><th>ID</th><th>path</th><th>MNs</th>"
+                        + "<th>APP</th><th>GW</th><th>sent</th><th>delivered</th><th>lost</th><th>TE</th><th>mean RTT ms</th>"
+                        + "<th>sd</th><th>p50</th><th>p99</th><th>max</th><th>msg/s</th><th>mean ×kafka</th><th>p99 ×kafka</th>"
+                        + "<th>msg/s ×kafka</th></tr>");
+                for (Results.RunRow r : runs) {
+                    Optional<Results.RunRow> base = r.path().equals(Results.CKC) ? baselineOf(r, runs) : Optional.empty();
+                    html.append(String.format(Locale.ROOT,
+                            "<tr><td>%s</td><td>%s</td><td>%d</td><td>%s</td><td>%s</td><td>%d</td><td>%d</td><td>%d</td>"
+                                    + "<td>%.2f%%</td><td>%.2f</td><td>%.2f</td><td>%.2f</td><td>%.2f</td><td>%.2f</td><td>%.1f</td>"
+                                    + "<td>%s</td><td>%s</td><td>%s</td></tr>",
+                            r.config(), r.path(), r.nodes(), r.path().equals(Results.CKC) ? r.appParallelism() : "-",
+                            r.path().equals(Results.CKC) ? r.gateways() : "-", r.sent(), r.delivered(), r.lost(), r.te(),
+                            r.meanMs(), r.sdMs(), r.p50Ms(), r.p99Ms(), r.maxMs(), r.throughput(),
+                            times(base.map(b -> ratio(r.meanMs(), b.meanMs()))),
+                            times(base.map(b -> ratio(r.p99Ms(), b.p99Ms()))),
+                            times(base.map(b -> ratio(r.throughput(), b.throughput())))));
+                }
+                html.append("</table>");
+                bandsTable(html, results, runs);
+                html.append("<h2>RTT distribution per configuration</h2><div class=\"charts\">");
+                for (String config : configs(runs)) {
+                    html.append(histogram(results, config, runs));
+                }
+                html.append("</div><h2>Mean RTT by message sequence number (Figures 9–14)</h2><div class=\"charts\">");
+                for (String config : configs(runs)) {
+                    html.append(bySeq(results, config, runs));
+                }
+                html.append("</div><h2>CPU per component</h2><div class=\"charts\">");
+                for (Results.RunRow r : runs) {
+                    html.append(cpuChart(results, r));
+                }
+                html.append("</div>");
+            }
+            if (!steps.isEmpty()) {
+                steppedSection(html, steps);
+            }
+            return html.append("</body></html>\n").toString();
+        }
+
+        private static List<String> configs(List<Results.RunRow> runs) {
+            return runs.stream().map(Results.RunRow::config).distinct().toList();
+        }
+
+        private static void bandsTable(StringBuilder html, Results results, List<Results.RunRow> runs)
+                throws IOException {
+            List<String> labels = Report.bandLabels(Report.FIGURE8_BANDS_MS);
+            html.append("<h2>Share of round trips by RTT band, ms (Figure 8 layout)</h2><table><tr><th>RTT</th>");
+            List<double[]> bands = new ArrayList<>();
+            for (Results.RunRow r : runs) {
+                html.append("<th>").append(Svg.escape(r.config() + "/" + r.path())).append("</th>");
+                bands.add(Report.bands(results.rtt(r), Report.FIGURE8_BANDS_MS));
+            }
+            html.append("</tr>");
+            for (int band = 0; band < labels.size(); band++) {
+                html.append("<tr><td>").append(Svg.escape(labels.get(band))).append("</td>");
+                for (double[] b : bands) {
+                    html.append(String.format(Locale.ROOT, "<td>%.2f%%</td>", b[band]));
+                }
+                html.append("</tr>");
+            }
+            html.append("</table>");
+        }
+
+        /** Share of round trips per 2.5 ms up to 100 ms (Figure 7's unit), one line per path. */
+        private static String histogram(Results results, String config, List<Results.RunRow> runs) throws IOException {
+            List<Svg.Series> series = new ArrayList<>();
+            for (Results.RunRow r : runs) {
+                if (!r.config().equals(config)) {
+                    continue;
+                }
+                Histogram h = results.rtt(r);
+                double[] x = IntStream.rangeClosed(1, 40).mapToDouble(i -> i * 2.5).toArray();
+                double[] y = new double[x.length];
+                long total = Math.max(1, h.getTotalCount());
+                for (int i = 0; i < x.length; i++) {
+                    long from = (long) ((x[i] - 2.5) * 1000);
+                    long to = (long) (x[i] * 1000) - 1;
+                    y[i] = 100.0 * h.getCountBetweenValues(from, to) / total;
+                }
+                series.add(new Svg.Series(r.path(), x, y));
+            }
+            return Svg.lineChart("Configuration " + config + ": RTT distribution", "RTT (ms, 2.5 ms bins; tail above 100 not drawn)",
+                    "% of round trips", series);
+        }
+
+        private static String bySeq(Results results, String config, List<Results.RunRow> runs) throws IOException {
+            List<Svg.Series> series = new ArrayList<>();
+            for (Results.RunRow r : runs) {
+                if (r.config().equals(config)) {
+                    double[] y = results.meanBySeq(r);
+                    series.add(new Svg.Series(r.path(), IntStream.range(0, y.length).mapToDouble(i -> i).toArray(), y));
+                }
+            }
+            return Svg.lineChart("Configuration " + config + ": mean RTT by sequence number", "message sequence number",
+                    "mean RTT (ms)", series);
+        }
+
+        private static String cpuChart(Results results, Results.RunRow r) throws IOException {
+            List<ProcessSampler.Usage> usage = ProcessSampler.usage(results.cpu(r.config() + "-" + r.path()));
+            return Svg.barChart("Configuration " + r.config() + " (" + r.path() + "): CPU per process", "% of one core",
+                    usage.stream().map(ProcessSampler.Usage::component).toList(),
+                    List.of(new Svg.Bars("mean", usage.stream().mapToDouble(ProcessSampler.Usage::meanCpuPercent).toArray()),
+                            new Svg.Bars("peak", usage.stream().mapToDouble(ProcessSampler.Usage::maxCpuPercent).toArray())));
+        }
+
+        private static void steppedSection(StringBuilder html, List<Results.StepRow> steps) {
+            html.append("<h2>Stepped load</h2><p class=\"note\">Each step: samples of one second after a steady state; "
+                    + "mean ± 95% confidence interval. Saturation: p99 RTT above " + (int) SATURATION_P99_MS
+                    + " ms or any message lost.</p>");
+            for (String path : List.of(Results.CKC, Results.KAFKA)) {
+                html.append("<p>").append(saturation(steps, path).map(s -> String.format(Locale.ROOT,
+                                "<b>%s</b> saturates at %.0f msg/s offered (step %d: p99 %.1f ms, %d lost).", path,
+                                s.offeredPerSecond(), s.step(), s.p99Ms().mean(), s.lost()))
+                        .orElse("<b>" + path + "</b>: no saturation within the steps run.")).append("</p>");
+            }
+            html.append("<table><tr><th>path</th><th>step</th><th>offered/s</th><th>msg/s</th><th>±</th><th>p99 ms</th>"
+                    + "<th>±</th><th>mean RTT ms</th><th>±</th><th>sent</th><th>lost</th></tr>");
+            for (Results.StepRow s : steps) {
+                html.append(String.format(Locale.ROOT,
+                        "<tr><td>%s</td><td>%d</td><td>%.0f</td><td>%.1f</td><td>%.1f</td><td>%.2f</td><td>%.2f</td>"
+                                + "<td>%.2f</td><td>%.2f</td><td>%d</td><td>%d</td></tr>",
+                        s.path(), s.step(), s.offeredPerSecond(), s.throughput().mean(), s.throughput().ci95(),
+                        s.p99Ms().mean(), s.p99Ms().ci95(), s.meanMs().mean(), s.meanMs().ci95(), s.sent(), s.lost()));
+            }
+            html.append("</table><div class=\"charts\">");
+            List<Svg.Series> throughput = new ArrayList<>();
+            List<Svg.Series> p99 = new ArrayList<>();
+            for (String path : List.of(Results.CKC, Results.KAFKA)) {
+                List<Results.StepRow> rows = new ArrayList<>(byStep(steps, path).values());
+                if (rows.isEmpty()) {
+                    continue;
+                }
+                double[] offered = rows.stream().mapToDouble(Results.StepRow::offeredPerSecond).toArray();
+                throughput.add(new Svg.Series(path, offered, rows.stream().mapToDouble(s -> s.throughput().mean()).toArray()));
+                p99.add(new Svg.Series(path, offered, rows.stream().mapToDouble(s -> s.p99Ms().mean()).toArray()));
+            }
+            if (!throughput.isEmpty()) {
+                double[] offered = throughput.get(0).x();
+                throughput.add(new Svg.Series("offered", offered, offered));
+                p99.add(new Svg.Series("saturation limit", offered,
+                        java.util.Arrays.stream(offered).map(o -> SATURATION_P99_MS).toArray()));
+            }
+            html.append(Svg.lineChart("Throughput against offered load", "offered msg/s", "echoes/s", throughput));
+            html.append(Svg.lineChart("p99 RTT against offered load", "offered msg/s", "p99 RTT (ms)", p99));
+            html.append("</div>");
+        }
+
+        private static String machine() {
+            Runtime rt = Runtime.getRuntime();
+            return String.format(Locale.ROOT, "Made %s on %s %s, %d cores, Java %s", java.time.LocalDateTime.now()
+                            .withNano(0), System.getProperty("os.name"), System.getProperty("os.arch"),
+                    rt.availableProcessors(), System.getProperty("java.version"));
+        }
+    }
+}
