@@ -25,9 +25,24 @@ final class Schedule {
     /** Runs the schedule, counting every send in {@code sent}; blocks until the last; ticks every 200 ms. */
     static void run(int nodes, int messages, double ratePerMinute, Arrivals arrivals, Send send, AtomicLong sent,
                     Runnable tick) throws InterruptedException {
+        run(nodes, messages, Long.MAX_VALUE, ratePerMinute, arrivals, send, sent, tick);
+    }
+
+    /**
+     * Sends at the rate for {@code seconds}, as many messages as fall in that time: the offered load
+     * stays level to the end (a fixed count per node would tail off as nodes finish).
+     */
+    static void runFor(int nodes, double seconds, double ratePerMinute, Arrivals arrivals, Send send, AtomicLong sent,
+                       Runnable tick) throws InterruptedException {
+        run(nodes, Integer.MAX_VALUE, (long) (seconds * 1e9), ratePerMinute, arrivals, send, sent, tick);
+    }
+
+    private static void run(int nodes, int messages, long durationNanos, double ratePerMinute, Arrivals arrivals,
+                            Send send, AtomicLong sent, Runnable tick) throws InterruptedException {
         long meanGapNanos = (long) (TimeUnit.MINUTES.toNanos(1) / ratePerMinute);
         Random random = new Random(42);
         long start = System.nanoTime();
+        long end = durationNanos == Long.MAX_VALUE ? Long.MAX_VALUE : start + durationNanos;
         PriorityQueue<long[]> due = new PriorityQueue<>((a, b) -> Long.compare(a[0], b[0]));
         for (int i = 0; i < nodes; i++) {
             due.add(new long[] {start + (long) (random.nextDouble() * meanGapNanos), i, 0});
@@ -44,7 +59,9 @@ final class Schedule {
                 if (seq + 1 < messages) {
                     long gap = arrivals == Arrivals.CONSTANT ? meanGapNanos
                             : (long) (-Math.log(1 - random.nextDouble()) * meanGapNanos);
-                    due.add(new long[] {entry[0] + gap, node, seq + 1});
+                    if (entry[0] + gap < end) {
+                        due.add(new long[] {entry[0] + gap, node, seq + 1});
+                    }
                 }
             }
             if (now >= nextTick) {

@@ -1,0 +1,264 @@
+package io.ckc.perf;
+
+import org.HdrHistogram.Histogram;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+import java.io.PrintStream;
+import java.net.InetSocketAddress;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
+import java.util.concurrent.Callable;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * {@code perf stepped}: the load-testing study's method (its sections 3.6-3.7) on the CKC stack
+ * and then on the bare-Kafka baseline, in one run. The offered load starts at {@code --start}
+ * messages per second and rises by {@code --step}; each level runs {@code --warmup-seconds} to a
+ * steady state, then {@code --samples} samples of one second each (echoes per second, p99 and
+ * mean RTT), summarised by their mean and 95% confidence interval. A path stops at its saturation
+ * point: the first level whose p99 RTT passes 100 ms or that lost a message. One {@code RESULT}
+ * line per step and path, and one per path for its saturation.
+ */
+@Command(name = "stepped", mixinStandardHelpOptions = true,
+        description = "Stepped load on the CKC stack and the bare-Kafka baseline until saturation.")
+final class SteppedCommand implements Callable<Integer> {
+
+    @Option(names = "--gateways", split = ",", description = "Gateway UDP addresses, host:port,...")
+    List<String> gateways = List.of();
+
+    @Option(names = "--bootstrap", defaultValue = "127.0.0.1:9092", description = "Kafka bootstrap servers")
+    String bootstrap;
+
+    @Option(names = "--paths", split = ",", defaultValue = "ckc,kafka", description = "Paths to load: ckc, kafka (default ${DEFAULT-VALUE})")
+    List<String> paths;
+
+    @Option(names = "--nodes", defaultValue = "2000", description = "Simulated nodes sharing the load (default ${DEFAULT-VALUE})")
+    int nodes;
+
+    @Option(names = "--start", defaultValue = "250", description = "First level, messages per second (default ${DEFAULT-VALUE})")
+    double start;
+
+    @Option(names = "--step", defaultValue = "250", description = "Rise per level, messages per second (default ${DEFAULT-VALUE})")
+    double step;
+
+    @Option(names = "--max-steps", defaultValue = "12", description = "Levels at most (default ${DEFAULT-VALUE})")
+    int maxSteps;
+
+    @Option(names = "--warmup-seconds", defaultValue = "8", description = "Seconds to a steady state at each level (default ${DEFAULT-VALUE})")
+    int warmupSeconds;
+
+    @Option(names = "--samples", defaultValue = "30", description = "One-second samples per level (default ${DEFAULT-VALUE})")
+    int samples;
+
+    @Option(names = "--arrivals", defaultValue = "POISSON", description = "CONSTANT or POISSON (default ${DEFAULT-VALUE}, as the study)")
+    Schedule.Arrivals arrivals;
+
+    @Option(names = "--drain-seconds", defaultValue = "10", description = "After a level, wait this long without progress for its last echoes (default ${DEFAULT-VALUE})")
+    int drainSeconds;
+
+    @Option(names = "--io-threads", defaultValue = "2", description = "Simulator I/O threads (default ${DEFAULT-VALUE})")
+    int ioThreads;
+
+    @Option(names = "--results", required = true, description = "Results folder")
+    Path resultsDir;
+
+    @Option(names = "--pids-dir", description = "The stack's pid files, for CPU and memory per process (.ckc/pids)")
+    Path pidsDir;
+
+    PrintStream out = System.out;
+
+    /** How one path takes the load. */
+    private interface Path0 extends AutoCloseable {
+        RoundTrips trips();
+
+        void send(int node, int seq);
+    }
+
+    @Override
+    public Integer call() throws Exception {
+        Results results = new Results(resultsDir);
+        for (String path : paths) {
+            try (ProcessSampler sampler = new ProcessSampler(ProcessSampler.stackProcesses(pidsDir));
+                 Path0 target = open(path)) {
+                List<Results.StepRow> rows = sweep(path, target, results);
+                results.writeCpu(results.dir().resolve("cpu-stepped-" + path + ".csv"), sampler.samples());
+                Optional<Results.StepRow> saturated = rows.stream()
+                        .filter(r -> r.saturated(ReportCommand.SATURATION_P99_MS)).findFirst();
+                out.println(saturated.map(s -> String.format(Locale.ROOT,
+                        "RESULT path=%s saturation_offered_per_s=%.0f last_good_offered_per_s=%s", path,
+                        s.offeredPerSecond(), s.step() > 1 ? String.format(Locale.ROOT, "%.0f", s.offeredPerSecond() - step) : "none"))
+                        .orElse(String.format(Locale.ROOT, "RESULT path=%s saturation_offered_per_s=none max_offered_per_s=%.0f",
+                                path, rows.isEmpty() ? 0 : rows.get(rows.size() - 1).offeredPerSecond())));
+            }
+        }
+        return 0;
+    }
+
+    private Path0 open(String path) throws Exception {
+        if (path.equals(Results.CKC)) {
+            List<InetSocketAddress> addresses = gateways.stream().map(DemoCommand::address).toList();
+            if (addresses.isEmpty()) {
+                throw new IllegalArgumentException("the ckc path needs --gateways");
+            }
+            Fleet fleet = new Fleet(nodes, addresses, ioThreads);
+            fleet.connectAll(1000);
+            Fleet.waitFor(() -> fleet.connected.get() >= nodes, 180, () -> { });
+            out.printf("%d of %d nodes connected%n", fleet.connected.get(), nodes);
+            return new Path0() {
+                public RoundTrips trips() {
+                    return fleet.trips;
+                }
+
+                public void send(int node, int seq) {
+                    fleet.sendEcho(node, seq);
+                }
+
+                public void close() throws Exception {
+                    fleet.close();
+                }
+            };
+        }
+        if (path.equals(Results.KAFKA)) {
+            BaselineEcho baseline = new BaselineEcho(bootstrap, nodes);
+            return new Path0() {
+                public RoundTrips trips() {
+                    return baseline.trips;
+                }
+
+                public void send(int node, int seq) {
+                    baseline.send(node, seq);
+                }
+
+                public void close() throws Exception {
+                    baseline.close();
+                }
+            };
+        }
+        throw new IllegalArgumentException("unknown path " + path + ": ckc or kafka");
+    }
+
+    /** Levels until saturation or the last; returns their rows. */
+    private List<Results.StepRow> sweep(String path, Path0 target, Results results) throws Exception {
+        List<Results.StepRow> rows = new ArrayList<>();
+        RoundTrips trips = target.trips();
+        int firstSeq = 0;
+        for (int level = 1; level <= maxSteps; level++) {
+            double offered = start + (level - 1) * step;
+            double perNodePerMinute = offered * 60 / nodes;
+            int seconds = warmupSeconds + samples;
+            long sentBefore = trips.sent.get();
+            long deliveredBefore = trips.delivered.get();
+            int base = firstSeq;
+            Sampling sampling = new Sampling(trips, warmupSeconds);
+            Thread sampler = new Thread(sampling, "step-sampler");
+            sampler.setDaemon(true);
+            sampler.start();
+            int level0 = level;
+            int[] lastSeq = new int[1];
+            Schedule.runFor(nodes, seconds, perNodePerMinute, arrivals, (node, seq) -> {
+                lastSeq[0] = Math.max(lastSeq[0], seq);
+                target.send(node, base + seq);
+            }, trips.sent, () -> progress(path, level0, offered, trips, sampling));
+            sampling.stop();
+            sampler.join();
+            trips.awaitEchoes(drainSeconds, () -> { });
+            firstSeq += lastSeq[0] + 1; // sequence numbers stay unique per node across levels
+            long sent = trips.sent.get() - sentBefore;
+            long lost = sent - (trips.delivered.get() - deliveredBefore);
+            Results.StepRow row = new Results.StepRow(path, level, offered, Summary.of(sampling.throughput()),
+                    Summary.of(sampling.p99()), Summary.of(sampling.mean()), sent, Math.max(0, lost));
+            results.addStep(row);
+            rows.add(row);
+            out.println();
+            out.println(row.resultLine());
+            if (row.saturated(ReportCommand.SATURATION_P99_MS)) {
+                break;
+            }
+        }
+        return rows;
+    }
+
+    private void progress(String path, int level, double offered, RoundTrips trips, Sampling sampling) {
+        if (System.console() != null) {
+            out.printf(Locale.ROOT, "\r%s step %d: %.0f msg/s offered, %s, sent %d, delivered %d   ", path, level,
+                    offered, sampling.describe(), trips.sent.get(), trips.delivered.get());
+            out.flush();
+        }
+    }
+
+    /** One sample a second once the warm-up is over: echoes per second, p99 and mean RTT in ms. */
+    private static final class Sampling implements Runnable {
+        private final RoundTrips trips;
+        private final int warmupSeconds;
+        private final List<double[]> taken = new ArrayList<>();
+        private volatile boolean running = true;
+
+        Sampling(RoundTrips trips, int warmupSeconds) {
+            this.trips = trips;
+            this.warmupSeconds = warmupSeconds;
+        }
+
+        @Override
+        public void run() {
+            long next = System.nanoTime();
+            long lastDelivered = trips.delivered.get();
+            trips.takeInterval();
+            int second = 0;
+            while (running) {
+                next += TimeUnit.SECONDS.toNanos(1);
+                try {
+                    TimeUnit.NANOSECONDS.sleep(Math.max(0, next - System.nanoTime()));
+                } catch (InterruptedException e) {
+                    return;
+                }
+                long delivered = trips.delivered.get();
+                Histogram interval = trips.takeInterval();
+                second++;
+                if (second > warmupSeconds && running) {
+                    synchronized (taken) {
+                        taken.add(new double[] {delivered - lastDelivered,
+                                interval.getTotalCount() == 0 ? Double.NaN : interval.getValueAtPercentile(99) / 1000.0,
+                                interval.getTotalCount() == 0 ? Double.NaN : interval.getMean() / 1000.0});
+                    }
+                }
+                lastDelivered = delivered;
+            }
+        }
+
+        void stop() {
+            running = false;
+        }
+
+        double[] throughput() {
+            return column(0);
+        }
+
+        double[] p99() {
+            return column(1);
+        }
+
+        double[] mean() {
+            return column(2);
+        }
+
+        String describe() {
+            synchronized (taken) {
+                if (taken.isEmpty()) {
+                    return "warming up";
+                }
+                double[] last = taken.get(taken.size() - 1);
+                return String.format(Locale.ROOT, "sample %d: %.0f msg/s p99 %.1f ms", taken.size(), last[0], last[1]);
+            }
+        }
+
+        private double[] column(int i) {
+            synchronized (taken) {
+                return taken.stream().mapToDouble(s -> s[i]).toArray();
+            }
+        }
+    }
+}
