@@ -128,10 +128,15 @@ final class Fleet implements AutoCloseable {
 
     /** Connects every node, pausing between connections as the paper's simulator did. */
     void connectAll(long intervalMicros) throws InterruptedException {
+        connect(0, nodes.size(), intervalMicros);
+    }
+
+    /** Connects nodes {@code from} (inclusive) to {@code to} (exclusive), pausing between connections. */
+    void connect(int from, int to, long intervalMicros) throws InterruptedException {
         long start = System.nanoTime();
-        for (int i = 0; i < nodes.size(); i++) {
+        for (int i = from; i < to; i++) {
             nodes.get(i).connect();
-            long due = start + TimeUnit.MICROSECONDS.toNanos(intervalMicros * (i + 1));
+            long due = start + TimeUnit.MICROSECONDS.toNanos(intervalMicros * (i - from + 1));
             long wait = due - System.nanoTime();
             if (wait > 0) {
                 TimeUnit.NANOSECONDS.sleep(wait);

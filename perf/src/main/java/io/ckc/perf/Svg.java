@@ -59,7 +59,7 @@ final class Svg {
                 points.append(String.format(Locale.ROOT, "%.1f,%.1f ", px(s.x()[i], xMin, xMax), py(s.y()[i], yMax)));
             }
             svg.append(String.format(Locale.ROOT,
-                    "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"1.5\" points=\"%s\"/>", colour(k), points));
+                    "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"1.5\" points=\"%s\"/>", colour(s.name(), k), points));
         }
         legend(svg, series.stream().map(Series::name).toList());
         return svg.append("</svg>").toString();
@@ -84,7 +84,8 @@ final class Svg {
                 double y = py(v, yMax);
                 svg.append(String.format(Locale.ROOT,
                         "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\"><title>%s %s: %.2f</title></rect>",
-                        groupX + k * barWidth, y, Math.max(1, barWidth - 1), HEIGHT - BOTTOM - y, colour(k),
+                        groupX + k * barWidth, y, Math.max(1, barWidth - 1), HEIGHT - BOTTOM - y,
+                        colour(bars.get(k).name(), k),
                         escape(bars.get(k).name()), escape(categories.get(c)), v));
             }
             svg.append(String.format(Locale.ROOT,
@@ -137,7 +138,7 @@ final class Svg {
             int y = TOP + 4 + k * 14;
             svg.append(String.format(Locale.ROOT,
                     "<rect x=\"%d\" y=\"%d\" width=\"10\" height=\"10\" fill=\"%s\"/><text x=\"%d\" y=\"%d\" font-size=\"10\">%s</text>",
-                    x, y, colour(k), x + 14, y + 9, escape(names.get(k))));
+                    x, y, colour(names.get(k), k), x + 14, y + 9, escape(names.get(k))));
         }
     }
 
@@ -170,6 +171,16 @@ final class Svg {
 
     private static String colour(int k) {
         return COLOURS[k % COLOURS.length];
+    }
+
+    /** The same colour for a path in every chart: CKC red, the Kafka baseline blue. */
+    private static String colour(String name, int k) {
+        return switch (name) {
+            case Results.CKC -> "#d62728";
+            case Results.KAFKA -> "#1f77b4";
+            case "offered", "saturation limit" -> "#999999";
+            default -> colour(k);
+        };
     }
 
     static String escape(String text) {

@@ -1,0 +1,163 @@
+package io.ckc.perf;
+
+import oshi.SystemInfo;
+import oshi.software.os.OSProcess;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+import java.io.PrintStream;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * {@code perf capacity}: how many idle connected nodes one gateway holds, and what each costs it.
+ * Nodes connect in batches; after each batch settles, the gateway's heap in use (the lowest of a few
+ * seconds of its {@code /metrics} samples, so close to what survives a collection) and its resident
+ * memory are read. A batch that does not fully connect, or nodes that drop while idle, end the run.
+ * Ends with {@code RESULT held=.. heap_per_mn_bytes=.. rss_per_mn_bytes=..} (the slope over the
+ * batches).
+ */
+@Command(name = "capacity", mixinStandardHelpOptions = true,
+        description = "Connect idle nodes to one gateway in batches and measure what each costs it.")
+final class CapacityCommand implements Callable<Integer> {
+
+    private static final Pattern HEAP = Pattern.compile("^jvm_memory_used_bytes\\{area=\"heap\"} (\\S+)$", Pattern.MULTILINE);
+
+    @Option(names = "--gateway", required = true, description = "The gateway's UDP address, host:port")
+    String gateway;
+
+    @Option(names = "--metrics", required = true, description = "The gateway's metrics URL, e.g. http://127.0.0.1:9400/metrics")
+    String metricsUrl;
+
+    @Option(names = "--gateway-pid-file", description = "The gateway's pid file (.ckc/pids/gateway-1.pid), for its resident memory")
+    Path pidFile;
+
+    @Option(names = "--batch", defaultValue = "10000", description = "Nodes per batch (default ${DEFAULT-VALUE})")
+    int batch;
+
+    @Option(names = "--max", defaultValue = "100000", description = "Nodes at most (default ${DEFAULT-VALUE}; the goal)")
+    int max;
+
+    @Option(names = "--connect-interval-us", defaultValue = "100", description = "Pause between two connections, µs (default ${DEFAULT-VALUE})")
+    long connectIntervalMicros;
+
+    @Option(names = "--settle-seconds", defaultValue = "10", description = "Idle time after each batch before measuring (default ${DEFAULT-VALUE})")
+    int settleSeconds;
+
+    @Option(names = "--io-threads", defaultValue = "2", description = "Simulator I/O threads (default ${DEFAULT-VALUE})")
+    int ioThreads;
+
+    @Option(names = "--csv", description = "Write the rows here too")
+    Path csv;
+
+    PrintStream out = System.out;
+
+    /** One measurement after a batch. */
+    record Row(int nodes, int connected, double heapMb, double rssMb) {
+    }
+
+    @Override
+    public Integer call() throws Exception {
+        HttpClient http = HttpClient.newHttpClient();
+        OSProcess gatewayProcess = pidFile == null ? null
+                : new SystemInfo().getOperatingSystem().getProcess(Integer.parseInt(Files.readString(pidFile).trim()));
+        List<Row> rows = new ArrayList<>();
+        rows.add(new Row(0, 0, minHeapMb(http, 5), rssMb(gatewayProcess)));
+        out.printf(Locale.ROOT, "%8s %10s %10s %10s%n", "nodes", "connected", "heap MB", "RSS MB");
+        print(rows.get(0));
+        int held = 0;
+        try (Fleet fleet = new Fleet(max, List.of(DemoCommand.address(gateway)), ioThreads)) {
+            for (int from = 0; from < max; from += batch) {
+                int to = Math.min(max, from + batch);
+                fleet.connect(from, to, connectIntervalMicros);
+                int target = to;
+                Fleet.waitFor(() -> fleet.connected.get() >= target, 120, () -> { });
+                Thread.sleep(settleSeconds * 1000L);
+                Row row = new Row(to, fleet.connected.get(), minHeapMb(http, 5), rssMb(gatewayProcess));
+                rows.add(row);
+                print(row);
+                if (row.connected() < to) {
+                    out.printf("Only %d of %d nodes stayed connected: the gateway holds about %d%n", row.connected(), to,
+                            row.connected());
+                    held = row.connected();
+                    break;
+                }
+                held = to;
+            }
+        }
+        double heapPerMn = slope(rows, Row::heapMb) * 1048576;
+        double rssPerMn = slope(rows, Row::rssMb) * 1048576;
+        if (csv != null) {
+            List<String> lines = new ArrayList<>(List.of("nodes,connected,heap_mb,rss_mb"));
+            rows.forEach(r -> lines.add(String.format(Locale.ROOT, "%d,%d,%.1f,%.1f", r.nodes(), r.connected(), r.heapMb(),
+                    r.rssMb())));
+            Files.createDirectories(csv.toAbsolutePath().getParent());
+            Files.write(csv, lines, StandardCharsets.UTF_8);
+        }
+        Row last = rows.get(rows.size() - 1);
+        out.printf(Locale.ROOT, "RESULT held=%d goal=%d heap_per_mn_bytes=%.0f rss_per_mn_bytes=%.0f gateway_heap_mb=%.0f "
+                + "gateway_rss_mb=%.0f%n", held, max, heapPerMn, rssPerMn, last.heapMb(), last.rssMb());
+        return held >= max ? 0 : 1;
+    }
+
+    private void print(Row r) {
+        out.printf(Locale.ROOT, "%8d %10d %10.1f %10.1f%n", r.nodes(), r.connected(), r.heapMb(), r.rssMb());
+    }
+
+    /** The lowest heap in use over a few seconds of samples: close to the live data after a collection. */
+    private double minHeapMb(HttpClient http, int seconds) throws Exception {
+        double min = Double.MAX_VALUE;
+        for (int i = 0; i < seconds * 4; i++) {
+            String body = http.send(HttpRequest.newBuilder(URI.create(metricsUrl)).timeout(Duration.ofSeconds(5)).build(),
+                    HttpResponse.BodyHandlers.ofString()).body();
+            Matcher m = HEAP.matcher(body);
+            if (m.find()) {
+                min = Math.min(min, Double.parseDouble(m.group(1)) / 1048576);
+            }
+            Thread.sleep(250);
+        }
+        return min == Double.MAX_VALUE ? Double.NaN : min;
+    }
+
+    private static double rssMb(OSProcess process) {
+        if (process == null) {
+            return Double.NaN;
+        }
+        process.updateAttributes();
+        return process.getResidentSetSize() / 1048576.0;
+    }
+
+    /** Least-squares slope of y against nodes. */
+    static double slope(List<Row> rows, java.util.function.ToDoubleFunction<Row> y) {
+        double n = 0;
+        double sx = 0;
+        double sy = 0;
+        double sxx = 0;
+        double sxy = 0;
+        for (Row r : rows) {
+            double v = y.applyAsDouble(r);
+            if (Double.isNaN(v)) {
+                continue;
+            }
+            n++;
+            sx += r.nodes();
+            sy += v;
+            sxx += (double) r.nodes() * r.nodes();
+            sxy += r.nodes() * v;
+        }
+        double d = n * sxx - sx * sx;
+        return d == 0 ? Double.NaN : (n * sxy - sx * sy) / d;
+    }
+}
