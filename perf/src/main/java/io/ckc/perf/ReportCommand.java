@@ -37,6 +37,12 @@ final class ReportCommand implements Callable<Integer> {
 
     PrintStream out = System.out;
 
+    /** Baselines first, then configurations by number (runs go in the order that restarts the stack least). */
+    static final java.util.Comparator<Results.RunRow> RUN_ORDER = java.util.Comparator
+            .comparing((Results.RunRow r) -> r.path().equals(Results.CKC))
+            .thenComparingInt(r -> r.config().matches("\\d+") ? Integer.parseInt(r.config()) : r.nodes())
+            .thenComparing(Results.RunRow::config);
+
     @Override
     public Integer call() throws Exception {
         write(new Results(dir), out);
@@ -45,7 +51,7 @@ final class ReportCommand implements Callable<Integer> {
 
     /** Prints the tables, and writes tables.txt, figure4.csv, figure8.csv, cpu.csv and report.html. */
     static void write(Results results, PrintStream terminal) throws IOException {
-        List<Results.RunRow> runs = results.runs();
+        List<Results.RunRow> runs = results.runs().stream().sorted(RUN_ORDER).toList();
         List<Results.StepRow> steps = results.steps();
         ByteArrayOutputStream text = new ByteArrayOutputStream();
         try (PrintStream tables = new PrintStream(text, true, StandardCharsets.UTF_8)) {
