@@ -103,7 +103,7 @@ final class ReportCommand implements Callable<Integer> {
         out.println();
         out.println("Figure 8 layout: share of round trips by RTT band (ms)");
         out.printf("%-8s", "RTT");
-        runs.forEach(r -> out.printf("%11s", r.config() + "/" + r.path()));
+        runs.forEach(r -> out.printf("%13s", r.config() + "/" + r.path()));
         out.println();
         List<double[]> bands = new ArrayList<>();
         for (Results.RunRow r : runs) {
@@ -113,7 +113,7 @@ final class ReportCommand implements Callable<Integer> {
         for (int band = 0; band < labels.size(); band++) {
             out.printf("%-8s", labels.get(band));
             for (double[] b : bands) {
-                out.printf(Locale.ROOT, "%10.2f%%", b[band]);
+                out.printf(Locale.ROOT, "%12.2f%%", b[band]);
             }
             out.println();
         }

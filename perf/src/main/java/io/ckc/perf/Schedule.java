@@ -22,6 +22,14 @@ final class Schedule {
     private Schedule() {
     }
 
+    /** The wait before a node's next send; {@code first}: before its first, from the start. */
+    static long gap(Arrivals arrivals, Random random, long meanGapNanos, boolean first) {
+        if (arrivals == Arrivals.POISSON) {
+            return (long) (-Math.log(1 - random.nextDouble()) * meanGapNanos);
+        }
+        return first ? (long) (random.nextDouble() * meanGapNanos) : meanGapNanos;
+    }
+
     /** Runs the schedule, counting every send in {@code sent}; blocks until the last; ticks every 200 ms. */
     static void run(int nodes, int messages, double ratePerMinute, Arrivals arrivals, Send send, AtomicLong sent,
                     Runnable tick) throws InterruptedException {
@@ -45,7 +53,9 @@ final class Schedule {
         long end = durationNanos == Long.MAX_VALUE ? Long.MAX_VALUE : start + durationNanos;
         PriorityQueue<long[]> due = new PriorityQueue<>((a, b) -> Long.compare(a[0], b[0]));
         for (int i = 0; i < nodes; i++) {
-            due.add(new long[] {start + (long) (random.nextDouble() * meanGapNanos), i, 0});
+            // Why: the first send must come from the same process as the rest, or the load overshoots
+            // until a gap has passed: a uniform phase for constant gaps, an exponential one for Poisson.
+            due.add(new long[] {start + gap(arrivals, random, meanGapNanos, true), i, 0});
         }
         long nextTick = start;
         while (!due.isEmpty()) {
@@ -57,8 +67,7 @@ final class Schedule {
                 send.send(node, seq);
                 sent.incrementAndGet();
                 if (seq + 1 < messages) {
-                    long gap = arrivals == Arrivals.CONSTANT ? meanGapNanos
-                            : (long) (-Math.log(1 - random.nextDouble()) * meanGapNanos);
+                    long gap = gap(arrivals, random, meanGapNanos, false);
                     if (entry[0] + gap < end) {
                         due.add(new long[] {entry[0] + gap, node, seq + 1});
                     }
