@@ -105,6 +105,28 @@ final class Fleet implements AutoCloseable {
         trips.awaitEchoes(quietSeconds, progress);
     }
 
+    /**
+     * Waits until {@code done}, or until {@code count} (what arrived so far) stood still for
+     * {@code quietSeconds}: the wait for the last echoes, replies or deliveries of a run.
+     */
+    static void waitUntilDoneOrQuiet(BooleanSupplier done, java.util.function.LongSupplier count, int quietSeconds,
+                                     Runnable progress) throws InterruptedException {
+        long last = -1;
+        long quietSince = System.nanoTime();
+        while (!done.getAsBoolean()) {
+            Thread.sleep(200);
+            progress.run();
+            long now = count.getAsLong();
+            if (now != last) {
+                last = now;
+                quietSince = System.nanoTime();
+            } else if (System.nanoTime() - quietSince > TimeUnit.SECONDS.toNanos(quietSeconds)) {
+                break;
+            }
+        }
+        progress.run();
+    }
+
     static void waitFor(BooleanSupplier done, int seconds, Runnable progress) throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
         while (!done.getAsBoolean() && System.nanoTime() < deadline) {

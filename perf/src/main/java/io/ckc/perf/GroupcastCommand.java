@@ -135,19 +135,7 @@ final class GroupcastCommand implements Callable<Integer> {
 
     /** Until every member has it, or nothing arrived for the drain time. */
     private void await(Arrivals arrivals, Runnable progress) throws InterruptedException {
-        long last = -1;
-        long quietSince = System.nanoTime();
-        while (arrivals.delivered() < members) {
-            Thread.sleep(100);
-            progress.run();
-            long now = arrivals.delivered();
-            if (now != last) {
-                last = now;
-                quietSince = System.nanoTime();
-            } else if (System.nanoTime() - quietSince > TimeUnit.SECONDS.toNanos(drainSeconds)) {
-                break;
-            }
-        }
+        Fleet.waitUntilDoneOrQuiet(() -> arrivals.delivered() >= members, arrivals::delivered, drainSeconds, progress);
     }
 
     /** Who got one groupcast and when: members are the nodes below {@code members}. */

@@ -174,19 +174,7 @@ final class MtdCommand implements Callable<Integer> {
 
     /** Until every message is answered or known expired, or nothing moved for the drain time. */
     private void awaitReplies(MtdRun run, Fleet fleet, Runnable progress) throws InterruptedException {
-        long last = -1;
-        long quietSince = System.nanoTime();
-        while (!run.allAccountedFor()) {
-            Thread.sleep(500);
-            progress.run();
-            long now = run.repliedOrExpired();
-            if (now != last) {
-                last = now;
-                quietSince = System.nanoTime();
-            } else if (System.nanoTime() - quietSince > TimeUnit.SECONDS.toNanos(drainSeconds)) {
-                break;
-            }
-        }
+        Fleet.waitUntilDoneOrQuiet(run::allAccountedFor, run::repliedOrExpired, drainSeconds, progress);
         Thread.sleep(1_000); // room for a late duplicate or an expired message wrongly replayed
         progress.run();
     }

@@ -88,19 +88,7 @@ final class RoundTrips {
 
     /** Waits for the echoes still on their way until all are in or none came for {@code quietSeconds}. */
     void awaitEchoes(int quietSeconds, Runnable progress) throws InterruptedException {
-        long lastDelivered = -1;
-        long quietSince = System.nanoTime();
-        while (delivered.get() < sent.get()) {
-            Thread.sleep(200);
-            progress.run();
-            if (delivered.get() != lastDelivered) {
-                lastDelivered = delivered.get();
-                quietSince = System.nanoTime();
-            } else if (System.nanoTime() - quietSince > TimeUnit.SECONDS.toNanos(quietSeconds)) {
-                break;
-            }
-        }
-        progress.run();
+        Fleet.waitUntilDoneOrQuiet(() -> delivered.get() >= sent.get(), delivered::get, quietSeconds, progress);
     }
 
     long lost() {

@@ -1,6 +1,7 @@
 package io.ckc.perf;
 
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 import java.io.PrintStream;
@@ -26,11 +27,7 @@ final class RunCommand implements Callable<Integer> {
     @Option(names = "--path", defaultValue = Results.CKC, description = "ckc or kafka (the baseline)")
     String path;
 
-    @Option(names = "--gateways", split = ",", description = "Gateway UDP addresses, host:port,... (path ckc)")
-    List<String> gateways = List.of();
 
-    @Option(names = "--bootstrap", defaultValue = "127.0.0.1:9092", description = "Kafka bootstrap servers")
-    String bootstrap;
 
     @Option(names = "--app-parallelism", defaultValue = "1", description = "Echo application parallelism (for the tables)")
     int appParallelism;
@@ -53,14 +50,11 @@ final class RunCommand implements Callable<Integer> {
     @Option(names = "--drain-seconds", defaultValue = "20", description = "Wait this long without progress for the last echoes (default ${DEFAULT-VALUE})")
     int drainSeconds;
 
-    @Option(names = "--io-threads", defaultValue = "2", description = "Simulator I/O threads (default ${DEFAULT-VALUE})")
-    int ioThreads;
 
-    @Option(names = "--results", required = true, description = "Results folder")
-    Path resultsDir;
 
-    @Option(names = "--pids-dir", description = "The stack's pid files, for CPU and memory per process (.ckc/pids)")
-    Path pidsDir;
+
+    @Mixin
+    StackOptions stack = new StackOptions();
 
     PrintStream out = System.out;
 
@@ -72,19 +66,19 @@ final class RunCommand implements Callable<Integer> {
     }
 
     Results.RunRow run() throws Exception {
-        Results results = new Results(resultsDir);
+        Results results = new Results(stack.resultsDir);
         long expected = (long) nodes * messages;
         out.printf(Locale.ROOT, "Configuration %s on %s: %d nodes, %d messages each at %.1f/min%n", config,
-                path.equals(Results.CKC) ? gateways.size() + " gateway(s), echo x" + appParallelism : "bare Kafka",
+                path.equals(Results.CKC) ? stack.gateways.size() + " gateway(s), echo x" + appParallelism : "bare Kafka",
                 nodes, messages, ratePerMinute);
-        try (ProcessSampler sampler = new ProcessSampler(ProcessSampler.stackProcesses(pidsDir))) {
+        try (ProcessSampler sampler = new ProcessSampler(ProcessSampler.stackProcesses(stack.pidsDir))) {
             RoundTrips trips;
             double seconds;
             int gatewayCount;
             if (path.equals(Results.CKC)) {
-                List<InetSocketAddress> addresses = gateways.stream().map(DemoCommand::address).toList();
+                List<InetSocketAddress> addresses = stack.gatewayAddresses();
                 gatewayCount = addresses.size();
-                try (Fleet fleet = new Fleet(nodes, addresses, ioThreads)) {
+                try (Fleet fleet = new Fleet(nodes, addresses, stack.ioThreads)) {
                     FleetProgress progress = new FleetProgress(fleet, expected, out, () -> "");
                     fleet.connectAll((long) (connectIntervalMs * 1000));
                     Fleet.waitFor(() -> fleet.connected.get() >= nodes, 180, progress);
@@ -96,7 +90,7 @@ final class RunCommand implements Callable<Integer> {
                 }
             } else if (path.equals(Results.KAFKA)) {
                 gatewayCount = 0;
-                try (BaselineEcho baseline = new BaselineEcho(bootstrap, nodes)) {
+                try (BaselineEcho baseline = new BaselineEcho(stack.bootstrap, nodes)) {
                     trips = baseline.trips;
                     FleetProgress progress = new FleetProgress(trips, () -> nodes, nodes, expected, out, () -> "");
                     long start = System.nanoTime();

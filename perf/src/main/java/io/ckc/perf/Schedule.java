@@ -55,7 +55,10 @@ final class Schedule {
         for (int i = 0; i < nodes; i++) {
             // Why: the first send must come from the same process as the rest, or the load overshoots
             // until a gap has passed: a uniform phase for constant gaps, an exponential one for Poisson.
-            due.add(new long[] {start + gap(arrivals, random, meanGapNanos, true), i, 0});
+            long first = start + gap(arrivals, random, meanGapNanos, true);
+            if (first < end) {
+                due.add(new long[] {first, i, 0});
+            }
         }
         long nextTick = start;
         while (!due.isEmpty()) {

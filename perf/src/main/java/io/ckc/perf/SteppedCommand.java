@@ -2,6 +2,7 @@ package io.ckc.perf;
 
 import org.HdrHistogram.Histogram;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 import java.io.PrintStream;
@@ -27,11 +28,7 @@ import java.util.concurrent.TimeUnit;
         description = "Stepped load on the CKC stack and the bare-Kafka baseline until saturation.")
 final class SteppedCommand implements Callable<Integer> {
 
-    @Option(names = "--gateways", split = ",", description = "Gateway UDP addresses, host:port,...")
-    List<String> gateways = List.of();
 
-    @Option(names = "--bootstrap", defaultValue = "127.0.0.1:9092", description = "Kafka bootstrap servers")
-    String bootstrap;
 
     @Option(names = "--paths", split = ",", defaultValue = "ckc,kafka", description = "Paths to load: ckc, kafka (default ${DEFAULT-VALUE})")
     List<String> paths;
@@ -60,14 +57,11 @@ final class SteppedCommand implements Callable<Integer> {
     @Option(names = "--drain-seconds", defaultValue = "10", description = "After a level, wait this long without progress for its last echoes (default ${DEFAULT-VALUE})")
     int drainSeconds;
 
-    @Option(names = "--io-threads", defaultValue = "2", description = "Simulator I/O threads (default ${DEFAULT-VALUE})")
-    int ioThreads;
 
-    @Option(names = "--results", required = true, description = "Results folder")
-    Path resultsDir;
 
-    @Option(names = "--pids-dir", description = "The stack's pid files, for CPU and memory per process (.ckc/pids)")
-    Path pidsDir;
+
+    @Mixin
+    StackOptions stack = new StackOptions();
 
     PrintStream out = System.out;
 
@@ -80,9 +74,9 @@ final class SteppedCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        Results results = new Results(resultsDir);
+        Results results = new Results(stack.resultsDir);
         for (String path : paths) {
-            try (ProcessSampler sampler = new ProcessSampler(ProcessSampler.stackProcesses(pidsDir));
+            try (ProcessSampler sampler = new ProcessSampler(ProcessSampler.stackProcesses(stack.pidsDir));
                  Path0 target = open(path)) {
                 List<Results.StepRow> rows = sweep(path, target, results);
                 results.writeCpu(results.dir().resolve("cpu-stepped-" + path + ".csv"), sampler.samples());
@@ -100,11 +94,11 @@ final class SteppedCommand implements Callable<Integer> {
 
     private Path0 open(String path) throws Exception {
         if (path.equals(Results.CKC)) {
-            List<InetSocketAddress> addresses = gateways.stream().map(DemoCommand::address).toList();
+            List<InetSocketAddress> addresses = stack.gatewayAddresses();
             if (addresses.isEmpty()) {
                 throw new IllegalArgumentException("the ckc path needs --gateways");
             }
-            Fleet fleet = new Fleet(nodes, addresses, ioThreads);
+            Fleet fleet = new Fleet(nodes, addresses, stack.ioThreads);
             fleet.connectAll(1000);
             Fleet.waitFor(() -> fleet.connected.get() >= nodes, 180, () -> { });
             out.printf("%d of %d nodes connected%n", fleet.connected.get(), nodes);
@@ -123,7 +117,7 @@ final class SteppedCommand implements Callable<Integer> {
             };
         }
         if (path.equals(Results.KAFKA)) {
-            BaselineEcho baseline = new BaselineEcho(bootstrap, nodes);
+            BaselineEcho baseline = new BaselineEcho(stack.bootstrap, nodes);
             return new Path0() {
                 public RoundTrips trips() {
                     return baseline.trips;
@@ -153,7 +147,7 @@ final class SteppedCommand implements Callable<Integer> {
             long sentBefore = trips.sent.get();
             long deliveredBefore = trips.delivered.get();
             int base = firstSeq;
-            Sampling sampling = new Sampling(trips, warmupSeconds);
+            Sampling sampling = new Sampling(trips, warmupSeconds, samples);
             Thread sampler = new Thread(sampling, "step-sampler");
             sampler.setDaemon(true);
             sampler.start();
@@ -194,12 +188,14 @@ final class SteppedCommand implements Callable<Integer> {
     private static final class Sampling implements Runnable {
         private final RoundTrips trips;
         private final int warmupSeconds;
+        private final int wanted;
         private final List<double[]> taken = new ArrayList<>();
         private volatile boolean running = true;
 
-        Sampling(RoundTrips trips, int warmupSeconds) {
+        Sampling(RoundTrips trips, int warmupSeconds, int wanted) {
             this.trips = trips;
             this.warmupSeconds = warmupSeconds;
+            this.wanted = wanted;
         }
 
         @Override
@@ -220,6 +216,11 @@ final class SteppedCommand implements Callable<Integer> {
                 second++;
                 if (second > warmupSeconds && running) {
                     synchronized (taken) {
+                        if (taken.size() == wanted) {
+                            // Why: a busy machine stretches the schedule past its nominal seconds;
+                            // the level keeps exactly the samples it asked for.
+                            return;
+                        }
                         taken.add(new double[] {delivered - lastDelivered,
                                 interval.getTotalCount() == 0 ? Double.NaN : interval.getValueAtPercentile(99) / 1000.0,
                                 interval.getTotalCount() == 0 ? Double.NaN : interval.getMean() / 1000.0});

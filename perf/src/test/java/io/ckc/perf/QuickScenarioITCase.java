@@ -64,8 +64,8 @@ class QuickScenarioITCase {
                 RunCommand run = new RunCommand();
                 run.config = "1";
                 run.path = path;
-                run.gateways = List.of(address);
-                run.bootstrap = KAFKA.bootstrapServers();
+                run.stack.gateways = List.of(address);
+                run.stack.bootstrap = KAFKA.bootstrapServers();
                 run.appParallelism = 2;
                 run.nodes = 100;
                 run.messages = 3;
@@ -73,14 +73,14 @@ class QuickScenarioITCase {
                 run.arrivals = Schedule.Arrivals.CONSTANT;
                 run.connectIntervalMs = 1;
                 run.drainSeconds = 20;
-                run.ioThreads = 1;
-                run.resultsDir = resultsDir;
+                run.stack.ioThreads = 1;
+                run.stack.resultsDir = resultsDir;
                 run.out = out;
                 run.call();
             }
             SteppedCommand stepped = new SteppedCommand();
-            stepped.gateways = List.of(address);
-            stepped.bootstrap = KAFKA.bootstrapServers();
+            stepped.stack.gateways = List.of(address);
+            stepped.stack.bootstrap = KAFKA.bootstrapServers();
             stepped.paths = List.of(Results.CKC, Results.KAFKA);
             stepped.nodes = 100;
             stepped.start = 50;
@@ -90,8 +90,8 @@ class QuickScenarioITCase {
             stepped.samples = 3;
             stepped.arrivals = Schedule.Arrivals.POISSON;
             stepped.drainSeconds = 10;
-            stepped.ioThreads = 1;
-            stepped.resultsDir = resultsDir;
+            stepped.stack.ioThreads = 1;
+            stepped.stack.resultsDir = resultsDir;
             stepped.out = out;
             stepped.call();
         } finally {
