@@ -57,6 +57,14 @@ final class MnSessionHandler extends SimpleChannelInboundHandler<AddressedFrame>
      * the PoA manager balances by do not count it.
      */
     static final long HANDOVER_GRACE_MS = 5_000;
+    /**
+     * A ping window's pings leave in slices this far apart, spread over the first half of the window,
+     * and never fewer than {@link #PING_BURST} per slice. Why: a hundred thousand pings at once come
+     * back as a hundred thousand pongs at once, more than the socket's receive buffer holds; the pongs
+     * dropped there are a node's only sign of life, and its session timed out.
+     */
+    static final long PING_SLICE_MS = 5;
+    static final int PING_BURST = 1_000;
 
     private final GatewayConfig config;
     private final CorePublisher publisher;
@@ -411,7 +419,7 @@ final class MnSessionHandler extends SimpleChannelInboundHandler<AddressedFrame>
         nextWindow = channel.eventLoop().schedule(this::openWindow, delayNanos, TimeUnit.NANOSECONDS);
     }
 
-    /** Pings every node; the window closes after its length and becomes a ConnectionReport. */
+    /** Pings every node, paced; the window closes after its length and becomes a ConnectionReport. */
     private void openWindow() {
         if (window != null) {
             closeWindow(window); // a window as long as the interval closes when the next opens
@@ -421,14 +429,37 @@ final class MnSessionHandler extends SimpleChannelInboundHandler<AddressedFrame>
         long sentAtMicros = TimeUnit.MILLISECONDS.toMicros(System.currentTimeMillis());
         PingWindow opened = new PingWindow(sentAtMicros, startNanos, pingWindowMs);
         window = opened;
+        List<MnSession> serving = new ArrayList<>(sessions.size());
         for (MnSession session : sessions.values()) {
             if (session.isServing()) {
-                opened.pinged(session.mnId);
-                send(new Frame.Ping(session.mnId, session.epoch, sentAtMicros), session.peer);
+                serving.add(session);
             }
         }
+        long slices = Math.max(1, pingWindowMs / 2 / PING_SLICE_MS);
+        int perSlice = (int) Math.max(PING_BURST, (serving.size() + slices - 1) / slices);
+        pingSlice(opened, serving, 0, perSlice);
         channel.eventLoop().schedule(() -> closeWindow(opened), pingWindowMs, TimeUnit.MILLISECONDS);
         scheduleNextWindow();
+    }
+
+    /** Pings {@code serving[from, from + perSlice)} still here, then schedules the next slice. */
+    private void pingSlice(PingWindow opened, List<MnSession> serving, int from, int perSlice) {
+        if (window != opened) {
+            return;
+        }
+        int to = Math.min(serving.size(), from + perSlice);
+        long now = System.nanoTime();
+        for (int i = from; i < to; i++) {
+            MnSession session = serving.get(i);
+            if (session.isServing() && sessions.get(session.mnId) == session) {
+                opened.pinged(session.mnId, now);
+                send(new Frame.Ping(session.mnId, session.epoch, opened.sentAtMicros()), session.peer);
+            }
+        }
+        if (to < serving.size()) {
+            channel.eventLoop().schedule(() -> pingSlice(opened, serving, to, perSlice), PING_SLICE_MS,
+                    TimeUnit.MILLISECONDS);
+        }
     }
 
     private void closeWindow(PingWindow closing) {

@@ -4,24 +4,25 @@ import io.ckc.protocol.records.ConnectionReport;
 
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 
 /**
- * One ping window (paper section 4.1): pings leave together, pong arrival times are recorded while
- * the window is open, late pongs are discarded, and at the close the window becomes a
- * ConnectionReport in parts of at most {@code chunk} nodes. Confined to the gateway's event loop.
+ * One ping window (paper section 4.1): every node is pinged once, pong arrival times are recorded
+ * while the window is open, late pongs are discarded, and at the close the window becomes a
+ * ConnectionReport in parts of at most {@code chunk} nodes. The pings of a large window leave paced
+ * over its first half rather than in one burst; each arrival is reported as if its ping had left at
+ * the window's {@code sentAtMicros}, so {@code arrival - sentAt} stays the node's round trip.
+ * Confined to the gateway's event loop.
  */
 final class PingWindow {
 
     private final long sentAtMicros;
     private final long startNanos;
     private final long windowMs;
-    private final Set<UUID> pinged = new HashSet<>();
+    private final Map<UUID, Long> pingedAtNanos = new HashMap<>();
     private final Map<UUID, Long> arrivalMicros = new HashMap<>();
     private boolean open = true;
 
@@ -31,18 +32,24 @@ final class PingWindow {
         this.windowMs = windowMs;
     }
 
-    /** Records that a ping left for this node, so the ping rate counts it. */
-    void pinged(UUID mnId) {
-        pinged.add(mnId);
+    /** The timestamp every ping of this window carries, which its pong echoes. */
+    long sentAtMicros() {
+        return sentAtMicros;
+    }
+
+    /** Records that a ping left for this node at {@code nowNanos}, so the ping rate counts it. */
+    void pinged(UUID mnId, long nowNanos) {
+        pingedAtNanos.put(mnId, nowNanos);
     }
 
     /** Records a pong; returns false when it is late or answers another window's ping. */
     boolean onPong(UUID mnId, long timestamp, long nowNanos) {
-        long elapsedNanos = nowNanos - startNanos;
-        if (!open || !pinged.contains(mnId) || timestamp != sentAtMicros || elapsedNanos > TimeUnit.MILLISECONDS.toNanos(windowMs)) {
+        Long pingedAt = pingedAtNanos.get(mnId);
+        if (!open || pingedAt == null || timestamp != sentAtMicros
+                || nowNanos - startNanos > TimeUnit.MILLISECONDS.toNanos(windowMs)) {
             return false;
         }
-        arrivalMicros.putIfAbsent(mnId, sentAtMicros + TimeUnit.NANOSECONDS.toMicros(elapsedNanos));
+        arrivalMicros.putIfAbsent(mnId, sentAtMicros + TimeUnit.NANOSECONDS.toMicros(nowNanos - pingedAt));
         return true;
     }
 
@@ -61,7 +68,7 @@ final class PingWindow {
             List<String> ids = new ArrayList<>(slice.size());
             int pingedInPart = 0;
             for (UUID mnId : slice) {
-                if (pinged.contains(mnId)) {
+                if (pingedAtNanos.containsKey(mnId)) {
                     pingedInPart++;
                 }
                 String id = mnId.toString();

@@ -22,9 +22,9 @@ class PingWindowTest {
     @Test
     void pongsInsideTheWindowAreKeptLateAndUnaskedOnesAreNot() {
         PingWindow window = new PingWindow(SENT_MICROS, START_NANOS, 1_000);
-        window.pinged(a);
-        window.pinged(b);
-        window.pinged(late);
+        window.pinged(a, START_NANOS);
+        window.pinged(b, START_NANOS);
+        window.pinged(late, START_NANOS);
 
         assertThat(window.onPong(a, SENT_MICROS, START_NANOS + millis(12))).isTrue();
         assertThat(window.onPong(b, SENT_MICROS - 1, START_NANOS + millis(20))).as("another window's ping").isFalse();
@@ -44,9 +44,9 @@ class PingWindowTest {
     @Test
     void aLargeWindowIsReportedInPartsThatEachCountTheirOwnNodes() {
         PingWindow window = new PingWindow(SENT_MICROS, START_NANOS, 1_000);
-        window.pinged(a);
-        window.pinged(b);
-        window.pinged(late);
+        window.pinged(a, START_NANOS);
+        window.pinged(b, START_NANOS);
+        window.pinged(late, START_NANOS);
         window.onPong(late, SENT_MICROS, START_NANOS + millis(3));
 
         List<ConnectionReport> reports = window.close("gw-1", List.of(a, b, late, joined), 3);
@@ -57,6 +57,18 @@ class PingWindowTest {
         assertThat(reports.get(0).pongArrivalMicros()).containsOnlyKeys(late.toString());
         assertThat(reports.get(1).connected()).containsExactly(joined.toString());
         assertThat(reports.get(1).pinged()).isZero();
+    }
+
+    @Test
+    void aNodePingedLateInAPacedWindowReportsItsOwnRoundTrip() {
+        PingWindow window = new PingWindow(SENT_MICROS, START_NANOS, 1_000);
+        window.pinged(a, START_NANOS + millis(300));
+
+        assertThat(window.onPong(a, SENT_MICROS, START_NANOS + millis(312))).isTrue();
+
+        ConnectionReport report = window.close("gw-1", List.of(a), 10).get(0);
+        assertThat(report.pongArrivalMicros().get(a.toString())).as("arrival - sentAt is the 12 ms round trip")
+                .isEqualTo(SENT_MICROS + 12_000);
     }
 
     @Test
