@@ -36,13 +36,13 @@ final class SteppedCommand implements Callable<Integer> {
     @Option(names = "--nodes", defaultValue = "2000", description = "Simulated nodes sharing the load (default ${DEFAULT-VALUE})")
     int nodes;
 
-    @Option(names = "--start", defaultValue = "250", description = "First level, messages per second (default ${DEFAULT-VALUE})")
+    @Option(names = "--start", defaultValue = "1000", description = "First level, messages per second (default ${DEFAULT-VALUE})")
     double start;
 
-    @Option(names = "--step", defaultValue = "250", description = "Rise per level, messages per second (default ${DEFAULT-VALUE})")
+    @Option(names = "--step", defaultValue = "1500", description = "Rise per level, messages per second (default ${DEFAULT-VALUE})")
     double step;
 
-    @Option(names = "--max-steps", defaultValue = "12", description = "Levels at most (default ${DEFAULT-VALUE})")
+    @Option(names = "--max-steps", defaultValue = "14", description = "Levels at most (default ${DEFAULT-VALUE})")
     int maxSteps;
 
     @Option(names = "--warmup-seconds", defaultValue = "8", description = "Seconds to a steady state at each level (default ${DEFAULT-VALUE})")
