@@ -12,10 +12,10 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 import java.io.PrintStream;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -52,12 +52,6 @@ final class MtdCommand implements Callable<Integer> {
         }
     }
 
-    @Option(names = "--gateway", defaultValue = "127.0.0.1:5500", description = "The gateway (default ${DEFAULT-VALUE})")
-    String gateway;
-
-    @Option(names = "--bootstrap", defaultValue = "127.0.0.1:9092", description = "Kafka (default ${DEFAULT-VALUE})")
-    String bootstrap;
-
     @Option(names = "--topic-prefix", defaultValue = "ckc.", description = "Core topic prefix (default ${DEFAULT-VALUE})")
     String topicPrefix;
 
@@ -91,52 +85,57 @@ final class MtdCommand implements Callable<Integer> {
     @Option(names = "--drain-seconds", defaultValue = "40", description = "Wait this long without progress for the last replies (default ${DEFAULT-VALUE})")
     int drainSeconds;
 
-    @Option(names = "--csv", description = "Append the rows to this CSV file")
-    Path csv;
-
-    @Option(names = "--io-threads", defaultValue = "2", description = "Simulator I/O threads (default ${DEFAULT-VALUE})")
-    int ioThreads;
+    @Mixin
+    StackOptions stack = new StackOptions();
 
     private final PrintStream out = System.out;
     private final ObjectMapper mapper = Json.newMapper();
 
     @Override
     public Integer call() throws Exception {
-        List<MtdRun.Result> results = new ArrayList<>();
+        if (stack.gateways.size() != 1) {
+            throw new IllegalArgumentException("--gateways: the MTD scenarios run on one gateway");
+        }
+        Results results = new Results(stack.resultsDir);
+        List<MtdReport.Row> rows = new ArrayList<>();
+        boolean passed = true;
         for (String id : configs) {
             Configuration configuration = Configuration.named(id);
             if (configuration.mtd() != mtdOn && configuration.disconnectingShare() > 0) {
                 throw new IllegalArgumentException(id + " needs the MTD " + (configuration.mtd() ? "on" : "off")
                         + " but the delivery job runs with it " + (mtdOn ? "on" : "off"));
             }
-            results.add(run(configuration));
+            try (ProcessSampler sampler = new ProcessSampler(ProcessSampler.stackProcesses(stack.pidsDir))) {
+                MtdRun.Result result = run(configuration);
+                passed &= !configuration.mtd() || result.passes();
+                rows.add(MtdReport.Row.of(result, nodes, messages, ratePerMinute));
+                results.writeCpu(results.dir().resolve("cpu-" + id + "-" + Results.CKC + ".csv"), sampler.samples());
+            }
         }
-        MtdReport.figure16(out, results);
-        MtdReport.figure17(out, results);
-        if (csv != null) {
-            MtdReport.appendCsv(csv, results); // mtd-table prints all configurations and their RESULT lines
-        } else {
-            results.forEach(r -> out.println(MtdReport.Row.of(r).resultLine()));
-        }
-        return results.stream().allMatch(r -> !r.configuration().mtd() || r.passes()) ? 0 : 1;
+        MtdReport.appendCsv(results.mtdCsv(), rows); // perf report prints Figures 16 and 17 of every configuration
+        MtdReport.printFigure16(out, rows, results.runs());
+        MtdReport.printFigure17(out, rows);
+        rows.forEach(r -> out.println(r.resultLine()));
+        return passed ? 0 : 1;
     }
 
     private MtdRun.Result run(Configuration configuration) throws Exception {
         Topics topics = new Topics(topicPrefix, Topics.DEFAULT.appPrefix());
+        String gateway = stack.gateways.get(0);
         String sender = "perf-" + configuration.id() + "-" + UUID.randomUUID().toString().substring(0, 8);
         int disconnecting = (int) Math.round(nodes * configuration.disconnectingShare());
         out.printf(Locale.ROOT, "%n%s: %d nodes on %s, %d of them disconnecting for %d s at a time, MTD %s; "
                         + "%d messages to each at %.1f/min, TTL %d ms%n", configuration.id(), nodes, gateway,
                 disconnecting, disconnectSeconds, mtdOn ? "on" : "off", messages, ratePerMinute, ttlMs);
         MtdRun run = new MtdRun(configuration, nodes, messages, disconnecting, ttlMs, lateAllowanceMs);
-        try (TopicFollower replies = new TopicFollower(bootstrap, topics.app(REPLY_CHANNEL), AppMessage.class,
+        try (TopicFollower replies = new TopicFollower(stack.bootstrap, topics.app(REPLY_CHANNEL), AppMessage.class,
                      run::onReply, out);
-             TopicFollower receipts = new TopicFollower(bootstrap, topics.receipts(), Receipt.class, receipt -> {
+             TopicFollower receipts = new TopicFollower(stack.bootstrap, topics.receipts(), Receipt.class, receipt -> {
                  if (receipt.sender().equals(sender)) {
                      run.onReceipt(receipt);
                  }
              }, out);
-             Fleet fleet = new Fleet(nodes, List.of(DemoCommand.address(gateway)), ioThreads, run::listener);
+             Fleet fleet = new Fleet(nodes, List.of(DemoCommand.address(gateway)), stack.ioThreads, run::listener);
              KafkaProducer<String, byte[]> app = producer()) {
             run.attach(fleet);
             FleetProgress progress = new FleetProgress(fleet, (long) nodes * messages, out, run::progressExtra);
@@ -181,7 +180,7 @@ final class MtdCommand implements Callable<Integer> {
 
     private KafkaProducer<String, byte[]> producer() {
         Properties props = new Properties();
-        props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, stack.bootstrap);
         props.put(ProducerConfig.LINGER_MS_CONFIG, "0");
         props.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
         props.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());

@@ -18,7 +18,7 @@ final class MtdReport {
     /** Figure 17's bands, upper bounds in ms; the last band is everything above 2000 ms. */
     static final long[] BAND_UPPER_MS = {20, 50, 100, 200, 500, 1000, 2000};
 
-    static final String CSV_HEADER = "config,sent,replied,expired,dropped,te,te_desc,desc_full_share,expired_delivered,"
+    static final String CSV_HEADER = "config,nodes,messages,rate_per_min,sent,replied,expired,dropped,te,te_desc,desc_full_share,expired_delivered,"
             + "arrived_late,duplicates,absences,rtt_fixed_mean_ms,rtt_fixed_sd_ms,rtt_desc_mean_ms,rtt_desc_sd_ms,"
             + "band_le20,band_le50,band_le100,band_le200,band_le500,band_le1000,band_le2000,band_gt2000";
 
@@ -26,14 +26,14 @@ final class MtdReport {
     }
 
     /** One row of the tables, from a run or from a CSV line. */
-    record Row(String config, long sent, long replied, long expired, long dropped, double te, double teDesc,
+    record Row(String config, int nodes, int messages, double ratePerMinute, long sent, long replied, long expired, long dropped, double te, double teDesc,
                double descFullShare, long expiredDelivered, long arrivedLate, long duplicates, long absences,
                double rttFixedMean, double rttFixedSd, double rttDescMean, double rttDescSd, double[] bands) {
 
-        static Row of(MtdRun.Result r) {
+        static Row of(MtdRun.Result r, int nodes, int messages, double ratePerMinute) {
             Histogram all = r.fixed().copy();
             all.add(r.disconnecting());
-            return new Row(r.configuration().id(), r.sent(), r.replied(), r.expired(), r.dropped(), r.te(),
+            return new Row(r.configuration().id(), nodes, messages, ratePerMinute, r.sent(), r.replied(), r.expired(), r.dropped(), r.te(),
                     r.teDisconnecting(), r.disconnectingFullShare(), r.expiredDelivered(), r.arrivedLate(),
                     r.duplicates(), r.absences(), meanMs(r.fixed()), sdMs(r.fixed()), meanMs(r.disconnecting()),
                     sdMs(r.disconnecting()), MtdReport.bands(all));
@@ -51,7 +51,8 @@ final class MtdReport {
 
         String csv() {
             StringBuilder line = new StringBuilder(String.format(Locale.ROOT,
-                    "%s,%d,%d,%d,%d,%.4f,%.4f,%.4f,%d,%d,%d,%d,%.3f,%.3f,%.3f,%.3f", config, sent, replied, expired,
+                    "%s,%d,%d,%.3f,%d,%d,%d,%d,%.4f,%.4f,%.4f,%d,%d,%d,%d,%.3f,%.3f,%.3f,%.3f", config, nodes, messages,
+                    ratePerMinute, sent, replied, expired,
                     dropped, te, teDesc, descFullShare, expiredDelivered, arrivedLate, duplicates, absences,
                     rttFixedMean, rttFixedSd, rttDescMean, rttDescSd));
             for (double band : bands) {
@@ -64,12 +65,20 @@ final class MtdReport {
             String[] f = line.split(",");
             double[] bands = new double[BAND_UPPER_MS.length + 1];
             for (int i = 0; i < bands.length; i++) {
-                bands[i] = Double.parseDouble(f[16 + i]);
+                bands[i] = Double.parseDouble(f[19 + i]);
             }
-            return new Row(f[0], Long.parseLong(f[1]), Long.parseLong(f[2]), Long.parseLong(f[3]), Long.parseLong(f[4]),
-                    Double.parseDouble(f[5]), Double.parseDouble(f[6]), Double.parseDouble(f[7]), Long.parseLong(f[8]),
-                    Long.parseLong(f[9]), Long.parseLong(f[10]), Long.parseLong(f[11]), Double.parseDouble(f[12]),
-                    Double.parseDouble(f[13]), Double.parseDouble(f[14]), Double.parseDouble(f[15]), bands);
+            return new Row(f[0], Integer.parseInt(f[1]), Integer.parseInt(f[2]), Double.parseDouble(f[3]),
+                    Long.parseLong(f[4]), Long.parseLong(f[5]), Long.parseLong(f[6]), Long.parseLong(f[7]),
+                    Double.parseDouble(f[8]), Double.parseDouble(f[9]), Double.parseDouble(f[10]), Long.parseLong(f[11]),
+                    Long.parseLong(f[12]), Long.parseLong(f[13]), Long.parseLong(f[14]), Double.parseDouble(f[15]),
+                    Double.parseDouble(f[16]), Double.parseDouble(f[17]), Double.parseDouble(f[18]), bands);
+        }
+
+        /** RTT Fixed as a ratio to the bare-Kafka echo with the same nodes and load, if one was measured. */
+        double rttFixedTimesKafka(List<Results.RunRow> runs) {
+            return runs.stream().filter(b -> b.path().equals(Results.KAFKA) && b.nodes() == nodes
+                            && b.messages() == messages && b.ratePerMinute() == ratePerMinute).findFirst()
+                    .map(b -> ReportCommand.ratio(rttFixedMean, b.meanMs())).orElse(Double.NaN);
         }
     }
 
@@ -86,24 +95,23 @@ final class MtdReport {
         return Report.bands(microseconds, BAND_UPPER_MS);
     }
 
-    static void figure16(PrintStream out, List<MtdRun.Result> results) {
-        printFigure16(out, results.stream().map(Row::of).toList());
-    }
-
-    static void figure17(PrintStream out, List<MtdRun.Result> results) {
-        printFigure17(out, results.stream().map(Row::of).toList());
-    }
-
-    static void printFigure16(PrintStream out, List<Row> rows) {
+    /** Figure 16's rows; {@code runs}: the bare-Kafka echoes measured beside them, for the ×kafka column. */
+    static void printFigure16(PrintStream out, List<Row> rows, List<Results.RunRow> runs) {
         out.println();
-        out.println("Figure 16 layout: TE and RTT (core -> MN -> core, ms); TE counts messages that did not expire");
-        out.printf("%-6s %8s %9s %12s %10s %10s %10s %10s %9s %8s %8s%n", "ID", "TE", "TE Desc", "100% TE Desc",
-                "RTT Fixed", "SD Fixed", "RTT Desc", "SD Desc", "expired", "dropped", "exp.dlv");
+        out.println("Figure 16 layout: TE and RTT (core -> MN -> core, ms); TE counts messages that did not expire;");
+        out.println("x kafka = RTT Fixed divided by the bare-Kafka echo's mean with the same nodes and load");
+        out.printf("%-6s %8s %9s %12s %10s %10s %10s %10s %9s %8s %8s %8s%n", "ID", "TE", "TE Desc", "100% TE Desc",
+                "RTT Fixed", "SD Fixed", "RTT Desc", "SD Desc", "expired", "dropped", "exp.dlv", "x kafka");
         for (Row r : rows) {
-            out.printf(Locale.ROOT, "%-6s %7.2f%% %9s %12s %10.3f %10.3f %10s %10s %9d %8d %8d%n", r.config(), r.te(),
+            out.printf(Locale.ROOT, "%-6s %7.2f%% %9s %12s %10.3f %10.3f %10s %10s %9d %8d %8d %8s%n", r.config(), r.te(),
                     percent(r.teDesc()), percent(r.descFullShare()), r.rttFixedMean(), r.rttFixedSd(),
-                    number(r.rttDescMean()), number(r.rttDescSd()), r.expired(), r.dropped(), r.expiredDelivered());
+                    number(r.rttDescMean()), number(r.rttDescSd()), r.expired(), r.dropped(), r.expiredDelivered(),
+                    number(r.rttFixedTimesKafka(runs)));
         }
+    }
+
+    static List<String> bandLabels() {
+        return Report.bandLabels(BAND_UPPER_MS);
     }
 
     static void printFigure17(PrintStream out, List<Row> rows) {
@@ -113,7 +121,7 @@ final class MtdReport {
         rows.forEach(r -> out.printf("%10s", r.config()));
         out.println();
         for (int band = 0; band <= BAND_UPPER_MS.length; band++) {
-            out.printf("%-8s", band < BAND_UPPER_MS.length ? "<= " + BAND_UPPER_MS[band] : "> 2000");
+            out.printf("%-8s", bandLabels().get(band));
             for (Row r : rows) {
                 out.printf(Locale.ROOT, "%9.2f%%", r.bands()[band]);
             }
@@ -129,7 +137,7 @@ final class MtdReport {
         return Double.isNaN(value) ? "-" : String.format(Locale.ROOT, "%.3f", value);
     }
 
-    static void appendCsv(Path csv, List<MtdRun.Result> results) throws IOException {
+    static void appendCsv(Path csv, List<Row> rows) throws IOException {
         if (csv.getParent() != null) {
             Files.createDirectories(csv.getParent());
         }
@@ -137,7 +145,7 @@ final class MtdReport {
         if (!Files.exists(csv)) {
             lines.add(CSV_HEADER);
         }
-        results.forEach(r -> lines.add(Row.of(r).csv()));
+        rows.forEach(r -> lines.add(r.csv()));
         Files.write(csv, lines, StandardCharsets.UTF_8, StandardOpenOption.CREATE, StandardOpenOption.APPEND);
     }
 

@@ -21,7 +21,7 @@ import java.util.stream.IntStream;
 
 /**
  * {@code perf report DIR}: the tables of a results folder in the paper's layouts (Figure 4, Figure
- * 8's RTT bands, the stepped run), every CKC figure beside the bare-Kafka baseline and as a ratio to
+ * 8's RTT bands, Figures 16 and 17 of the MTD scenarios, the stepped run), every CKC figure beside the bare-Kafka baseline and as a ratio to
  * it, CPU and memory per process; printed, saved as {@code tables.txt} and CSV, and drawn in one
  * self-contained {@code report.html}.
  */
@@ -49,16 +49,28 @@ final class ReportCommand implements Callable<Integer> {
         return 0;
     }
 
-    /** Prints the tables, and writes tables.txt, figure4.csv, figure8.csv, cpu.csv and report.html. */
+    /**
+     * Prints the tables, and writes tables.txt, report.html and the CSVs of what the folder holds:
+     * figure4.csv, figure8.csv, figure16.csv, figure17.csv, cpu.csv.
+     */
     static void write(Results results, PrintStream terminal) throws IOException {
         List<Results.RunRow> runs = results.runs().stream().sorted(RUN_ORDER).toList();
         List<Results.StepRow> steps = results.steps();
+        List<MtdReport.Row> mtd = results.mtd().stream().sorted(java.util.Comparator.comparing(MtdReport.Row::config))
+                .toList();
+        List<String> measured = measured(runs, mtd);
         ByteArrayOutputStream text = new ByteArrayOutputStream();
         try (PrintStream tables = new PrintStream(text, true, StandardCharsets.UTF_8)) {
             if (!runs.isEmpty()) {
                 figure4(tables, results, runs);
                 figure8(tables, results, runs);
-                cpu(tables, results, runs);
+            }
+            if (!mtd.isEmpty()) {
+                MtdReport.printFigure16(tables, mtd, runs);
+                MtdReport.printFigure17(tables, mtd);
+            }
+            if (!measured.isEmpty()) {
+                cpu(tables, results, measured);
             }
             if (!steps.isEmpty()) {
                 stepped(tables, steps);
@@ -67,9 +79,17 @@ final class ReportCommand implements Callable<Integer> {
         String printed = text.toString(StandardCharsets.UTF_8);
         terminal.print(printed);
         Files.writeString(results.dir().resolve("tables.txt"), printed);
-        writeCsvs(results, runs);
-        Files.writeString(results.dir().resolve("report.html"), Html.page(results, runs, steps));
+        writeCsvs(results, runs, mtd, measured);
+        Files.writeString(results.dir().resolve("report.html"), Html.page(results, runs, mtd, measured, steps));
         terminal.println("Report: " + results.dir().resolve("report.html"));
+    }
+
+    /** The runs and MTD configurations with CPU samples, as {@code config-path}: the names of their cpu files. */
+    private static List<String> measured(List<Results.RunRow> runs, List<MtdReport.Row> mtd) {
+        List<String> names = new ArrayList<>();
+        runs.forEach(r -> names.add(r.config() + "-" + r.path()));
+        mtd.forEach(r -> names.add(r.config() + "-" + Results.CKC));
+        return names;
     }
 
     /** The baseline run a CKC run is compared with: same nodes, messages and rate. */
@@ -119,12 +139,12 @@ final class ReportCommand implements Callable<Integer> {
         }
     }
 
-    private static void cpu(PrintStream out, Results results, List<Results.RunRow> runs) throws IOException {
+    private static void cpu(PrintStream out, Results results, List<String> measured) throws IOException {
         out.println();
         out.println("CPU (% of one core: mean / peak) and peak memory (RSS, MB) per process during each run");
-        for (Results.RunRow r : runs) {
-            StringBuilder line = new StringBuilder(String.format("%-8s %-6s", r.config(), r.path()));
-            for (ProcessSampler.Usage u : ProcessSampler.usage(results.cpu(r.config() + "-" + r.path()))) {
+        for (String name : measured) {
+            StringBuilder line = new StringBuilder(String.format("%-14s", name));
+            for (ProcessSampler.Usage u : ProcessSampler.usage(results.cpu(name))) {
                 line.append(String.format(Locale.ROOT, "  %s %.0f/%.0f%% %.0fMB", u.component(), u.meanCpuPercent(),
                         u.maxCpuPercent(), u.maxRssMb()));
             }
@@ -174,12 +194,12 @@ final class ReportCommand implements Callable<Integer> {
         return rows;
     }
 
-    private static void writeCsvs(Results results, List<Results.RunRow> runs) throws IOException {
+    private static void writeCsvs(Results results, List<Results.RunRow> runs, List<MtdReport.Row> mtd,
+                                  List<String> measured) throws IOException {
         List<String> figure4 = new ArrayList<>(List.of("config,path,nodes,app_parallelism,gateways,rtt_mean_ms,rtt_sd_ms,"
                 + "rtt_p50_ms,rtt_p99_ms,te,throughput_per_s,rtt_mean_x_kafka,rtt_p99_x_kafka,throughput_x_kafka"));
         List<String> figure8 = new ArrayList<>(List.of("config,path," + String.join(",",
                 Report.bandLabels(Report.FIGURE8_BANDS_MS).stream().map(l -> "band " + l).toList())));
-        List<String> cpu = new ArrayList<>(List.of("config,path,component,cpu_mean_percent,cpu_max_percent,rss_max_mb"));
         for (Results.RunRow r : runs) {
             Optional<Results.RunRow> base = r.path().equals(Results.CKC) ? baselineOf(r, runs) : Optional.empty();
             figure4.add(String.format(Locale.ROOT, "%s,%s,%d,%d,%d,%.3f,%.3f,%.3f,%.3f,%.4f,%.2f,%.4f,%.4f,%.4f",
@@ -192,10 +212,31 @@ final class ReportCommand implements Callable<Integer> {
                 line.append(String.format(Locale.ROOT, ",%.4f", share));
             }
             figure8.add(line.toString());
-            for (ProcessSampler.Usage u : ProcessSampler.usage(results.cpu(r.config() + "-" + r.path()))) {
-                cpu.add(String.format(Locale.ROOT, "%s,%s,%s,%.1f,%.1f,%.1f", r.config(), r.path(), u.component(),
-                        u.meanCpuPercent(), u.maxCpuPercent(), u.maxRssMb()));
+        }
+        List<String> cpu = new ArrayList<>(List.of("run,component,cpu_mean_percent,cpu_max_percent,rss_max_mb"));
+        for (String name : measured) {
+            for (ProcessSampler.Usage u : ProcessSampler.usage(results.cpu(name))) {
+                cpu.add(String.format(Locale.ROOT, "%s,%s,%.1f,%.1f,%.1f", name, u.component(), u.meanCpuPercent(),
+                        u.maxCpuPercent(), u.maxRssMb()));
             }
+        }
+        if (!mtd.isEmpty()) {
+            List<String> figure16 = new ArrayList<>(List.of("config,te,te_desc,desc_full_share,rtt_fixed_mean_ms,"
+                    + "rtt_fixed_sd_ms,rtt_desc_mean_ms,rtt_desc_sd_ms,expired,dropped,expired_delivered,rtt_fixed_x_kafka"));
+            List<String> figure17 = new ArrayList<>(List.of("config," + String.join(",",
+                    MtdReport.bandLabels().stream().map(l -> "band " + l).toList())));
+            for (MtdReport.Row r : mtd) {
+                figure16.add(String.format(Locale.ROOT, "%s,%.4f,%.4f,%.4f,%.3f,%.3f,%.3f,%.3f,%d,%d,%d,%.4f", r.config(),
+                        r.te(), r.teDesc(), r.descFullShare(), r.rttFixedMean(), r.rttFixedSd(), r.rttDescMean(),
+                        r.rttDescSd(), r.expired(), r.dropped(), r.expiredDelivered(), r.rttFixedTimesKafka(runs)));
+                StringBuilder line = new StringBuilder(r.config());
+                for (double share : r.bands()) {
+                    line.append(String.format(Locale.ROOT, ",%.4f", share));
+                }
+                figure17.add(line.toString());
+            }
+            Files.write(results.dir().resolve("figure16.csv"), figure16, StandardCharsets.UTF_8);
+            Files.write(results.dir().resolve("figure17.csv"), figure17, StandardCharsets.UTF_8);
         }
         Files.write(results.dir().resolve("figure4.csv"), figure4, StandardCharsets.UTF_8);
         Files.write(results.dir().resolve("figure8.csv"), figure8, StandardCharsets.UTF_8);
@@ -220,8 +261,8 @@ final class ReportCommand implements Callable<Integer> {
         private Html() {
         }
 
-        static String page(Results results, List<Results.RunRow> runs, List<Results.StepRow> steps)
-                throws IOException {
+        static String page(Results results, List<Results.RunRow> runs, List<MtdReport.Row> mtd, List<String> measured,
+                           List<Results.StepRow> steps) throws IOException {
             StringBuilder html = new StringBuilder("""
                     <!DOCTYPE html><html><head><meta charset="utf-8"><title>CKC performance report</title>
                     <style>body{font-family:sans-serif;max-width:1400px;margin:20px auto;color:#222}
@@ -262,9 +303,15 @@ final class ReportCommand implements Callable<Integer> {
                 for (String config : configs(runs)) {
                     html.append(bySeq(results, config, runs));
                 }
-                html.append("</div><h2>CPU per component</h2><div class=\"charts\">");
-                for (Results.RunRow r : runs) {
-                    html.append(cpuChart(results, r));
+                html.append("</div>");
+            }
+            if (!mtd.isEmpty()) {
+                mtdSection(html, mtd, runs);
+            }
+            if (!measured.isEmpty()) {
+                html.append("<h2>CPU per component</h2><div class=\"charts\">");
+                for (String name : measured) {
+                    html.append(cpuChart(results, name));
                 }
                 html.append("</div>");
             }
@@ -332,9 +379,47 @@ final class ReportCommand implements Callable<Integer> {
                     "mean RTT (ms)", series);
         }
 
-        private static String cpuChart(Results results, Results.RunRow r) throws IOException {
-            List<ProcessSampler.Usage> usage = ProcessSampler.usage(results.cpu(r.config() + "-" + r.path()));
-            return Svg.barChart("Configuration " + r.config() + " (" + r.path() + "): CPU per process", "% of one core",
+        /** The MTD scenarios: Figure 16's table, Figure 17's bands as a table and a chart. */
+        private static void mtdSection(StringBuilder html, List<MtdReport.Row> mtd, List<Results.RunRow> runs) {
+            html.append("<h2>MTD scenarios (Figure 16 layout)</h2><p class=\"note\">Round trip core → MN → core, ms. "
+                    + "TE counts the messages that did not expire; Desc: the nodes that disconnect; 100% TE Desc: the "
+                    + "share of them that got every message; exp.dlv: messages delivered after their TTL (must be 0); "
+                    + "×kafka: RTT Fixed over the bare-Kafka echo's mean with the same nodes and load.</p>"
+                    + "<table><tr><th>ID</th><th>MNs</th><th>sent</th><th>TE</th><th>TE Desc</th><th>100% TE Desc</th>"
+                    + "<th>RTT Fixed</th><th>SD Fixed</th><th>RTT Desc</th><th>SD Desc</th><th>expired</th><th>dropped</th>"
+                    + "<th>exp.dlv</th><th>RTT Fixed ×kafka</th></tr>");
+            for (MtdReport.Row r : mtd) {
+                html.append(String.format(Locale.ROOT, "<tr><td>%s</td><td>%d</td><td>%d</td><td>%.2f%%</td><td>%s</td>"
+                                + "<td>%s</td><td>%.2f</td><td>%.2f</td><td>%s</td><td>%s</td><td>%d</td><td>%d</td><td>%d</td>"
+                                + "<td>%s</td></tr>", r.config(), r.nodes(), r.sent(), r.te(), orDash(r.teDesc(), "%.2f%%"),
+                        orDash(r.descFullShare(), "%.2f%%"), r.rttFixedMean(), r.rttFixedSd(), orDash(r.rttDescMean(), "%.2f"),
+                        orDash(r.rttDescSd(), "%.2f"), r.expired(), r.dropped(), r.expiredDelivered(),
+                        orDash(r.rttFixedTimesKafka(runs), "%.2f")));
+            }
+            List<String> labels = MtdReport.bandLabels();
+            html.append("</table><h2>Share of round trips by RTT band, ms (Figure 17 layout)</h2><table><tr><th>RTT</th>");
+            mtd.forEach(r -> html.append("<th>").append(Svg.escape(r.config())).append("</th>"));
+            html.append("</tr>");
+            for (int band = 0; band < labels.size(); band++) {
+                html.append("<tr><td>").append(Svg.escape(labels.get(band))).append("</td>");
+                for (MtdReport.Row r : mtd) {
+                    html.append(String.format(Locale.ROOT, "<td>%.2f%%</td>", r.bands()[band]));
+                }
+                html.append("</tr>");
+            }
+            html.append("</table><div class=\"charts\">");
+            html.append(Svg.barChart("Figure 17: round trips by RTT band", "% of round trips", labels,
+                    mtd.stream().map(r -> new Svg.Bars(r.config(), r.bands())).toList()));
+            html.append("</div>");
+        }
+
+        private static String orDash(double value, String format) {
+            return Double.isNaN(value) ? "-" : String.format(Locale.ROOT, format, value);
+        }
+
+        private static String cpuChart(Results results, String name) throws IOException {
+            List<ProcessSampler.Usage> usage = ProcessSampler.usage(results.cpu(name));
+            return Svg.barChart(name + ": CPU per process", "% of one core",
                     usage.stream().map(ProcessSampler.Usage::component).toList(),
                     List.of(new Svg.Bars("mean", usage.stream().mapToDouble(ProcessSampler.Usage::meanCpuPercent).toArray()),
                             new Svg.Bars("peak", usage.stream().mapToDouble(ProcessSampler.Usage::maxCpuPercent).toArray())));

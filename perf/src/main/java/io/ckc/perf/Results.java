@@ -25,6 +25,7 @@ import java.util.Locale;
  *   <li>{@code seq-<config>-<path>.csv}: mean RTT by message sequence number</li>
  *   <li>{@code cpu-<config>-<path>.csv}: CPU and memory of each process, once a second</li>
  *   <li>{@code stepped.csv}: one {@link StepRow} per load step and path</li>
+ *   <li>{@code mtd.csv}: one {@link MtdReport.Row} per MTD configuration (its CPU in {@code cpu-<config>-ckc.csv})</li>
  * </ul>
  */
 final class Results {
@@ -167,6 +168,15 @@ final class Results {
 
     List<RunRow> runs() throws IOException {
         return rows("runs.csv").stream().map(RunRow::parse).toList();
+    }
+
+    /** The MTD scenarios' rows (Figures 16 and 17), appended by each {@code perf mtd} run. */
+    Path mtdCsv() {
+        return dir.resolve("mtd.csv");
+    }
+
+    List<MtdReport.Row> mtd() throws IOException {
+        return Files.exists(mtdCsv()) ? MtdReport.readCsv(mtdCsv()) : List.of();
     }
 
     List<StepRow> steps() throws IOException {

@@ -50,9 +50,6 @@ final class RunCommand implements Callable<Integer> {
     @Option(names = "--drain-seconds", defaultValue = "20", description = "Wait this long without progress for the last echoes (default ${DEFAULT-VALUE})")
     int drainSeconds;
 
-
-
-
     @Mixin
     StackOptions stack = new StackOptions();
 
