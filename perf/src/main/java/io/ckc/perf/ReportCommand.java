@@ -58,7 +58,7 @@ final class ReportCommand implements Callable<Integer> {
         List<Results.StepRow> steps = results.steps();
         List<MtdReport.Row> mtd = results.mtd().stream().sorted(java.util.Comparator.comparing(MtdReport.Row::config))
                 .toList();
-        List<String> measured = measured(runs, mtd);
+        List<String> measured = measured(runs, mtd, steps);
         ByteArrayOutputStream text = new ByteArrayOutputStream();
         try (PrintStream tables = new PrintStream(text, true, StandardCharsets.UTF_8)) {
             if (!runs.isEmpty()) {
@@ -84,11 +84,16 @@ final class ReportCommand implements Callable<Integer> {
         terminal.println("Report: " + results.dir().resolve("report.html"));
     }
 
-    /** The runs and MTD configurations with CPU samples, as {@code config-path}: the names of their cpu files. */
-    private static List<String> measured(List<Results.RunRow> runs, List<MtdReport.Row> mtd) {
+    /**
+     * The runs, MTD configurations and stepped paths with CPU samples, as {@code config-path}: the
+     * names of their cpu files.
+     */
+    private static List<String> measured(List<Results.RunRow> runs, List<MtdReport.Row> mtd,
+                                         List<Results.StepRow> steps) {
         List<String> names = new ArrayList<>();
         runs.forEach(r -> names.add(r.config() + "-" + r.path()));
         mtd.forEach(r -> names.add(r.config() + "-" + Results.CKC));
+        steps.stream().map(Results.StepRow::path).distinct().forEach(path -> names.add("stepped-" + path));
         return names;
     }
 

@@ -134,6 +134,8 @@ class QuickScenarioITCase {
             assertThat(s.lost()).isBetween(0L, s.sent());
         });
         assertThat(Files.readAllLines(resultsDir.resolve("cpu-1-ckc.csv")).subList(1, 2).get(0)).contains("simulator");
+        assertThat(Files.readString(resultsDir.resolve("cpu.csv"))).contains("1-ckc,simulator", "stepped-ckc,simulator",
+                "stepped-kafka,simulator");
         String html = Files.readString(resultsDir.resolve("report.html"));
         assertThat(html).contains("Figure 4 layout", "Figure 8 layout", "Stepped load", "</html>");
         assertThat(html.split("<svg", -1)).hasSizeGreaterThan(6);
