@@ -143,7 +143,8 @@ final class SteppedCommand implements Callable<Integer> {
         for (int level = 1; level <= maxSteps; level++) {
             double offered = start + (level - 1) * step;
             double perNodePerMinute = offered * 60 / nodes;
-            int seconds = warmupSeconds + samples;
+            // One second of margin: the sampler's last sample falls inside the level, not on its edge.
+            int seconds = warmupSeconds + samples + 1;
             long sentBefore = trips.sent.get();
             long deliveredBefore = trips.delivered.get();
             int base = firstSeq;
