@@ -18,24 +18,26 @@ final class MtdReport {
     /** Figure 17's bands, upper bounds in ms; the last band is everything above 2000 ms. */
     static final long[] BAND_UPPER_MS = {20, 50, 100, 200, 500, 1000, 2000};
 
-    static final String CSV_HEADER = "config,nodes,messages,rate_per_min,sent,replied,expired,dropped,te,te_desc,desc_full_share,expired_delivered,"
-            + "arrived_late,duplicates,absences,rtt_fixed_mean_ms,rtt_fixed_sd_ms,rtt_desc_mean_ms,rtt_desc_sd_ms,"
+    static final String CSV_HEADER = "config,nodes,messages,rate_per_min,sent,replied,expired,dropped,te,te_desc,"
+            + "desc_full_share,expired_delivered,arrived_late,duplicates,absences,rtt_fixed_mean_ms,rtt_fixed_sd_ms,"
+            + "rtt_desc_mean_ms,rtt_desc_sd_ms,"
             + "band_le20,band_le50,band_le100,band_le200,band_le500,band_le1000,band_le2000,band_gt2000";
 
     private MtdReport() {
     }
 
     /** One row of the tables, from a run or from a CSV line. */
-    record Row(String config, int nodes, int messages, double ratePerMinute, long sent, long replied, long expired, long dropped, double te, double teDesc,
-               double descFullShare, long expiredDelivered, long arrivedLate, long duplicates, long absences,
+    record Row(String config, int nodes, int messages, double ratePerMinute, long sent, long replied, long expired,
+               long dropped, double te, double teDesc, double descFullShare, long expiredDelivered, long arrivedLate,
+               long duplicates, long absences,
                double rttFixedMean, double rttFixedSd, double rttDescMean, double rttDescSd, double[] bands) {
 
         static Row of(MtdRun.Result r, int nodes, int messages, double ratePerMinute) {
             Histogram all = r.fixed().copy();
             all.add(r.disconnecting());
-            return new Row(r.configuration().id(), nodes, messages, ratePerMinute, r.sent(), r.replied(), r.expired(), r.dropped(), r.te(),
-                    r.teDisconnecting(), r.disconnectingFullShare(), r.expiredDelivered(), r.arrivedLate(),
-                    r.duplicates(), r.absences(), meanMs(r.fixed()), sdMs(r.fixed()), meanMs(r.disconnecting()),
+            return new Row(r.configuration().id(), nodes, messages, ratePerMinute, r.sent(), r.replied(), r.expired(),
+                    r.dropped(), r.te(), r.teDisconnecting(), r.disconnectingFullShare(), r.expiredDelivered(),
+                    r.arrivedLate(), r.duplicates(), r.absences(), meanMs(r.fixed()), sdMs(r.fixed()), meanMs(r.disconnecting()),
                     sdMs(r.disconnecting()), MtdReport.bands(all));
         }
 
@@ -52,8 +54,8 @@ final class MtdReport {
         String csv() {
             StringBuilder line = new StringBuilder(String.format(Locale.ROOT,
                     "%s,%d,%d,%.3f,%d,%d,%d,%d,%.4f,%.4f,%.4f,%d,%d,%d,%d,%.3f,%.3f,%.3f,%.3f", config, nodes, messages,
-                    ratePerMinute, sent, replied, expired,
-                    dropped, te, teDesc, descFullShare, expiredDelivered, arrivedLate, duplicates, absences,
+                    ratePerMinute, sent, replied, expired, dropped, te, teDesc, descFullShare, expiredDelivered,
+                    arrivedLate, duplicates, absences,
                     rttFixedMean, rttFixedSd, rttDescMean, rttDescSd));
             for (double band : bands) {
                 line.append(String.format(Locale.ROOT, ",%.4f", band));
@@ -76,8 +78,7 @@ final class MtdReport {
 
         /** RTT Fixed as a ratio to the bare-Kafka echo with the same nodes and load, if one was measured. */
         double rttFixedTimesKafka(List<Results.RunRow> runs) {
-            return runs.stream().filter(b -> b.path().equals(Results.KAFKA) && b.nodes() == nodes
-                            && b.messages() == messages && b.ratePerMinute() == ratePerMinute).findFirst()
+            return ReportCommand.baselineOf(nodes, messages, ratePerMinute, runs)
                     .map(b -> ReportCommand.ratio(rttFixedMean, b.meanMs())).orElse(Double.NaN);
         }
     }
@@ -120,8 +121,9 @@ final class MtdReport {
         out.printf("%-8s", "RTT");
         rows.forEach(r -> out.printf("%10s", r.config()));
         out.println();
-        for (int band = 0; band <= BAND_UPPER_MS.length; band++) {
-            out.printf("%-8s", bandLabels().get(band));
+        List<String> labels = bandLabels();
+        for (int band = 0; band < labels.size(); band++) {
+            out.printf("%-8s", labels.get(band));
             for (Row r : rows) {
                 out.printf(Locale.ROOT, "%9.2f%%", r.bands()[band]);
             }

@@ -99,8 +99,14 @@ final class ReportCommand implements Callable<Integer> {
 
     /** The baseline run a CKC run is compared with: same nodes, messages and rate. */
     static Optional<Results.RunRow> baselineOf(Results.RunRow run, List<Results.RunRow> all) {
-        return all.stream().filter(r -> r.path().equals(Results.KAFKA) && r.nodes() == run.nodes()
-                && r.messages() == run.messages() && r.ratePerMinute() == run.ratePerMinute()).findFirst();
+        return baselineOf(run.nodes(), run.messages(), run.ratePerMinute(), all);
+    }
+
+    /** The baseline run with these nodes, messages per node and rate, if one was measured. */
+    static Optional<Results.RunRow> baselineOf(int nodes, int messages, double ratePerMinute,
+                                               List<Results.RunRow> all) {
+        return all.stream().filter(r -> r.path().equals(Results.KAFKA) && r.nodes() == nodes
+                && r.messages() == messages && r.ratePerMinute() == ratePerMinute).findFirst();
     }
 
     static double ratio(double value, double base) {

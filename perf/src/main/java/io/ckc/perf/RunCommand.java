@@ -6,7 +6,6 @@ import picocli.CommandLine.Option;
 
 import java.io.PrintStream;
 import java.net.InetSocketAddress;
-import java.nio.file.Path;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
@@ -26,8 +25,6 @@ final class RunCommand implements Callable<Integer> {
 
     @Option(names = "--path", defaultValue = Results.CKC, description = "ckc or kafka (the baseline)")
     String path;
-
-
 
     @Option(names = "--app-parallelism", defaultValue = "1", description = "Echo application parallelism (for the tables)")
     int appParallelism;

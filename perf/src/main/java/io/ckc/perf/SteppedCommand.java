@@ -7,7 +7,6 @@ import picocli.CommandLine.Option;
 
 import java.io.PrintStream;
 import java.net.InetSocketAddress;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -27,8 +26,6 @@ import java.util.concurrent.TimeUnit;
 @Command(name = "stepped", mixinStandardHelpOptions = true,
         description = "Stepped load on the CKC stack and the bare-Kafka baseline until saturation.")
 final class SteppedCommand implements Callable<Integer> {
-
-
 
     @Option(names = "--paths", split = ",", defaultValue = "ckc,kafka", description = "Paths to load: ckc, kafka (default ${DEFAULT-VALUE})")
     List<String> paths;
@@ -56,9 +53,6 @@ final class SteppedCommand implements Callable<Integer> {
 
     @Option(names = "--drain-seconds", defaultValue = "10", description = "After a level, wait this long without progress for its last echoes (default ${DEFAULT-VALUE})")
     int drainSeconds;
-
-
-
 
     @Mixin
     StackOptions stack = new StackOptions();
@@ -218,8 +212,8 @@ final class SteppedCommand implements Callable<Integer> {
                 if (second > warmupSeconds && running) {
                     synchronized (taken) {
                         if (taken.size() == wanted) {
-                            // Why: a busy machine stretches the schedule past its nominal seconds;
-                            // the level keeps exactly the samples it asked for.
+                            // Why: the level runs a second past its samples; it keeps exactly the
+                            // samples it asked for.
                             return;
                         }
                         taken.add(new double[] {delivered - lastDelivered,
