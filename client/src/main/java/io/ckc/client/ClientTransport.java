@@ -5,6 +5,7 @@ import io.ckc.protocol.frame.FrameCodec;
 import io.ckc.protocol.netty.AddressedFrame;
 import io.ckc.protocol.netty.FrameDatagramDecoder;
 import io.ckc.protocol.netty.FrameDatagramEncoder;
+import io.ckc.protocol.netty.FrameWriter;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandler;
@@ -48,6 +49,9 @@ public final class ClientTransport implements AutoCloseable {
     private final Channel channel;
     private final Map<UUID, MobileNode> nodes = new HashMap<>();
     private final Set<MobileNode> active = new LinkedHashSet<>();
+    /** The nodes of one tick, reused: the set they come from may change while they tick. */
+    private final List<MobileNode> ticking = new ArrayList<>();
+    private final FrameWriter writer;
     private final AtomicLong malformed = new AtomicLong();
     private final List<Future<?>> timers = new ArrayList<>();
 
@@ -74,6 +78,7 @@ public final class ClientTransport implements AutoCloseable {
                 .bind(new InetSocketAddress("0.0.0.0", 0))
                 .sync()
                 .channel();
+        writer = new FrameWriter(channel);
         EventLoop loop = channel.eventLoop();
         timers.add(loop.scheduleAtFixedRate(this::tickActive, TICK_MS, TICK_MS, TimeUnit.MILLISECONDS));
         timers.add(loop.scheduleAtFixedRate(this::sweep, SWEEP_MS, SWEEP_MS, TimeUnit.MILLISECONDS));
@@ -125,7 +130,7 @@ public final class ClientTransport implements AutoCloseable {
     }
 
     void send(Frame frame, InetSocketAddress gateway) {
-        channel.writeAndFlush(new AddressedFrame(frame, gateway), channel.voidPromise());
+        writer.send(frame, gateway);
     }
 
     private void tickActive() {
@@ -133,11 +138,13 @@ public final class ClientTransport implements AutoCloseable {
             return;
         }
         long now = MobileNode.nowMs();
-        for (MobileNode node : new ArrayList<>(active)) {
+        ticking.addAll(active); // a node's tick may activate or detach nodes
+        for (MobileNode node : ticking) {
             if (!node.tick(now)) {
                 active.remove(node);
             }
         }
+        ticking.clear();
     }
 
     private void sweep() {

@@ -1,15 +1,18 @@
 package io.ckc.gateway;
 
+import io.ckc.gateway.core.CoreConsumer;
+import io.ckc.gateway.core.CorePublisher;
+import io.ckc.gateway.core.GatewayCore;
+import io.ckc.gateway.core.GatewayMetrics;
+import io.ckc.gateway.core.KafkaCorePublisher;
+import io.ckc.gateway.udp.UdpAdapter;
 import io.ckc.protocol.kafka.TopicSetup;
-import io.ckc.protocol.netty.FrameDatagramDecoder;
-import io.netty.bootstrap.Bootstrap;
-import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandler;
-import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoop;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.nio.NioIoHandler;
-import io.netty.channel.socket.nio.NioDatagramChannel;
+import io.netty.util.concurrent.EventExecutor;
 import io.prometheus.metrics.exporter.httpserver.HTTPServer;
 import io.prometheus.metrics.instrumentation.jvm.JvmMetrics;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
@@ -19,27 +22,35 @@ import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
 import java.net.InetSocketAddress;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
-/** A running gateway: UDP listener, Kafka publisher and delivery consumer, metrics endpoint. */
+/**
+ * A running gateway: the protocol-independent core with its sessions sharded over the event loops,
+ * the reliable-UDP adapter, the Kafka publisher and the consumer of what the core sends, the metrics
+ * endpoint.
+ */
 public final class Gateway implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(Gateway.class);
-    private static final int SOCKET_BUFFER_BYTES = 4 * 1024 * 1024;
 
     private final GatewayConfig config;
-    private final EventLoopGroup group;
-    private final Channel channel;
+    private final EventLoopGroup loops;
+    private final GatewayCore core;
+    private final UdpAdapter udp;
     private final CorePublisher publisher;
     private final CoreConsumer consumer;
     private final HTTPServer metricsServer;
 
-    private Gateway(GatewayConfig config, EventLoopGroup group, Channel channel, CorePublisher publisher,
-                    CoreConsumer consumer, HTTPServer metricsServer) {
+    private Gateway(GatewayConfig config, EventLoopGroup loops, GatewayCore core, UdpAdapter udp,
+                    CorePublisher publisher, CoreConsumer consumer, HTTPServer metricsServer) {
         this.config = config;
-        this.group = group;
-        this.channel = channel;
+        this.loops = loops;
+        this.core = core;
+        this.udp = udp;
         this.publisher = publisher;
         this.consumer = consumer;
         this.metricsServer = metricsServer;
@@ -69,24 +80,24 @@ public final class Gateway implements AutoCloseable {
             metricsServer = HTTPServer.builder().hostname(config.udpHost()).port(config.metricsPort())
                     .registry(registry).buildAndStart();
         }
+        EventLoopGroup group = new MultiThreadIoEventLoopGroup(config.eventLoops(), NioIoHandler.newFactory());
+        List<EventLoop> loops = new ArrayList<>();
+        for (EventExecutor executor : group) {
+            loops.add((EventLoop) executor);
+        }
         CorePublisher publisher = new KafkaCorePublisher(config, metrics);
-        MnSessionHandler sessions = new MnSessionHandler(config, publisher, metrics);
-        EventLoopGroup group = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
-        int maxDatagram = Math.min(io.ckc.protocol.frame.FrameCodec.MAX_DATAGRAM_BYTES, config.maxPayloadBytes() + 1024);
-        Channel channel = new Bootstrap()
-                .group(group)
-                .channel(NioDatagramChannel.class)
-                .option(ChannelOption.SO_RCVBUF, SOCKET_BUFFER_BYTES)
-                .option(ChannelOption.SO_SNDBUF, SOCKET_BUFFER_BYTES)
-                .option(ChannelOption.RCVBUF_ALLOCATOR, FrameDatagramDecoder.receiveAllocator(maxDatagram))
-                .handler(new GatewayInitializer(sessions, metrics, linkHook))
-                .bind(config.udpHost(), config.udpPort())
-                .sync()
-                .channel();
-        CoreConsumer consumer = new CoreConsumer(config, sessions, publisher, metrics);
+        GatewayCore core = new GatewayCore(config, publisher, metrics, loops);
+        UdpAdapter udp = UdpAdapter.start(config, core, metrics, linkHook);
+        try {
+            core.start(udp.localAddress().getPort());
+        } catch (ExecutionException e) {
+            throw new IllegalStateException("gateway core did not start", e);
+        }
+        CoreConsumer consumer = new CoreConsumer(config, core, publisher, metrics);
         consumer.start();
-        Gateway gateway = new Gateway(config, group, channel, publisher, consumer, metricsServer);
-        LOG.info("Gateway {} listening on udp://{} (metrics {})", config.gatewayId(), gateway.udpAddress(),
+        Gateway gateway = new Gateway(config, group, core, udp, publisher, consumer, metricsServer);
+        LOG.info("Gateway {} listening on udp://{} ({} event loops, {} socket(s); metrics {})", config.gatewayId(),
+                gateway.udpAddress(), loops.size(), udp.sockets(),
                 metricsServer == null ? "off" : "http://" + config.udpHost() + ":" + metricsServer.getPort() + "/metrics");
         return gateway;
     }
@@ -96,7 +107,7 @@ public final class Gateway implements AutoCloseable {
     }
 
     public InetSocketAddress udpAddress() {
-        return (InetSocketAddress) channel.localAddress();
+        return udp.localAddress();
     }
 
     /** The metrics port, or -1 when the endpoint is off. */
@@ -107,8 +118,9 @@ public final class Gateway implements AutoCloseable {
     @Override
     public void close() throws InterruptedException {
         consumer.close();
-        channel.close().sync(); // sessions close: their Disconnected events and unsent deliveries are published
-        group.shutdownGracefully(0, 2, java.util.concurrent.TimeUnit.SECONDS).sync();
+        core.close(); // sessions close: their Disconnected events and unsent deliveries are published
+        udp.close();
+        loops.shutdownGracefully(0, 2, TimeUnit.SECONDS).sync();
         publisher.close();
         if (metricsServer != null) {
             metricsServer.close();

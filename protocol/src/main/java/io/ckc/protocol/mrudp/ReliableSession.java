@@ -53,6 +53,8 @@ public final class ReliableSession {
     private final TreeMap<Integer, Body> reorderBuffer = new TreeMap<>();
     private long retransmissions;
     private boolean broken;
+    /** No frame is due before this (a lower bound: an acknowledged frame may have held it); Long.MAX_VALUE when none is in flight. */
+    private long nextDeadline = Long.MAX_VALUE;
 
     public ReliableSession(UUID mnId, long epoch, ReliabilityConfig config, Consumer<Frame> output) {
         this.mnId = mnId;
@@ -125,9 +127,14 @@ public final class ReliableSession {
         if (broken) {
             return TickResult.BROKEN;
         }
+        if (now < nextDeadline) { // the common case, every tick of every session: nothing is due
+            return unacked.isEmpty() ? TickResult.IDLE : TickResult.IN_FLIGHT;
+        }
+        long earliest = Long.MAX_VALUE;
         for (Map.Entry<Integer, Outgoing> entry : unacked.entrySet()) {
             Outgoing out = entry.getValue();
             if (out.deadline > now) {
+                earliest = Math.min(earliest, out.deadline);
                 continue;
             }
             if (out.attempts > config.maxRetries()) {
@@ -137,9 +144,11 @@ public final class ReliableSession {
             out.attempts++;
             out.timeoutMs = Math.min(out.timeoutMs * 2, config.maxRetransmitMs());
             out.deadline = now + out.timeoutMs;
+            earliest = Math.min(earliest, out.deadline);
             retransmissions++;
             output.accept(new Frame.Data(mnId, epoch, entry.getKey(), out.body));
         }
+        nextDeadline = earliest;
         return unacked.isEmpty() ? TickResult.IDLE : TickResult.IN_FLIGHT;
     }
 
@@ -156,6 +165,7 @@ public final class ReliableSession {
         List<Body> unsent = new ArrayList<>(unacked.size() + queued.size());
         unacked.values().forEach(out -> unsent.add(out.body));
         unacked.clear();
+        nextDeadline = Long.MAX_VALUE;
         unsent.addAll(queued);
         queued.clear();
         return unsent;
@@ -169,7 +179,9 @@ public final class ReliableSession {
 
     private void transmitNew(Body body, long now) {
         int seq = nextSendSeq++;
-        unacked.put(seq, new Outgoing(body, config.initialRetransmitMs(), now));
+        Outgoing out = new Outgoing(body, config.initialRetransmitMs(), now);
+        unacked.put(seq, out);
+        nextDeadline = Math.min(nextDeadline, out.deadline);
         output.accept(new Frame.Data(mnId, epoch, seq, body));
     }
 }

@@ -1,5 +1,6 @@
-package io.ckc.gateway;
+package io.ckc.gateway.core;
 
+import io.ckc.gateway.GatewayConfig;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.ckc.protocol.kafka.Json;
 import io.ckc.protocol.records.Broadcast;
@@ -32,7 +33,7 @@ import java.util.Properties;
  * (a broadcast is for the nodes connected when it is sent). Records that do not parse go to the
  * dead-letter topic.
  */
-final class CoreConsumer implements Runnable, AutoCloseable {
+public final class CoreConsumer implements Runnable, AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(CoreConsumer.class);
 
@@ -40,18 +41,18 @@ final class CoreConsumer implements Runnable, AutoCloseable {
     private final String ownTopic;
     private final String listTopic;
     private final String broadcastTopic;
-    private final MnSessionHandler sessions;
+    private final GatewayCore core;
     private final CorePublisher publisher;
     private final GatewayMetrics metrics;
     private final ObjectMapper mapper = Json.newMapper();
     private final Thread thread;
     private volatile boolean running = true;
 
-    CoreConsumer(GatewayConfig config, MnSessionHandler sessions, CorePublisher publisher, GatewayMetrics metrics) {
+    public CoreConsumer(GatewayConfig config, GatewayCore core, CorePublisher publisher, GatewayMetrics metrics) {
         this.ownTopic = config.topics().gateway(config.gatewayId());
         this.listTopic = config.topics().gatewayList();
         this.broadcastTopic = config.topics().broadcast();
-        this.sessions = sessions;
+        this.core = core;
         this.publisher = publisher;
         this.metrics = metrics;
         Properties props = new Properties();
@@ -66,7 +67,7 @@ final class CoreConsumer implements Runnable, AutoCloseable {
         this.thread = new Thread(this, "ckc-core-consumer");
     }
 
-    void start() {
+    public void start() {
         // Assigned, not subscribed: the gateway owns its topic, and the list is read by every gateway.
         List<TopicPartition> own = partitionsOf(ownTopic);
         List<TopicPartition> list = partitionsOf(listTopic);
@@ -113,15 +114,15 @@ final class CoreConsumer implements Runnable, AutoCloseable {
     private void handle(ConsumerRecord<String, byte[]> record) {
         try {
             if (listTopic.equals(record.topic())) {
-                sessions.gatewayList(Json.read(mapper, record.value(), GatewayList.class));
+                core.gatewayList(Json.read(mapper, record.value(), GatewayList.class));
             } else if (broadcastTopic.equals(record.topic())) {
                 Broadcast broadcast = Json.read(mapper, record.value(), Broadcast.class);
                 if (broadcast.messageId() == null || broadcast.sender() == null || broadcast.payload() == null) {
                     throw new IOException("a broadcast needs messageId, sender and payload");
                 }
-                sessions.broadcast(broadcast);
+                core.broadcast(broadcast);
             } else {
-                sessions.command(Json.read(mapper, record.value(), GatewayCommand.class));
+                core.command(Json.read(mapper, record.value(), GatewayCommand.class));
             }
         } catch (IOException | RuntimeException e) {
             metrics.deadLetters.inc();

@@ -1,4 +1,4 @@
-package io.ckc.gateway;
+package io.ckc.gateway.core;
 
 import io.prometheus.metrics.core.metrics.Counter;
 import io.prometheus.metrics.core.metrics.Gauge;
@@ -8,24 +8,24 @@ import io.prometheus.metrics.model.snapshots.Labels;
 /** The gateway's Prometheus metrics, all labelled with the gateway id. */
 public final class GatewayMetrics {
 
-    final Gauge sessions;
-    final Counter connects;
-    final Counter disconnects;
-    final Counter messagesIn;
-    final Counter messagesOut;
-    final Counter retransmissions;
-    final Counter malformedFrames;
-    final Counter rejected;
-    final Counter kafkaErrors;
-    final Counter unsent;
-    final Counter deadLetters;
-    final Counter pingWindows;
-    final Counter latePongs;
-    final Gauge pingWindowMs;
-    final Counter handovers;
-    final Counter gatewayLists;
-    final Counter groupcastsIn;
-    final Counter broadcasts;
+    public final Gauge sessions;
+    public final Counter connects;
+    public final Counter disconnects;
+    public final Counter messagesIn;
+    public final Counter messagesOut;
+    public final Counter retransmissions;
+    public final Counter malformedFrames;
+    public final Counter rejected;
+    public final Counter kafkaErrors;
+    public final Counter unsent;
+    public final Counter deadLetters;
+    public final Counter pingWindows;
+    public final Counter latePongs;
+    public final Gauge pingWindowMs;
+    public final Counter handovers;
+    public final Counter gatewayLists;
+    public final Counter groupcastsIn;
+    public final Counter broadcasts;
 
     public GatewayMetrics(String gatewayId, PrometheusRegistry registry) {
         Labels labels = Labels.of("gateway", gatewayId);
@@ -51,7 +51,7 @@ public final class GatewayMetrics {
                 .labelNames("reason").constLabels(labels).register(registry);
         deadLetters = Counter.builder().name("ckc_gateway_dead_letters").help("Records sent to the dead-letter topic")
                 .constLabels(labels).register(registry);
-            pingWindows = Counter.builder().name("ckc_gateway_ping_windows").help("Ping windows closed and reported")
+        pingWindows = Counter.builder().name("ckc_gateway_ping_windows").help("Ping windows closed and reported")
                 .constLabels(labels).register(registry);
         latePongs = Counter.builder().name("ckc_gateway_late_pongs").help("Pongs discarded: they came after the window")
                 .constLabels(labels).register(registry);

@@ -1,4 +1,4 @@
-package io.ckc.gateway;
+package io.ckc.gateway.core;
 
 import io.ckc.protocol.records.LoadReport;
 

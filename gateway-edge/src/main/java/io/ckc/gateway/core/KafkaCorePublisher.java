@@ -1,5 +1,6 @@
-package io.ckc.gateway;
+package io.ckc.gateway.core;
 
+import io.ckc.gateway.GatewayConfig;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.ckc.protocol.kafka.Json;
 import io.ckc.protocol.kafka.TopicSetup;

@@ -1,4 +1,4 @@
-package io.ckc.gateway;
+package io.ckc.gateway.core;
 
 import io.ckc.protocol.records.ConnectionReport;
 
@@ -10,14 +10,19 @@ import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 
 /**
- * One ping window (paper section 4.1): every node is pinged once, pong arrival times are recorded
- * while the window is open, late pongs are discarded, and at the close the window becomes a
+ * One shard's share of a ping window (paper section 4.1): every node of the shard is pinged once,
+ * pong arrival times are recorded while the window is open, late pongs are discarded. At the close
+ * each shard hands over its {@link Part}, and {@link #report} turns the parts of all shards into one
  * ConnectionReport in parts of at most {@code chunk} nodes. The pings of a large window leave paced
  * over its first half rather than in one burst; each arrival is reported as if its ping had left at
  * the window's {@code sentAtMicros}, so {@code arrival - sentAt} stays the node's round trip.
- * Confined to the gateway's event loop.
+ * Confined to its shard's event loop.
  */
 final class PingWindow {
+
+    /** What one shard saw in a window: the nodes connected at its close, those pinged, and pong arrivals. */
+    record Part(List<UUID> connected, Map<UUID, Long> pingedAtNanos, Map<UUID, Long> arrivalMicros) {
+    }
 
     private final long sentAtMicros;
     private final long startNanos;
@@ -53,12 +58,32 @@ final class PingWindow {
         return true;
     }
 
-    /**
-     * Closes the window and reports it: every node connected now, and the pongs of those nodes.
-     * Always at least one part, so a gateway with no nodes still reports an (empty) window.
-     */
-    List<ConnectionReport> close(String gatewayId, List<UUID> connected, int chunk) {
+    /** Closes this shard's share: later pongs are discarded. */
+    Part closePart(List<UUID> connected) {
         open = false;
+        return new Part(connected, pingedAtNanos, arrivalMicros);
+    }
+
+    /** Closes a window that has only this one part and reports it. */
+    List<ConnectionReport> close(String gatewayId, List<UUID> connected, int chunk) {
+        return report(gatewayId, sentAtMicros, windowMs, List.of(closePart(connected)), chunk);
+    }
+
+    /**
+     * The window as ConnectionReport parts of at most {@code chunk} nodes: every node connected at the
+     * close, and the pongs of those nodes. Always at least one part, so a gateway with no nodes still
+     * reports an (empty) window.
+     */
+    static List<ConnectionReport> report(String gatewayId, long sentAtMicros, long windowMs, List<Part> shards,
+                                         int chunk) {
+        List<UUID> connected = new ArrayList<>();
+        Map<UUID, Long> pinged = new HashMap<>();
+        Map<UUID, Long> arrivals = new HashMap<>();
+        for (Part part : shards) {
+            connected.addAll(part.connected());
+            pinged.putAll(part.pingedAtNanos());
+            arrivals.putAll(part.arrivalMicros());
+        }
         int parts = Math.max(1, (connected.size() + chunk - 1) / chunk);
         List<ConnectionReport> reports = new ArrayList<>(parts);
         for (int part = 0; part < parts; part++) {
@@ -68,12 +93,12 @@ final class PingWindow {
             List<String> ids = new ArrayList<>(slice.size());
             int pingedInPart = 0;
             for (UUID mnId : slice) {
-                if (pingedAtNanos.containsKey(mnId)) {
+                if (pinged.containsKey(mnId)) {
                     pingedInPart++;
                 }
                 String id = mnId.toString();
                 ids.add(id);
-                Long arrival = arrivalMicros.get(mnId);
+                Long arrival = arrivals.get(mnId);
                 if (arrival != null) {
                     pongs.put(id, arrival);
                 }

@@ -1,0 +1,280 @@
+package io.ckc.gateway.core;
+
+import io.ckc.gateway.GatewayConfig;
+import io.ckc.protocol.frame.GatewayAddress;
+import io.ckc.protocol.records.Broadcast;
+import io.ckc.protocol.records.DeadLetter;
+import io.ckc.protocol.records.GatewayCommand;
+import io.ckc.protocol.records.GatewayList;
+import io.ckc.protocol.records.HelloPoA;
+import io.ckc.protocol.records.Unicast;
+import io.netty.channel.EventLoop;
+import io.netty.util.concurrent.ScheduledFuture;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * The protocol-independent gateway (Eclipse Hono's adapter base, in our shape): node sessions sharded
+ * by node id over N event loops ({@link SessionShard}), and what is gateway-wide: commands from the
+ * core routed to the shard of their node, broadcasts and the gateway list to every shard, ping
+ * windows opened and reported across the shards, load reports, the HelloPoA. Protocol adapters
+ * find a node's shard with {@link #shardOf} and call it on its loop.
+ */
+public final class GatewayCore implements AutoCloseable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(GatewayCore.class);
+
+    private final GatewayConfig config;
+    private final CorePublisher publisher;
+    private final GatewayMetrics metrics;
+    private final SessionShard[] shards;
+    /** Gateway-wide timers (reports, ping windows) run on the first shard's loop. */
+    private final EventLoop control;
+    private final List<ScheduledFuture<?>> timers = new ArrayList<>();
+    private LoadSampler loadSampler;
+    // Ping windows: confined to the control loop.
+    private long pingIntervalMs;
+    private long pingWindowMs;
+    private long lastWindowStartNanos;
+    private ScheduledFuture<?> nextWindow;
+    // The gateway list: confined to the thread that reads the core's records.
+    private List<GatewayAddress> gatewayList = List.of();
+    private long gatewayListSentMs;
+
+    public GatewayCore(GatewayConfig config, CorePublisher publisher, GatewayMetrics metrics, List<EventLoop> loops) {
+        if (loops.isEmpty()) {
+            throw new IllegalArgumentException("a gateway core needs at least one event loop");
+        }
+        this.config = config;
+        this.publisher = publisher;
+        this.metrics = metrics;
+        this.shards = new SessionShard[loops.size()];
+        for (int i = 0; i < shards.length; i++) {
+            shards[i] = new SessionShard(i, loops.get(i), config, publisher, metrics);
+        }
+        this.control = loops.get(0);
+        this.pingIntervalMs = config.pingIntervalMs();
+        this.pingWindowMs = config.pingWindowMs();
+        metrics.pingWindowMs.set(pingWindowMs);
+    }
+
+    public GatewayConfig config() {
+        return config;
+    }
+
+    public int shardCount() {
+        return shards.length;
+    }
+
+    public SessionShard shard(int index) {
+        return shards[index];
+    }
+
+    /** The shard that owns this node's session: the same for every frame of the node, whatever its address. */
+    public SessionShard shardOf(UUID mnId) {
+        return shards[shardIndex(mnId, shards.length)];
+    }
+
+    /** A node's shard: its id's hash, mixed so that ids differing only in their last bits spread evenly. */
+    static int shardIndex(UUID mnId, int shardCount) {
+        long bits = mnId.getMostSignificantBits() ^ mnId.getLeastSignificantBits();
+        bits *= 0x9E3779B97F4A7C15L;
+        return (int) Math.floorMod(bits >>> 32, (long) shardCount);
+    }
+
+    /**
+     * Starts the timers and says hello to the PoA manager with the addresses the adapters listen on.
+     *
+     * @param udpPort the reliable-UDP port nodes reach this gateway on
+     */
+    public void start(int udpPort) throws InterruptedException, ExecutionException {
+        List<Long> loopThreads = new ArrayList<>();
+        for (SessionShard shard : shards) {
+            loopThreads.add(shard.loop().submit(() -> Thread.currentThread().getId()).get());
+            shard.start();
+        }
+        loadSampler = new LoadSampler(config.gatewayId(), config.reportPeriodMs(), loopThreads);
+        timers.add(control.scheduleAtFixedRate(this::reportLoad, config.reportPeriodMs(), config.reportPeriodMs(),
+                TimeUnit.MILLISECONDS));
+        control.execute(() -> {
+            lastWindowStartNanos = System.nanoTime();
+            scheduleNextWindow();
+        });
+        publisher.hello(new HelloPoA(config.gatewayId(), config.publicHost(), udpPort, null, System.currentTimeMillis()));
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    // from Kafka: any thread
+
+    /** A command from the core (delivery, handover, ping settings), taken to the loop it concerns. */
+    public void command(GatewayCommand command) {
+        if (command instanceof GatewayCommand.Deliver deliver) {
+            Unicast unicast = deliver.unicast();
+            UUID mnId = nodeIdOf(unicast.recipient());
+            if (mnId == null) {
+                deadLetter("recipient is not a mobile node id: " + unicast.recipient(), unicast);
+            } else if (unicast.payload() == null || unicast.payload().length > config.maxPayloadBytes()) {
+                deadLetter("payload missing or larger than " + config.maxPayloadBytes() + " bytes", unicast);
+            } else {
+                SessionShard shard = shardOf(mnId);
+                shard.execute(() -> shard.deliver(mnId, unicast, deliver.epoch(), deliver.expiresAt()));
+            }
+        } else if (command instanceof GatewayCommand.Handover handover) {
+            UUID mnId = nodeIdOf(handover.mnId());
+            if (mnId == null) {
+                metrics.handovers.labelValues("ignored").inc();
+                return;
+            }
+            SessionShard shard = shardOf(mnId);
+            shard.execute(() -> shard.handOver(mnId, handover.target()));
+        } else if (command instanceof GatewayCommand.ConfigurePing ping) {
+            control.execute(() -> configurePing(ping));
+        }
+    }
+
+    /** A broadcast: every node connected here now gets it (a failed delivery goes to ckc.unsent like any other). */
+    public void broadcast(Broadcast broadcast) {
+        for (SessionShard shard : shards) {
+            shard.execute(() -> shard.broadcast(broadcast));
+        }
+    }
+
+    /** The PoA manager's latest gateway list; forwarded to every node when it changes. One thread at a time. */
+    public void gatewayList(GatewayList list) {
+        List<GatewayAddress> addresses = list.gateways().stream()
+                .map(e -> new GatewayAddress(e.gatewayId(), e.udpHost(), e.udpPort())).toList();
+        if (addresses.equals(gatewayList)) {
+            return;
+        }
+        // Why: scores move the order all the time; a reliable message to every node on each move
+        // would load the gateway for little. A new or lost gateway goes out at once.
+        boolean sameGateways = new HashSet<>(addresses).equals(new HashSet<>(gatewayList));
+        long now = SessionShard.nowMs();
+        if (sameGateways && now - gatewayListSentMs < config.gatewayListIntervalMs()) {
+            return;
+        }
+        gatewayListSentMs = now;
+        gatewayList = addresses;
+        metrics.gatewayLists.inc();
+        for (SessionShard shard : shards) {
+            shard.execute(() -> shard.gatewayList(addresses));
+        }
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    // ping windows and load reports: on the control loop
+
+    private void configurePing(GatewayCommand.ConfigurePing ping) {
+        if (ping.intervalMs() == pingIntervalMs && ping.windowMs() == pingWindowMs) {
+            return;
+        }
+        LOG.info("Ping windows now every {} ms, open {} ms (were {} / {})", ping.intervalMs(), ping.windowMs(),
+                pingIntervalMs, pingWindowMs);
+        pingIntervalMs = ping.intervalMs();
+        pingWindowMs = ping.windowMs();
+        metrics.pingWindowMs.set(pingWindowMs);
+        if (nextWindow != null) {
+            nextWindow.cancel(false); // takes effect now: the next window follows the new interval
+        }
+        scheduleNextWindow();
+    }
+
+    private void scheduleNextWindow() {
+        long dueNanos = lastWindowStartNanos + TimeUnit.MILLISECONDS.toNanos(pingIntervalMs);
+        nextWindow = control.schedule(this::openWindow, Math.max(0, dueNanos - System.nanoTime()), TimeUnit.NANOSECONDS);
+    }
+
+    /**
+     * Every shard pings its nodes; after the window's length each hands over its share, and the
+     * shares become one ConnectionReport. A window as long as the interval closes as the next opens.
+     */
+    private void openWindow() {
+        long startNanos = System.nanoTime();
+        lastWindowStartNanos = startNanos;
+        long sentAtMicros = TimeUnit.MILLISECONDS.toMicros(System.currentTimeMillis());
+        long windowMs = pingWindowMs;
+        for (SessionShard shard : shards) {
+            shard.execute(() -> shard.openWindow(sentAtMicros, startNanos, windowMs));
+        }
+        long closeInNanos = Math.min(TimeUnit.MILLISECONDS.toNanos(windowMs),
+                TimeUnit.MILLISECONDS.toNanos(pingIntervalMs) - 1_000_000);
+        control.schedule(() -> closeWindow(sentAtMicros, windowMs), Math.max(0, closeInNanos), TimeUnit.NANOSECONDS);
+        scheduleNextWindow();
+    }
+
+    private void closeWindow(long sentAtMicros, long windowMs) {
+        List<CompletableFuture<PingWindow.Part>> parts = new ArrayList<>(shards.length);
+        for (SessionShard shard : shards) {
+            CompletableFuture<PingWindow.Part> part = new CompletableFuture<>();
+            shard.execute(() -> part.complete(shard.closeWindow(sentAtMicros)));
+            parts.add(part);
+        }
+        CompletableFuture.allOf(parts.toArray(CompletableFuture[]::new)).thenRun(() -> {
+            List<PingWindow.Part> all = parts.stream().map(CompletableFuture::join).toList();
+            for (var report : PingWindow.report(config.gatewayId(), sentAtMicros, windowMs, all, config.reportChunk())) {
+                publisher.connections(report);
+            }
+            metrics.pingWindows.inc();
+        });
+    }
+
+    /** Nodes leaving after a handover are not counted: they are on their way to another gateway. */
+    private void reportLoad() {
+        int serving = 0;
+        for (SessionShard shard : shards) {
+            serving += shard.serving();
+        }
+        publisher.load(loadSampler.sample(serving));
+    }
+
+    // ---------------------------------------------------------------------------------------------
+
+    private static UUID nodeIdOf(String id) {
+        try {
+            return UUID.fromString(id);
+        } catch (IllegalArgumentException | NullPointerException e) {
+            return null;
+        }
+    }
+
+    private void deadLetter(String reason, Unicast unicast) {
+        metrics.deadLetters.inc();
+        LOG.warn("Dead letter for {}: {}", unicast.messageId(), reason);
+        publisher.deadLetter(new DeadLetter("gateway:" + config.gatewayId(), config.topics().gateway(config.gatewayId()),
+                -1, -1, reason + " (message " + unicast.messageId() + ")", null, null, System.currentTimeMillis()));
+    }
+
+    /**
+     * Stops the timers and closes every session on its loop, waiting for that: their Disconnected
+     * events and unsent deliveries are handed to the publisher before it closes.
+     */
+    @Override
+    public void close() throws InterruptedException {
+        timers.forEach(t -> t.cancel(false));
+        control.execute(() -> {
+            if (nextWindow != null) {
+                nextWindow.cancel(false);
+            }
+        });
+        List<io.netty.util.concurrent.Future<?>> closing = new ArrayList<>();
+        for (SessionShard shard : shards) {
+            closing.add(shard.loop().submit(shard::closeAll));
+        }
+        for (io.netty.util.concurrent.Future<?> f : closing) {
+            try {
+                f.get(10, TimeUnit.SECONDS);
+            } catch (ExecutionException | TimeoutException e) {
+                LOG.warn("Sessions did not close cleanly", e);
+            }
+        }
+    }
+}

@@ -1,0 +1,46 @@
+package io.ckc.gateway.core;
+
+import io.ckc.protocol.frame.ErrorCode;
+import io.ckc.protocol.frame.GatewayAddress;
+
+import java.util.List;
+import java.util.UUID;
+
+/**
+ * What the gateway core asks of a protocol adapter for one node's session: the adapter's half of a
+ * {@link Session}. The core decides (when a node counts as connected, what to deliver, when to ping,
+ * hand over or close); the link only speaks its wire format. Every call is made on the session's
+ * shard event loop.
+ */
+public interface NodeLink {
+
+    /** The node's Connected event is in Kafka: tell the node its session is open. */
+    void accepted(String gatewayId, int maxPayloadBytes);
+
+    /** The uplink message the adapter handed over under {@code ref} is in Kafka: acknowledge it to the node. */
+    void acknowledge(int ref);
+
+    /** The uplink message under {@code ref} is refused: tell the node why. */
+    void reject(int ref, ErrorCode code, String message);
+
+    /**
+     * Sends a unicast to the node reliably. When the node acknowledges it, the adapter calls
+     * {@link SessionShard#delivered}; when the link gives up, {@link SessionShard#fail}.
+     */
+    void deliver(UUID deliveryId, String sender, byte[] payload);
+
+    /** Asks the node to move to another gateway; its acknowledgement comes back as {@link SessionShard#leaving}. */
+    void handover(GatewayAddress target);
+
+    /** The best gateways, sorted by score, for the node to reconnect to after a loss. */
+    void gatewayList(List<GatewayAddress> gateways);
+
+    /** A latency probe; the node's answer comes back as {@link SessionShard#pong}. */
+    void ping(long timestamp);
+
+    /**
+     * The core closes the session: release the link's state and return the ids of deliveries the
+     * node has not acknowledged, in the order they were sent (they go to {@code ckc.unsent}).
+     */
+    List<UUID> close();
+}

@@ -1,0 +1,62 @@
+package io.ckc.gateway.core;
+
+import io.ckc.protocol.records.Unicast;
+
+import java.util.ArrayDeque;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.UUID;
+
+/**
+ * A mobile node's session on this gateway, as the core keeps it, whatever protocol carries it.
+ * Identified by node id and epoch, never by address. Confined to its shard's event loop.
+ */
+public final class Session {
+
+    final UUID mnId;
+    final long epoch;
+    final NodeLink link;
+    /** Unicasts sent but not yet acknowledged, by delivery id: they go to ckc.unsent if the session breaks. */
+    final Map<UUID, Unicast> unacknowledged = new HashMap<>();
+    /** The mini-buffer (paper 4.2, when on): the last two unicasts the node acknowledged, oldest first. */
+    final ArrayDeque<Unicast> recentlyAcknowledged = new ArrayDeque<>(2);
+    long lastHeardMs;
+    /** Set once the Connected event is in Kafka and the node was told it is connected. */
+    boolean announced;
+    /** When a node that acknowledged a handover is considered gone even if it never says so; 0 if not leaving. */
+    long leavingDeadlineMs;
+
+    Session(UUID mnId, long epoch, java.util.function.Function<Session, NodeLink> linkFactory, long nowMs) {
+        this.mnId = mnId;
+        this.epoch = epoch;
+        this.lastHeardMs = nowMs;
+        this.link = linkFactory.apply(this);
+    }
+
+    public UUID mnId() {
+        return mnId;
+    }
+
+    public long epoch() {
+        return epoch;
+    }
+
+    public NodeLink link() {
+        return link;
+    }
+
+    /** Whether the node was told it is connected; until then it takes deliveries but is not counted. */
+    public boolean announced() {
+        return announced;
+    }
+
+    /** Connected and staying: announced, and not on its way to another gateway after a handover. */
+    boolean isServing() {
+        return announced && leavingDeadlineMs == 0;
+    }
+
+    @Override
+    public String toString() {
+        return "Session[" + mnId + " epoch " + epoch + "]";
+    }
+}

@@ -1,0 +1,113 @@
+package io.ckc.gateway.udp;
+
+import io.ckc.gateway.GatewayConfig;
+import io.ckc.gateway.core.GatewayCore;
+import io.ckc.gateway.core.GatewayMetrics;
+import io.ckc.protocol.frame.FrameCodec;
+import io.ckc.protocol.netty.FrameDatagramDecoder;
+import io.netty.bootstrap.Bootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandler;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.socket.nio.NioChannelOption;
+import io.netty.channel.socket.nio.NioDatagramChannel;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.StandardSocketOptions;
+import java.nio.channels.DatagramChannel;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Supplier;
+
+/**
+ * The reliable-UDP protocol adapter: frames in, calls on the gateway core; the core's calls, frames
+ * out. Where the OS has {@code SO_REUSEPORT} (Linux) it binds one socket per shard to the same port:
+ * the kernel spreads the nodes' datagrams over them, each shard sends on its own socket from its own
+ * loop, and a frame read on another shard's socket is handed over to the node's shard. Otherwise one
+ * socket, on the first shard's loop, serves them all.
+ */
+public final class UdpAdapter implements AutoCloseable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(UdpAdapter.class);
+
+    private static final int SOCKET_BUFFER_BYTES = 4 * 1024 * 1024;
+
+    private final List<Channel> channels;
+    private final UdpShard[] shards;
+
+    private UdpAdapter(List<Channel> channels, UdpShard[] shards) {
+        this.channels = channels;
+        this.shards = shards;
+    }
+
+    /**
+     * Binds the listener and starts reading.
+     *
+     * @param linkHook an optional first pipeline handler per socket, for fault-injection tests; null for none
+     */
+    public static UdpAdapter start(GatewayConfig config, GatewayCore core, GatewayMetrics metrics,
+                                   Supplier<ChannelHandler> linkHook) throws InterruptedException {
+        UdpShard[] shards = new UdpShard[core.shardCount()];
+        for (int i = 0; i < shards.length; i++) {
+            shards[i] = new UdpShard(core.shard(i), config, metrics);
+        }
+        UdpInitializer initializer = new UdpInitializer(new UdpFrameHandler(core, shards), metrics, linkHook);
+        int maxDatagram = Math.min(FrameCodec.MAX_DATAGRAM_BYTES, config.maxPayloadBytes() + 1024);
+        boolean socketPerShard = shards.length > 1 && config.udpSocketPerLoop() && reusePortSupported();
+        int sockets = socketPerShard ? shards.length : 1;
+        List<Channel> channels = new ArrayList<>(sockets);
+        int port = config.udpPort();
+        for (int i = 0; i < sockets; i++) {
+            Bootstrap bootstrap = new Bootstrap()
+                    .group(core.shard(i).loop())
+                    .channel(NioDatagramChannel.class)
+                    .option(ChannelOption.SO_RCVBUF, SOCKET_BUFFER_BYTES)
+                    .option(ChannelOption.SO_SNDBUF, SOCKET_BUFFER_BYTES)
+                    .option(ChannelOption.RCVBUF_ALLOCATOR, FrameDatagramDecoder.receiveAllocator(maxDatagram))
+                    .option(ChannelOption.AUTO_READ, false) // until every shard knows its socket
+                    .handler(initializer);
+            if (socketPerShard) {
+                bootstrap.option(NioChannelOption.of(StandardSocketOptions.SO_REUSEPORT), true);
+            }
+            Channel channel = bootstrap.bind(config.udpHost(), port).sync().channel();
+            port = ((InetSocketAddress) channel.localAddress()).getPort(); // port 0: the others join the one picked
+            channels.add(channel);
+        }
+        for (int i = 0; i < shards.length; i++) {
+            shards[i].bind(channels.get(socketPerShard ? i : 0));
+        }
+        channels.forEach(c -> c.config().setAutoRead(true));
+        return new UdpAdapter(channels, shards);
+    }
+
+    private static boolean reusePortSupported() {
+        try (DatagramChannel probe = DatagramChannel.open()) {
+            return probe.supportedOptions().contains(StandardSocketOptions.SO_REUSEPORT);
+        } catch (IOException e) {
+            LOG.warn("Cannot probe SO_REUSEPORT: one UDP socket for all loops", e);
+            return false;
+        }
+    }
+
+    public InetSocketAddress localAddress() {
+        return (InetSocketAddress) channels.get(0).localAddress();
+    }
+
+    /** Sockets bound: one per shard where the OS lets them share the port, else one. */
+    public int sockets() {
+        return channels.size();
+    }
+
+    @Override
+    public void close() throws InterruptedException {
+        for (UdpShard shard : shards) {
+            shard.core.loop().submit(shard::stop).sync();
+        }
+        for (Channel channel : channels) {
+            channel.close().sync();
+        }
+    }
+}

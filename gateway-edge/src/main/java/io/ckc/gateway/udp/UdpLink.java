@@ -1,0 +1,98 @@
+package io.ckc.gateway.udp;
+
+import io.ckc.gateway.core.NodeLink;
+import io.ckc.gateway.core.Session;
+import io.ckc.protocol.frame.Body;
+import io.ckc.protocol.frame.ErrorCode;
+import io.ckc.protocol.frame.Frame;
+import io.ckc.protocol.frame.GatewayAddress;
+import io.ckc.protocol.mrudp.ReliabilityConfig;
+import io.ckc.protocol.mrudp.ReliableSession;
+
+import java.net.InetSocketAddress;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+
+/**
+ * A node's session as reliable UDP carries it: the reliable session (sequence numbers, acks,
+ * retransmission) and the address the node's latest valid frame came from, which replies go to, so an
+ * IP or port change keeps the session. Confined to its shard's event loop.
+ */
+final class UdpLink implements NodeLink {
+
+    final Session session;
+    final ReliableSession reliable;
+    private final UdpShard shard;
+    InetSocketAddress peer;
+    private boolean closed;
+
+    UdpLink(Session session, UdpShard shard, InetSocketAddress peer, ReliabilityConfig reliability) {
+        this.session = session;
+        this.shard = shard;
+        this.peer = peer;
+        this.reliable = new ReliableSession(session.mnId(), session.epoch(), reliability, this::transmit);
+    }
+
+    @Override
+    public void accepted(String gatewayId, int maxPayloadBytes) {
+        transmit(new Frame.ConnectAck(session.mnId(), session.epoch(), gatewayId, maxPayloadBytes));
+    }
+
+    @Override
+    public void acknowledge(int ref) {
+        reliable.acknowledge(ref);
+    }
+
+    @Override
+    public void reject(int ref, ErrorCode code, String message) {
+        transmit(new Frame.Error(session.mnId(), session.epoch(), code, ref, message));
+    }
+
+    @Override
+    public void deliver(UUID deliveryId, String sender, byte[] payload) {
+        sendReliably(new Body.Delivery(deliveryId, sender, payload));
+    }
+
+    @Override
+    public void handover(GatewayAddress target) {
+        sendReliably(new Body.Handover(target));
+    }
+
+    @Override
+    public void gatewayList(List<GatewayAddress> gateways) {
+        sendReliably(new Body.GatewayList(gateways));
+    }
+
+    @Override
+    public void ping(long timestamp) {
+        transmit(new Frame.Ping(session.mnId(), session.epoch(), timestamp));
+    }
+
+    @Override
+    public List<UUID> close() {
+        closed = true;
+        shard.stopRetransmitting(this);
+        List<UUID> unacknowledged = new ArrayList<>();
+        for (Body body : reliable.drainUnacknowledged()) {
+            if (body instanceof Body.Delivery delivery) {
+                unacknowledged.add(delivery.messageId());
+            }
+        }
+        return unacknowledged;
+    }
+
+    private void sendReliably(Body body) {
+        if (!closed) {
+            reliable.send(body, UdpShard.nowMs());
+            shard.retransmitting(this);
+        }
+    }
+
+    /** Nothing more leaves for a closed session: late acknowledgements and retransmissions stay home. */
+    private void transmit(Frame frame) {
+        if (!closed) {
+            shard.send(frame, peer);
+        }
+    }
+}
