@@ -5,7 +5,8 @@ import io.ckc.protocol.mrudp.ReliabilityConfig;
 /**
  * Timing of a mobile node.
  *
- * @param keepaliveMs a node that heard nothing from its gateway for this long sends a ping
+ * @param keepaliveMs a node that heard nothing from its gateway for this long sends a ping: an idle node's
+ *                    only traffic, so it sets the idle cost of a node (gateways ping a sample of their nodes)
  * @param silenceTimeoutMs a node that heard nothing for this long counts its connection as broken
  * @param connectRetryMs interval between connect attempts
  * @param connectAttempts connect attempts before giving up (and, with auto-reconnect, backing off)
@@ -20,7 +21,7 @@ public record ClientConfig(ReliabilityConfig reliability, long keepaliveMs, long
                            long handoverDrainMs) {
 
     public static final ClientConfig DEFAULT =
-            new ClientConfig(ReliabilityConfig.DEFAULT, 5_000, 20_000, 500, 10, 1_000, true, 512, 2_000);
+            new ClientConfig(ReliabilityConfig.DEFAULT, 15_000, 20_000, 500, 10, 1_000, true, 512, 2_000);
 
     public ClientConfig withReliability(ReliabilityConfig value) {
         return new ClientConfig(value, keepaliveMs, silenceTimeoutMs, connectRetryMs, connectAttempts,

@@ -202,8 +202,9 @@ public final class GatewayCore implements AutoCloseable {
         lastWindowStartNanos = startNanos;
         long sentAtMicros = TimeUnit.MILLISECONDS.toMicros(System.currentTimeMillis());
         long windowMs = pingWindowMs;
+        int perShard = (config.pingSample() + shards.length - 1) / shards.length;
         for (SessionShard shard : shards) {
-            shard.execute(() -> shard.openWindow(sentAtMicros, startNanos, windowMs));
+            shard.execute(() -> shard.openWindow(sentAtMicros, startNanos, windowMs, perShard));
         }
         long closeInNanos = Math.min(TimeUnit.MILLISECONDS.toNanos(windowMs),
                 TimeUnit.MILLISECONDS.toNanos(pingIntervalMs) - 1_000_000);

@@ -27,6 +27,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 
@@ -307,13 +308,20 @@ public final class SessionShard {
         session.link.handover(target);
     }
 
-    /** Opens this shard's share of a ping window and pings its serving nodes, paced. */
-    void openWindow(long sentAtMicros, long startNanos, long windowMs) {
+    /**
+     * Opens this shard's share of a ping window and pings, paced, its serving nodes: all of them, or
+     * a uniform random sample of {@code maxPinged} when there are more. The window's statistics (latency,
+     * share answered) are estimates from the sample either way; what pinging every node would add is
+     * two datagrams per node per window, the largest idle cost of a gateway and its nodes.
+     */
+    void openWindow(long sentAtMicros, long startNanos, long windowMs, int maxPinged) {
         PingWindow opened = new PingWindow(sentAtMicros, startNanos, windowMs);
         window = opened;
-        List<Session> pinged = new ArrayList<>(sessions.size());
+        double share = serving <= maxPinged ? 1.0 : (double) maxPinged / serving;
+        ThreadLocalRandom random = ThreadLocalRandom.current();
+        List<Session> pinged = new ArrayList<>(Math.min(sessions.size(), maxPinged + maxPinged / 8 + 16));
         for (Session session : sessions.values()) {
-            if (session.isServing()) {
+            if (session.isServing() && (share >= 1.0 || random.nextDouble() < share)) {
                 pinged.add(session);
             }
         }

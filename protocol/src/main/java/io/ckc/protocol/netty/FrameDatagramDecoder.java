@@ -43,9 +43,13 @@ public final class FrameDatagramDecoder extends SimpleChannelInboundHandler<Data
     /**
      * The receive allocator for a frame channel: buffers of the largest datagram expected, and many
      * datagrams per read, so a busy event loop drains its socket before the kernel buffer overflows
-     * (Netty reads 16 per turn by default).
+     * (Netty reads 16 per turn by default). Why {@code respectMaybeMoreData(false)}: by default a read
+     * loop stops as soon as a datagram is smaller than the buffer offered for it ("no more data"),
+     * which for datagrams is always: one datagram per wakeup, and under load the socket's receive
+     * buffer filled and dropped while the loop stood nearly idle.
      */
     public static io.netty.channel.RecvByteBufAllocator receiveAllocator(int maxDatagramBytes) {
-        return new io.netty.channel.FixedRecvByteBufAllocator(maxDatagramBytes).maxMessagesPerRead(MESSAGES_PER_READ);
+        return new io.netty.channel.FixedRecvByteBufAllocator(maxDatagramBytes).respectMaybeMoreData(false)
+                .maxMessagesPerRead(MESSAGES_PER_READ);
     }
 }

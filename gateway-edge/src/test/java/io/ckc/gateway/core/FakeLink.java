@@ -1,0 +1,52 @@
+package io.ckc.gateway.core;
+
+import io.ckc.protocol.frame.ErrorCode;
+import io.ckc.protocol.frame.GatewayAddress;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+
+/** A protocol adapter's link that records what the core asked of it, and on which threads. */
+public final class FakeLink implements NodeLink {
+
+    public final Session session;
+    public final List<String> calls = new ArrayList<>();
+    public final List<UUID> delivered = new ArrayList<>();
+    public final List<byte[]> payloads = new ArrayList<>();
+    public final Set<Thread> threads = ConcurrentHashMap.newKeySet();
+    public boolean closed;
+
+    public FakeLink(Session session) {
+        this.session = session;
+    }
+
+    private void call(String what) {
+        threads.add(Thread.currentThread());
+        calls.add(what);
+    }
+
+    @Override public void accepted(String gatewayId, int maxPayloadBytes) { call("accepted " + gatewayId); }
+    @Override public void acknowledge(int ref) { call("ack " + ref); }
+    @Override public void reject(int ref, ErrorCode code, String message) { call("reject " + ref + " " + code); }
+    @Override public void handover(GatewayAddress target) { call("handover " + target.gatewayId()); }
+    @Override public void gatewayList(List<GatewayAddress> gateways) { call("list " + gateways.size()); }
+    @Override public void ping(long timestamp) { call("ping"); }
+
+    @Override
+    public void deliver(UUID deliveryId, String sender, byte[] payload) {
+        call("deliver " + deliveryId);
+        delivered.add(deliveryId);
+        payloads.add(payload);
+    }
+
+    /** The node has acknowledged none of what it was sent: all of it goes back, in order. */
+    @Override
+    public List<UUID> close() {
+        call("close");
+        closed = true;
+        return List.copyOf(delivered);
+    }
+}

@@ -1,0 +1,248 @@
+package io.ckc.gateway.core;
+
+import io.ckc.gateway.GatewayConfig;
+import io.ckc.protocol.frame.Body;
+import io.ckc.protocol.frame.Context;
+import io.ckc.protocol.frame.ErrorCode;
+import io.ckc.protocol.kafka.Topics;
+import io.ckc.protocol.records.AppMessage;
+import io.ckc.protocol.records.ContextReport;
+import io.ckc.protocol.records.GatewayCommand;
+import io.ckc.protocol.records.MnEvent;
+import io.ckc.protocol.records.Receipt;
+import io.ckc.protocol.records.Unicast;
+import io.ckc.protocol.records.UnsentMessage;
+import io.netty.channel.embedded.EmbeddedChannel;
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import java.util.List;
+import java.util.Set;
+import java.util.UUID;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+
+/** One shard of the gateway core on Netty's embedded event loop, with a fake publisher and fake links. */
+class SessionShardTest {
+
+    private final EmbeddedChannel loop = new EmbeddedChannel();
+    private final FakePublisher publisher = new FakePublisher(Set.of("echo"));
+    private final GatewayMetrics metrics = new GatewayMetrics("gw-t", new PrometheusRegistry());
+    private GatewayConfig config = GatewayConfig.forTest("gw-t", "unused:9092", Topics.DEFAULT);
+    private final UUID node = UUID.randomUUID();
+
+    @AfterEach
+    void noTasksLeft() {
+        loop.runPendingTasks();
+        assertFalse(loop.finish());
+    }
+
+    private GatewayCore core() {
+        return new GatewayCore(config, publisher, metrics, List.of(loop.eventLoop()));
+    }
+
+    private FakeLink open(SessionShard shard, UUID mnId, long epoch) {
+        Session session = shard.open(mnId, epoch, FakeLink::new);
+        loop.runPendingTasks();
+        return (FakeLink) session.link();
+    }
+
+    private static Unicast unicast(String id, String recipient, boolean receipt) {
+        return new Unicast(id, "app", recipient, id.getBytes(), null, System.currentTimeMillis(), receipt);
+    }
+
+    @Test
+    void aNodeHearsItIsConnectedOnlyOnceItsConnectedEventIsInKafka() {
+        SessionShard shard = core().shardOf(node);
+        publisher.hold();
+        Session session = shard.open(node, 1, FakeLink::new);
+        loop.runPendingTasks();
+        FakeLink link = (FakeLink) session.link();
+
+        assertThat(publisher.of(MnEvent.class)).singleElement()
+                .satisfies(e -> assertThat(e.type()).isEqualTo(MnEvent.Type.CONNECTED));
+        assertThat(link.calls).isEmpty();
+        assertThat(shard.serving()).isZero();
+
+        publisher.completeHeld();
+        loop.runPendingTasks();
+        assertThat(link.calls).containsExactly("accepted gw-t");
+        assertThat(shard.serving()).isOne();
+    }
+
+    @Test
+    void anUplinkMessageIsAcknowledgedAfterItsWriteAndRefusedWhenTheWriteFails() {
+        SessionShard shard = core().shardOf(node);
+        FakeLink link = open(shard, node, 1);
+        Session session = shard.find(node, 1);
+        publisher.hold();
+
+        Context context = new Context(1.0, 2.0, 0.5, null);
+        shard.uplink(session, 7, new Body.MnMessage(UUID.randomUUID(), "echo", context, "hi".getBytes()));
+        loop.runPendingTasks();
+        assertThat(publisher.of(AppMessage.class)).singleElement().satisfies(m -> {
+            assertThat(m.mnId()).isEqualTo(node.toString());
+            assertThat(m.channel()).isEqualTo("echo");
+        });
+        assertThat(publisher.of(ContextReport.class)).hasSize(1);
+        assertThat(link.calls).doesNotContain("ack 7");
+
+        publisher.completeHeld();
+        loop.runPendingTasks();
+        assertThat(link.calls).contains("ack 7");
+
+        shard.uplink(session, 8, new Body.MnMessage(UUID.randomUUID(), "echo", null, "again".getBytes()));
+        publisher.failHeld(new IllegalStateException("broker down"));
+        loop.runPendingTasks();
+        assertThat(link.calls).contains("reject 8 PUBLISH_FAILED").doesNotContain("ack 8");
+    }
+
+    @Test
+    void badUplinkMessagesAreRefusedWithTheirReasonAndNothingIsPublished() {
+        SessionShard shard = core().shardOf(node);
+        FakeLink link = open(shard, node, 1);
+        Session session = shard.find(node, 1);
+        int before = publisher.records.size();
+
+        shard.uplink(session, 1, new Body.MnMessage(UUID.randomUUID(), "nowhere", null, new byte[1]));
+        shard.uplink(session, 2, new Body.MnMessage(UUID.randomUUID(), "../ckc.to-mn", null, new byte[1]));
+        shard.uplink(session, 3, new Body.MnMessage(UUID.randomUUID(), "echo", null, new byte[config.maxPayloadBytes() + 1]));
+        shard.uplink(session, 4, new Body.MnGroupcast(UUID.randomUUID(), "no-slash", null, new byte[1]));
+        loop.runPendingTasks();
+
+        assertThat(link.calls).contains("reject 1 UNKNOWN_CHANNEL", "reject 2 FORBIDDEN_CHANNEL",
+                "reject 3 PAYLOAD_TOO_LARGE", "reject 4 MALFORMED");
+        assertThat(publisher.records).hasSize(before);
+        assertThat(metrics.rejected.labelValues(ErrorCode.UNKNOWN_CHANNEL.name()).get()).isEqualTo(1.0);
+    }
+
+    @Test
+    void deliveriesNotAcknowledgedWhenTheSessionBreaksGoToUnsentInOrderAndReceiptsFollowAcks() {
+        GatewayCore core = core();
+        SessionShard shard = core.shardOf(node);
+        FakeLink link = open(shard, node, 3);
+        for (String id : List.of("m1", "m2", "m3")) {
+            core.command(new GatewayCommand.Deliver(unicast(id, node.toString(), id.equals("m1")), 3, null));
+        }
+        loop.runPendingTasks();
+        assertThat(link.delivered).hasSize(3);
+
+        shard.delivered(shard.find(node, 3), link.delivered.get(0));
+        assertThat(publisher.of(Receipt.class)).singleElement()
+                .satisfies(r -> assertThat(r.outcome()).isEqualTo(Receipt.Outcome.DELIVERED));
+
+        shard.fail(shard.find(node, 3), "broken");
+        assertThat(link.closed).isTrue();
+        assertThat(publisher.of(UnsentMessage.class)).extracting(u -> u.unicast().messageId())
+                .containsExactly("m2", "m3");
+        assertThat(publisher.of(UnsentMessage.class)).allMatch(u -> u.reason() == UnsentMessage.Reason.CONNECTION_BROKEN
+                && u.epoch() == 3);
+        assertThat(publisher.of(MnEvent.class)).extracting(MnEvent::type)
+                .containsExactly(MnEvent.Type.CONNECTED, MnEvent.Type.DISCONNECTED);
+        assertThat(shard.current(node)).isNull();
+        assertThat(shard.serving()).isZero();
+    }
+
+    @Test
+    void aNewerEpochReplacesTheSessionAndSendsItsPendingDeliveriesBackAsReplaced() {
+        GatewayCore core = core();
+        SessionShard shard = core.shardOf(node);
+        FakeLink old = open(shard, node, 1);
+        core.command(new GatewayCommand.Deliver(unicast("m1", node.toString(), false), 1, null));
+        loop.runPendingTasks();
+
+        FakeLink replacement = open(shard, node, 2);
+
+        assertThat(old.closed).isTrue();
+        assertThat(replacement.calls).containsExactly("accepted gw-t");
+        assertThat(publisher.of(UnsentMessage.class)).singleElement()
+                .satisfies(u -> assertThat(u.reason()).isEqualTo(UnsentMessage.Reason.SESSION_REPLACED));
+        assertThat(shard.find(node, 1)).isNull();
+        assertThat(shard.find(node, 2)).isNotNull();
+        assertThat(shard.serving()).isOne();
+    }
+
+    @Test
+    void deliveriesForNoSessionOrPastTheirDeadlineGoToUnsentAndABadRecipientIsADeadLetter() {
+        GatewayCore core = core();
+        core.command(new GatewayCommand.Deliver(unicast("gone", node.toString(), false), 1, null));
+        UUID here = UUID.randomUUID();
+        FakeLink link = open(core.shardOf(here), here, 1);
+        core.command(new GatewayCommand.Deliver(unicast("late", here.toString(), false), 1,
+                System.currentTimeMillis() - 1));
+        core.command(new GatewayCommand.Deliver(unicast("odd", "not-a-node", false), 1, null));
+        loop.runPendingTasks();
+
+        assertThat(link.delivered).isEmpty();
+        assertThat(publisher.of(UnsentMessage.class)).extracting(UnsentMessage::reason)
+                .containsExactly(UnsentMessage.Reason.NOT_CONNECTED, UnsentMessage.Reason.EXPIRED);
+        assertThat(metrics.deadLetters.get()).isEqualTo(1.0);
+    }
+
+    @Test
+    void withTheMiniBufferTheLastTwoAcknowledgedGoToUnsentWhenTheConnectionFails() {
+        config = config.withMiniBuffer(true);
+        GatewayCore core = core();
+        SessionShard shard = core.shardOf(node);
+        FakeLink link = open(shard, node, 1);
+        for (String id : List.of("a1", "a2", "a3")) {
+            core.command(new GatewayCommand.Deliver(unicast(id, node.toString(), false), 1, null));
+        }
+        loop.runPendingTasks();
+        link.delivered.forEach(id -> shard.delivered(shard.find(node, 1), id));
+
+        shard.fail(shard.find(node, 1), "timeout");
+
+        assertThat(publisher.of(UnsentMessage.class)).extracting(u -> u.unicast().messageId())
+                .containsExactly("a2", "a3");
+    }
+
+    @Test
+    void aNodeThatAcknowledgedAHandoverIsNoLongerCountedAsServing() {
+        SessionShard shard = core().shardOf(node);
+        open(shard, node, 1);
+        assertThat(shard.serving()).isOne();
+
+        shard.leaving(shard.find(node, 1));
+        shard.leaving(shard.find(node, 1)); // a repeated acknowledgement counts once
+
+        assertThat(shard.serving()).isZero();
+        shard.disconnect(shard.find(node, 1));
+        assertThat(shard.serving()).isZero();
+        assertThat(metrics.sessions.get()).isZero();
+    }
+
+    @Test
+    void aWindowPingsARandomSampleOfItsNodesAndReportsHowManyItPinged() {
+        SessionShard shard = core().shard(0);
+        for (int i = 0; i < 1_000; i++) {
+            open(shard, UUID.randomUUID(), 1);
+        }
+        for (int i = 0; i < 3; i++) {
+            shard.openWindow(1_000L + i, System.nanoTime(), 1_000, 100);
+            loop.runPendingTasks();
+            PingWindow.Part part = shard.closeWindow(1_000L + i);
+            assertThat(part.connected()).hasSize(1_000);
+            assertThat(part.pingedAtNanos().size()).as("pinged in window %d", i).isBetween(50, 170);
+        }
+    }
+
+    @Test
+    void aWindowWithFewerNodesThanTheSamplePingsThemAll() {
+        SessionShard shard = core().shard(0);
+        List<FakeLink> links = new java.util.ArrayList<>();
+        for (int i = 0; i < 20; i++) {
+            links.add(open(shard, UUID.randomUUID(), 1));
+        }
+        shard.openWindow(7L, System.nanoTime(), 1_000, 100);
+        loop.runPendingTasks();
+
+        assertThat(links).allMatch(l -> l.calls.contains("ping"));
+        shard.pong(links.get(0).session, 7L);
+        PingWindow.Part part = shard.closeWindow(7L);
+        assertThat(part.pingedAtNanos()).hasSize(20);
+        assertThat(part.arrivalMicros()).containsOnlyKeys(links.get(0).session.mnId());
+    }
+}
