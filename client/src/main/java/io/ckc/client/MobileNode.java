@@ -6,6 +6,7 @@ import io.ckc.protocol.frame.ErrorCode;
 import io.ckc.protocol.frame.Frame;
 import io.ckc.protocol.frame.GatewayAddress;
 import io.ckc.protocol.kafka.Topics;
+import io.ckc.protocol.mrudp.Backoff;
 import io.ckc.protocol.mrudp.ReliableSession;
 
 import java.net.InetSocketAddress;
@@ -49,6 +50,12 @@ public final class MobileNode {
     private long lastSentMs;
     private long nextConnectAttemptMs;
     private int connectAttempts;
+    /** Connections lost in a row without one that was accepted: each waits longer before reconnecting. */
+    private int consecutiveLosses;
+    /** Connect retries and reconnects wait up to this share longer, at random. */
+    static final double JITTER = 0.5;
+    static final long MAX_CONNECT_RETRY_MS = 4_000;
+    static final long MAX_RECONNECT_DELAY_MS = 30_000;
     private boolean reconnectWanted;
     /** Set while a handover waits for the messages in flight on the old session. */
     private GatewayAddress handoverTarget;
@@ -319,7 +326,10 @@ public final class MobileNode {
 
     private void sendConnect(long now) {
         connectAttempts++;
-        nextConnectAttemptMs = now + config.connectRetryMs();
+        // Why backoff with jitter: a gateway that restarts, or stalls, finds all its nodes connecting
+        // at once; spread out and slowing down, they let it admit them instead of drowning it.
+        nextConnectAttemptMs = now + Backoff.jittered(
+                Backoff.exponential(config.connectRetryMs(), connectAttempts, MAX_CONNECT_RETRY_MS), JITTER);
         lastSentMs = now;
         transport.send(new Frame.Connect(id, epoch), gateway);
     }
@@ -331,6 +341,7 @@ public final class MobileNode {
         state = State.CONNECTED;
         lastHeardMs = now;
         failedGateways.clear();
+        consecutiveLosses = 0;
         if (movingFrom != null) {
             String from = movingFrom;
             movingFrom = null;
@@ -376,7 +387,9 @@ public final class MobileNode {
                 failedGateways.add(gateway);
                 gateway = nextGateway();
             }
-            nextConnectAttemptMs = nowMs() + config.reconnectDelayMs();
+            consecutiveLosses++;
+            nextConnectAttemptMs = nowMs() + Backoff.jittered(
+                    Backoff.exponential(config.reconnectDelayMs(), consecutiveLosses, MAX_RECONNECT_DELAY_MS), JITTER);
             transport.activate(this);
         }
     }

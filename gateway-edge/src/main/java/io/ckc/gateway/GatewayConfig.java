@@ -17,7 +17,7 @@ import java.util.Map;
  *   <tr><td>CKC_TOPIC_PREFIX / CKC_APP_TOPIC_PREFIX</td><td>ckc. / app.</td><td>topic name prefixes</td></tr>
  *   <tr><td>CKC_MAX_PAYLOAD_BYTES</td><td>16384</td><td>largest payload accepted from or sent to an MN</td></tr>
  *   <tr><td>CKC_SESSION_TIMEOUT_MS</td><td>30000</td><td>a session silent this long is broken</td></tr>
- *   <tr><td>CKC_RETRANSMIT_MS / CKC_MAX_RETRIES</td><td>250 / 8</td><td>first retransmission timeout (doubling) and retry budget</td></tr>
+ *   <tr><td>CKC_RETRANSMIT_MS / CKC_MAX_RETRIES</td><td>500 / 8</td><td>retransmission timeout until the round trip is measured, and its floor (it follows the measured round trip, doubles per retry, with jitter), and the retry budget</td></tr>
  *   <tr><td>CKC_KAFKA_LINGER_MS</td><td>0</td><td>producer linger: 0 for latency</td></tr>
  *   <tr><td>CKC_PUBLIC_HOST</td><td>CKC_UDP_HOST</td><td>the host mobile nodes use to reach this gateway (HelloPoA, gateway list)</td></tr>
  *   <tr><td>CKC_REPORT_PERIOD_MS</td><td>2000</td><td>LoadReport period; the PoA manager counts missed periods of it</td></tr>
@@ -70,7 +70,7 @@ public record GatewayConfig(String gatewayId, String kafkaBootstrap, String udpH
                 intOf(env, "CKC_SESSION_TIMEOUT_MS", 30_000),
                 new ReliabilityConfig(intOf(env, "CKC_RETRANSMIT_MS", (int) defaults.initialRetransmitMs()),
                         defaults.maxRetransmitMs(), intOf(env, "CKC_MAX_RETRIES", defaults.maxRetries()),
-                        defaults.sendWindow(), defaults.receiveWindow()),
+                        defaults.sendWindow(), defaults.receiveWindow(), defaults.jitter()),
                 intOf(env, "CKC_KAFKA_LINGER_MS", 0),
                 env.getOrDefault("CKC_PUBLIC_HOST", env.getOrDefault("CKC_UDP_HOST", "127.0.0.1")),
                 intOf(env, "CKC_REPORT_PERIOD_MS", 2_000),

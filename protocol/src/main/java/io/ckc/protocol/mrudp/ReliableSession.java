@@ -14,8 +14,12 @@ import java.util.function.Consumer;
 
 /**
  * One side of a reliable, ordered MR-UDP-like session: sequence numbers, acknowledgements,
- * retransmission with exponential backoff, a bounded number of retries, in-order delivery with a
- * bounded reorder buffer and duplicate suppression. Pure state: it transmits through the given
+ * retransmission with exponential backoff and jitter, a bounded number of retries, in-order delivery
+ * with a bounded reorder buffer and duplicate suppression. The retransmission timeout follows the
+ * measured round trip (RFC 6298: smoothed RTT plus four times its variation, sampled only from
+ * frames sent once, Karn's rule), never below the configured initial timeout: when the peer or the
+ * path slows down, frames that are merely late are not sent again, which is what turned an overload
+ * into a collapse. Pure state: it transmits through the given
  * output and is driven by {@link #tick(long)}; it is not thread-safe and is used from one thread.
  */
 public final class ReliableSession {
@@ -29,17 +33,22 @@ public final class ReliableSession {
 
     private static final class Outgoing {
         final Body body;
+        final long firstSentMs;
         int attempts;
         long timeoutMs;
         long deadline;
 
-        Outgoing(Body body, long timeoutMs, long now) {
+        Outgoing(Body body, long timeoutMs, long now, double jitter) {
             this.body = body;
+            this.firstSentMs = now;
             this.attempts = 1;
             this.timeoutMs = timeoutMs;
-            this.deadline = now + timeoutMs;
+            this.deadline = now + Backoff.jittered(timeoutMs, jitter);
         }
     }
+
+    /** Clock granularity of the callers' ticks (RFC 6298's G). */
+    private static final long GRANULARITY_MS = 10;
 
     private final UUID mnId;
     private final long epoch;
@@ -55,12 +64,17 @@ public final class ReliableSession {
     private boolean broken;
     /** No frame is due before this (a lower bound: an acknowledged frame may have held it); Long.MAX_VALUE when none is in flight. */
     private long nextDeadline = Long.MAX_VALUE;
+    /** Smoothed round trip and its variation in ms; negative until the first sample. */
+    private double srttMs = -1;
+    private double rttVarMs;
+    private long rtoMs;
 
     public ReliableSession(UUID mnId, long epoch, ReliabilityConfig config, Consumer<Frame> output) {
         this.mnId = mnId;
         this.epoch = epoch;
         this.config = config;
         this.output = output;
+        this.rtoMs = config.initialRetransmitMs();
     }
 
     public UUID mnId() {
@@ -85,6 +99,9 @@ public final class ReliableSession {
         Outgoing acked = unacked.remove(seq);
         if (acked == null) {
             return null;
+        }
+        if (acked.attempts == 1) { // Karn: the ack of a retransmitted frame may answer any of its copies
+            sampleRoundTrip(Math.max(0, now - acked.firstSentMs));
         }
         fillWindow(now);
         return acked.body;
@@ -143,7 +160,7 @@ public final class ReliableSession {
             }
             out.attempts++;
             out.timeoutMs = Math.min(out.timeoutMs * 2, config.maxRetransmitMs());
-            out.deadline = now + out.timeoutMs;
+            out.deadline = now + Backoff.jittered(out.timeoutMs, config.jitter());
             earliest = Math.min(earliest, out.deadline);
             retransmissions++;
             output.accept(new Frame.Data(mnId, epoch, entry.getKey(), out.body));
@@ -158,6 +175,23 @@ public final class ReliableSession {
 
     public long retransmissions() {
         return retransmissions;
+    }
+
+    /** The timeout a frame sent now starts with. */
+    public long retransmitTimeoutMs() {
+        return rtoMs;
+    }
+
+    private void sampleRoundTrip(long sampleMs) {
+        if (srttMs < 0) {
+            srttMs = sampleMs;
+            rttVarMs = sampleMs / 2.0;
+        } else {
+            rttVarMs = 0.75 * rttVarMs + 0.25 * Math.abs(srttMs - sampleMs);
+            srttMs = 0.875 * srttMs + 0.125 * sampleMs;
+        }
+        long rto = (long) Math.ceil(srttMs + Math.max(GRANULARITY_MS, 4 * rttVarMs));
+        rtoMs = Math.max(config.initialRetransmitMs(), Math.min(rto, config.maxRetransmitMs()));
     }
 
     /** Removes and returns every body not yet acknowledged, in send order: the unsent messages of a closing session. */
@@ -179,7 +213,7 @@ public final class ReliableSession {
 
     private void transmitNew(Body body, long now) {
         int seq = nextSendSeq++;
-        Outgoing out = new Outgoing(body, config.initialRetransmitMs(), now);
+        Outgoing out = new Outgoing(body, rtoMs, now, config.jitter());
         unacked.put(seq, out);
         nextDeadline = Math.min(nextDeadline, out.deadline);
         output.accept(new Frame.Data(mnId, epoch, seq, body));
