@@ -24,10 +24,11 @@ import java.util.regex.Pattern;
 /**
  * {@code perf capacity}: how many idle connected nodes one gateway holds, and what each costs it.
  * Nodes connect in batches; after each batch settles, the gateway's heap in use (the lowest of a few
- * seconds of its {@code /metrics} samples, so close to what survives a collection) and its resident
- * memory are read. A batch that does not fully connect, or nodes that drop while idle, end the run.
- * Ends with {@code RESULT held=.. heap_per_mn_bytes=.. rss_per_mn_bytes=..} (the slope over the
- * batches).
+ * seconds of its {@code /metrics} samples, so close to what survives a collection), its resident
+ * memory, and its CPU while the nodes sat idle (process CPU time over the settle period, in % of one
+ * core: pings, keepalives, timers) are read. A batch that does not fully connect, or nodes that drop
+ * while idle, end the run. Ends with {@code RESULT held=.. heap_per_mn_bytes=.. rss_per_mn_bytes=..
+ * cpu_per_10k_mn_percent=..} (the slopes over the batches).
  */
 @Command(name = "capacity", mixinStandardHelpOptions = true,
         description = "Connect idle nodes to one gateway in batches and measure what each costs it.")
@@ -65,7 +66,7 @@ final class CapacityCommand implements Callable<Integer> {
     PrintStream out = System.out;
 
     /** One measurement after a batch. */
-    record Row(int nodes, int connected, double heapMb, double rssMb) {
+    record Row(int nodes, int connected, double heapMb, double rssMb, double idleCpuPercent) {
     }
 
     @Override
@@ -74,8 +75,8 @@ final class CapacityCommand implements Callable<Integer> {
         OSProcess gatewayProcess = pidFile == null ? null
                 : new SystemInfo().getOperatingSystem().getProcess(Integer.parseInt(Files.readString(pidFile).trim()));
         List<Row> rows = new ArrayList<>();
-        rows.add(new Row(0, 0, minHeapMb(http, 5), rssMb(gatewayProcess)));
-        out.printf(Locale.ROOT, "%8s %10s %10s %10s%n", "nodes", "connected", "heap MB", "RSS MB");
+        rows.add(new Row(0, 0, minHeapMb(http, 5), rssMb(gatewayProcess), idleCpuPercent(gatewayProcess, settleSeconds)));
+        out.printf(Locale.ROOT, "%8s %10s %10s %10s %10s%n", "nodes", "connected", "heap MB", "RSS MB", "idle CPU %");
         print(rows.get(0));
         int held = 0;
         try (Fleet fleet = new Fleet(max, List.of(DemoCommand.address(gateway)), ioThreads)) {
@@ -84,8 +85,8 @@ final class CapacityCommand implements Callable<Integer> {
                 fleet.connect(from, to, connectIntervalMicros);
                 int target = to;
                 Fleet.waitFor(() -> fleet.connected.get() >= target, 120, () -> { });
-                Thread.sleep(settleSeconds * 1000L);
-                Row row = new Row(to, fleet.connected.get(), minHeapMb(http, 5), rssMb(gatewayProcess));
+                double idleCpu = idleCpuPercent(gatewayProcess, settleSeconds);
+                Row row = new Row(to, fleet.connected.get(), minHeapMb(http, 5), rssMb(gatewayProcess), idleCpu);
                 rows.add(row);
                 print(row);
                 if (row.connected() < to) {
@@ -99,21 +100,39 @@ final class CapacityCommand implements Callable<Integer> {
         }
         double heapPerMn = slope(rows, Row::heapMb) * 1048576;
         double rssPerMn = slope(rows, Row::rssMb) * 1048576;
+        double cpuPer10k = slope(rows, Row::idleCpuPercent) * 10_000;
         if (csv != null) {
-            List<String> lines = new ArrayList<>(List.of("nodes,connected,heap_mb,rss_mb"));
-            rows.forEach(r -> lines.add(String.format(Locale.ROOT, "%d,%d,%.1f,%.1f", r.nodes(), r.connected(), r.heapMb(),
-                    r.rssMb())));
+            List<String> lines = new ArrayList<>(List.of("nodes,connected,heap_mb,rss_mb,idle_cpu_percent"));
+            rows.forEach(r -> lines.add(String.format(Locale.ROOT, "%d,%d,%.1f,%.1f,%.2f", r.nodes(), r.connected(),
+                    r.heapMb(), r.rssMb(), r.idleCpuPercent())));
             Files.createDirectories(csv.toAbsolutePath().getParent());
             Files.write(csv, lines, StandardCharsets.UTF_8);
         }
         Row last = rows.get(rows.size() - 1);
         out.printf(Locale.ROOT, "RESULT held=%d goal=%d heap_per_mn_bytes=%.0f rss_per_mn_bytes=%.0f gateway_heap_mb=%.0f "
-                + "gateway_rss_mb=%.0f%n", held, max, heapPerMn, rssPerMn, last.heapMb(), last.rssMb());
+                + "gateway_rss_mb=%.0f cpu_per_10k_mn_percent=%.2f gateway_idle_cpu_percent=%.1f%n", held, max, heapPerMn,
+                rssPerMn, last.heapMb(), last.rssMb(), cpuPer10k, last.idleCpuPercent());
         return held >= max ? 0 : 1;
     }
 
     private void print(Row r) {
-        out.printf(Locale.ROOT, "%8d %10d %10.1f %10.1f%n", r.nodes(), r.connected(), r.heapMb(), r.rssMb());
+        out.printf(Locale.ROOT, "%8d %10d %10.1f %10.1f %10.1f%n", r.nodes(), r.connected(), r.heapMb(), r.rssMb(),
+                r.idleCpuPercent());
+    }
+
+    /** The gateway's CPU over the next {@code seconds} while nothing but idle traffic runs, in % of one core. */
+    private static double idleCpuPercent(OSProcess process, int seconds) throws InterruptedException {
+        if (process == null) {
+            Thread.sleep(seconds * 1000L);
+            return Double.NaN;
+        }
+        process.updateAttributes();
+        long cpuBefore = process.getKernelTime() + process.getUserTime();
+        long wallBefore = System.nanoTime();
+        Thread.sleep(seconds * 1000L);
+        process.updateAttributes();
+        long cpuMs = process.getKernelTime() + process.getUserTime() - cpuBefore;
+        return 100.0 * cpuMs / ((System.nanoTime() - wallBefore) / 1e6);
     }
 
     /** The lowest heap in use over a few seconds of samples: close to the live data after a collection. */
