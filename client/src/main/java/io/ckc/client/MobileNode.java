@@ -239,6 +239,9 @@ public final class MobileNode {
         }
         long now = nowMs();
         lastHeardMs = now;
+        if (session != null) {
+            session.heard(now); // any frame of the session shows the gateway alive, however slow its acks
+        }
         if (frame instanceof Frame.ConnectAck ack) {
             if (state == State.CONNECTING) {
                 onConnected(ack, now);

@@ -5,14 +5,14 @@ import io.ckc.protocol.netty.FrameDatagramDecoder;
 import io.ckc.protocol.netty.FrameDatagramEncoder;
 import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelInitializer;
-import io.netty.channel.socket.DatagramChannel;
+import io.netty.channel.Channel;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.util.function.Supplier;
 
 /** Builds a reliable-UDP socket's pipeline: [link hook] → frame decoder/encoder → hand-over to the node's shard. */
-final class UdpInitializer extends ChannelInitializer<DatagramChannel> {
+final class UdpInitializer extends ChannelInitializer<Channel> {
 
     private static final Logger LOG = LoggerFactory.getLogger(UdpInitializer.class);
 
@@ -33,7 +33,7 @@ final class UdpInitializer extends ChannelInitializer<DatagramChannel> {
     }
 
     @Override
-    protected void initChannel(DatagramChannel channel) {
+    protected void initChannel(Channel channel) {
         if (linkHook != null) {
             channel.pipeline().addLast("link-hook", linkHook.get());
         }

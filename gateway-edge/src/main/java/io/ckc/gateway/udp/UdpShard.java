@@ -77,6 +77,7 @@ final class UdpShard {
         }
         link.peer = in.peer();
         core.heard(session);
+        link.reliable.heard(nowMs());
         if (frame instanceof Frame.Data data) {
             for (ReliableSession.Received received : link.reliable.onData(data.seq(), data.body())) {
                 if (received.body() instanceof Body.Outgoing outgoing) {

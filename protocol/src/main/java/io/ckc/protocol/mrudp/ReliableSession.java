@@ -64,6 +64,8 @@ public final class ReliableSession {
     private boolean broken;
     /** No frame is due before this (a lower bound: an acknowledged frame may have held it); Long.MAX_VALUE when none is in flight. */
     private long nextDeadline = Long.MAX_VALUE;
+    /** When the peer last showed it is alive (an ack, data, or any frame the owner reports with {@link #heard}). */
+    private long lastHeardMs = Long.MIN_VALUE;
     /** Smoothed round trip and its variation in ms; negative until the first sample. */
     private double srttMs = -1;
     private double rttVarMs;
@@ -96,6 +98,7 @@ public final class ReliableSession {
 
     /** Handles an acknowledgement; returns the acknowledged body, or null for an unknown or repeated ack. */
     public Body onAck(int seq, long now) {
+        heard(now);
         Outgoing acked = unacked.remove(seq);
         if (acked == null) {
             return null;
@@ -134,6 +137,11 @@ public final class ReliableSession {
         return ready;
     }
 
+    /** The peer showed it is alive (any valid frame of this session). */
+    public void heard(long now) {
+        lastHeardMs = Math.max(lastHeardMs, now);
+    }
+
     /** Acknowledges a received data frame to the peer. */
     public void acknowledge(int seq) {
         output.accept(new Frame.Ack(mnId, epoch, seq));
@@ -154,7 +162,11 @@ public final class ReliableSession {
                 earliest = Math.min(earliest, out.deadline);
                 continue;
             }
-            if (out.attempts > config.maxRetries()) {
+            // Why not broken as soon as the budget is spent: a peer that answered anything since the frame
+            // first left is alive, only slow (an overloaded machine, a queue); dropping its session then
+            // turns an overload into a reconnect storm. It stays broken-proof up to 4× the budget.
+            if (out.attempts > config.maxRetries()
+                    && (lastHeardMs < out.firstSentMs || out.attempts > 4 * config.maxRetries())) {
                 broken = true;
                 return TickResult.BROKEN;
             }

@@ -95,4 +95,33 @@ class AdaptiveRetransmissionTest {
         }
         assertThat(Backoff.jittered(1_000, 0)).isEqualTo(1_000);
     }
+
+    @Test
+    void aFrameOutOfRetriesKeepsTheSessionWhileThePeerIsHeardFromSinceItWasSent() {
+        ReliabilityConfig config = new ReliabilityConfig(100, 400, 3, 8, 8);
+        ReliableSession session = new ReliableSession(MN, 1, config, f -> { });
+        session.send(body(), 0);
+        for (long now = 10; now <= 3_000; now += 10) {
+            session.heard(now); // pings, other acks: the peer is alive, only this frame is slow
+            assertThat(session.tick(now)).as("at %d ms, past the budget spent at 1.1 s", now)
+                    .isEqualTo(ReliableSession.TickResult.IN_FLIGHT);
+        }
+        assertThat(session.retransmissions()).isGreaterThan(3);
+    }
+
+    @Test
+    void aPeerHeardFromButNeverAcknowledgingStillBreaksTheSessionAtFourTimesTheBudget() {
+        ReliabilityConfig config = new ReliabilityConfig(100, 100, 2, 8, 8);
+        ReliableSession session = new ReliableSession(MN, 1, config, f -> { });
+        session.send(body(), 0);
+        long now = 0;
+        ReliableSession.TickResult result = ReliableSession.TickResult.IN_FLIGHT;
+        while (result != ReliableSession.TickResult.BROKEN && now < 10_000) {
+            now += 10;
+            session.heard(now);
+            result = session.tick(now);
+        }
+        assertThat(result).isEqualTo(ReliableSession.TickResult.BROKEN);
+        assertThat(session.retransmissions()).isEqualTo(8); // 4 × 2 retries
+    }
 }

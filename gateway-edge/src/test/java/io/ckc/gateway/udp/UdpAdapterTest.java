@@ -1,0 +1,175 @@
+package io.ckc.gateway.udp;
+
+import io.ckc.gateway.GatewayConfig;
+import io.ckc.gateway.core.FakePublisher;
+import io.ckc.gateway.core.GatewayCore;
+import io.ckc.gateway.core.GatewayMetrics;
+import io.ckc.protocol.frame.Body;
+import io.ckc.protocol.frame.ErrorCode;
+import io.ckc.protocol.frame.Frame;
+import io.ckc.protocol.frame.FrameCodec;
+import io.ckc.protocol.kafka.Topics;
+import io.ckc.protocol.netty.FrameDatagramDecoder;
+import io.ckc.protocol.netty.FrameDatagramEncoder;
+import io.ckc.protocol.records.AppMessage;
+import io.ckc.protocol.records.GatewayCommand;
+import io.ckc.protocol.records.MnEvent;
+import io.ckc.protocol.records.Receipt;
+import io.ckc.protocol.records.Unicast;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.embedded.EmbeddedChannel;
+import io.netty.channel.socket.DatagramPacket;
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import java.net.InetSocketAddress;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.UUID;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+
+/** The reliable-UDP adapter on an embedded channel: datagrams in, core calls; core calls, datagrams out. */
+class UdpAdapterTest {
+
+    private static final InetSocketAddress GATEWAY = new InetSocketAddress("127.0.0.1", 5500);
+    private static final InetSocketAddress NODE = new InetSocketAddress("127.0.0.1", 40000);
+    private static final InetSocketAddress MOVED = new InetSocketAddress("127.0.0.2", 40001);
+
+    private final FakePublisher publisher = new FakePublisher(Set.of("echo"));
+    private final GatewayMetrics metrics = new GatewayMetrics("gw-u", new PrometheusRegistry());
+    private final UUID node = UUID.randomUUID();
+    private EmbeddedChannel channel;
+    private GatewayCore core;
+    private UdpShard shard;
+
+    @BeforeEach
+    void wire() {
+        channel = new EmbeddedChannel();
+        GatewayConfig config = GatewayConfig.forTest("gw-u", "unused:9092", Topics.DEFAULT);
+        core = new GatewayCore(config, publisher, metrics, List.of(channel.eventLoop()));
+        shard = new UdpShard(core.shard(0), config, metrics);
+        UdpShard[] shards = {shard};
+        channel.pipeline().addLast(new UdpInitializer(new UdpFrameHandler(core, shards), metrics, null));
+        channel.runPendingTasks(); // the initializer installs the pipeline
+        shard.bind(channel);
+    }
+
+    @AfterEach
+    void nothingLeft() {
+        shard.stop();
+        channel.runPendingTasks();
+        assertFalse(channel.finish());
+    }
+
+    private void receive(Frame frame, InetSocketAddress from) {
+        channel.writeInbound(new DatagramPacket(FrameCodec.encode(frame, channel.alloc()), GATEWAY, from));
+        channel.runPendingTasks();
+    }
+
+    /** The datagrams the gateway sent, decoded, with where they went. */
+    private List<Sent> sent() {
+        channel.runPendingTasks();
+        List<Sent> out = new ArrayList<>();
+        DatagramPacket packet;
+        while ((packet = channel.readOutbound()) != null) {
+            try {
+                out.add(new Sent(FrameCodec.decode(packet.content()), packet.recipient()));
+            } catch (Exception e) {
+                throw new AssertionError(e);
+            } finally {
+                packet.release();
+            }
+        }
+        return out;
+    }
+
+    record Sent(Frame frame, InetSocketAddress to) {
+    }
+
+    private void connect() {
+        receive(new Frame.Connect(node, 1), NODE);
+        assertThat(sent()).singleElement().satisfies(s -> assertThat(s.frame()).isInstanceOf(Frame.ConnectAck.class));
+    }
+
+    @Test
+    void aConnectIsAnsweredOnlyOnceTheCoreHasTheConnectedEventInKafka() {
+        publisher.hold();
+        receive(new Frame.Connect(node, 1), NODE);
+        assertThat(publisher.of(MnEvent.class)).hasSize(1);
+        assertThat(sent()).isEmpty();
+
+        publisher.completeHeld();
+        assertThat(sent()).singleElement().satisfies(s -> {
+            assertThat(s.frame()).isEqualTo(new Frame.ConnectAck(node, 1, "gw-u", 16 * 1024));
+            assertThat(s.to()).isEqualTo(NODE);
+        });
+        receive(new Frame.Connect(node, 1), NODE); // our ack was lost: the node asks again
+        assertThat(sent()).singleElement().satisfies(s -> assertThat(s.frame()).isInstanceOf(Frame.ConnectAck.class));
+    }
+
+    @Test
+    void aMessageIsAcknowledgedAfterItsWriteAndTheAckFollowsTheNodeToItsNewAddress() {
+        connect();
+        publisher.hold();
+        receive(new Frame.Data(node, 1, 1, new Body.MnMessage(UUID.randomUUID(), "echo", null, "hi".getBytes())), MOVED);
+        assertThat(publisher.of(AppMessage.class)).hasSize(1);
+        assertThat(sent()).isEmpty();
+
+        publisher.completeHeld();
+        assertThat(sent()).singleElement().isEqualTo(new Sent(new Frame.Ack(node, 1, 1), MOVED));
+    }
+
+    @Test
+    void framesOfNoSessionAStaleConnectAndJunkGetTheirErrorsOrACounterAndNothingElse() {
+        receive(new Frame.Data(node, 9, 4, new Body.MnMessage(UUID.randomUUID(), "echo", null, new byte[1])), NODE);
+        assertThat(sent()).singleElement().satisfies(s -> {
+            Frame.Error error = (Frame.Error) s.frame();
+            assertThat(error.code()).isEqualTo(ErrorCode.UNKNOWN_SESSION);
+            assertThat(error.seq()).isEqualTo(4);
+        });
+
+        receive(new Frame.Connect(node, 5), NODE);
+        sent();
+        receive(new Frame.Connect(node, 4), NODE);
+        assertThat(sent()).singleElement()
+                .satisfies(s -> assertThat(((Frame.Error) s.frame()).code()).isEqualTo(ErrorCode.STALE_EPOCH));
+
+        channel.writeInbound(new DatagramPacket(Unpooled.wrappedBuffer(new byte[] {1, 2, 3}), GATEWAY, NODE));
+        assertThat(sent()).isEmpty();
+        assertThat(metrics.malformedFrames.labelValues("TRUNCATED").get()
+                + metrics.malformedFrames.labelValues("BAD_MAGIC").get()).isEqualTo(1.0);
+    }
+
+    @Test
+    void aDeliveryGoesOutReliablyAndItsAcknowledgementBecomesAReceipt() {
+        connect();
+        core.command(new GatewayCommand.Deliver(new Unicast(UUID.randomUUID().toString(), "app", node.toString(),
+                "hello".getBytes(), null, System.currentTimeMillis(), true), 1, null));
+        Frame.Data data = (Frame.Data) sent().get(0).frame();
+        assertThat(data.body()).isInstanceOf(Body.Delivery.class);
+        assertThat(publisher.of(Receipt.class)).isEmpty();
+
+        receive(new Frame.Ack(node, 1, data.seq()), NODE);
+
+        assertThat(publisher.of(Receipt.class)).singleElement()
+                .satisfies(r -> assertThat(r.outcome()).isEqualTo(Receipt.Outcome.DELIVERED));
+    }
+
+    @Test
+    void aPingIsAnsweredAndADisconnectClosesTheSession() {
+        connect();
+        receive(new Frame.Ping(node, 1, 42), NODE);
+        assertThat(sent()).singleElement().isEqualTo(new Sent(new Frame.Pong(node, 1, 42), NODE));
+
+        receive(new Frame.Disconnect(node, 1), NODE);
+        assertThat(publisher.of(MnEvent.class)).extracting(MnEvent::type)
+                .containsExactly(MnEvent.Type.CONNECTED, MnEvent.Type.DISCONNECTED);
+        assertThat(core.shard(0).current(node)).isNull();
+        assertThat(sent()).isEmpty();
+    }
+}
