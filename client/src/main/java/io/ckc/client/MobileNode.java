@@ -54,7 +54,7 @@ public final class MobileNode {
     private int consecutiveLosses;
     /** Connect retries and reconnects wait up to this share longer, at random. */
     static final double JITTER = 0.5;
-    static final long MAX_CONNECT_RETRY_MS = 4_000;
+    static final long MAX_CONNECT_RETRY_MS = 2_000;
     static final long MAX_RECONNECT_DELAY_MS = 30_000;
     private boolean reconnectWanted;
     /** Set while a handover waits for the messages in flight on the old session. */

@@ -26,6 +26,7 @@ import java.util.Map;
  *   <tr><td>CKC_GATEWAY_LIST_INTERVAL_MS</td><td>30000</td><td>a reordered gateway list goes to the nodes at most this often (a changed set at once)</td></tr>
  *   <tr><td>CKC_MINI_BUFFER</td><td>false</td><td>paper 4.2: keep the last two acknowledged messages per connection and put them on ckc.unsent when the connection fails</td></tr>
  *   <tr><td>CKC_PING_SAMPLE</td><td>1000</td><td>nodes pinged per window at most, drawn at random from the connected ones: enough for the statistics, and the idle cost of a node no longer grows with the window rate (nodes keep their sessions with their own keepalive)</td></tr>
+ *   <tr><td>CKC_CONTEXT_REFRESH_MS</td><td>30000</td><td>a node's context goes to ckc.context when it changed, and an unchanged one at least this often (0: every message's)</td></tr>
  *   <tr><td>CKC_EVENT_LOOPS</td><td>the number of cores</td><td>event loops the sessions are sharded over by node id (the gateway's thread pool)</td></tr>
  *   <tr><td>CKC_UDP_SOCKET_PER_LOOP</td><td>true</td><td>one UDP socket per event loop on the same port (SO_REUSEPORT, where the OS has it); false: one socket for all loops</td></tr>
  * </table>
@@ -34,7 +35,8 @@ public record GatewayConfig(String gatewayId, String kafkaBootstrap, String udpH
                             Topics topics, int maxPayloadBytes, long sessionTimeoutMs, ReliabilityConfig reliability,
                             int kafkaLingerMs, String publicHost, long reportPeriodMs, long pingIntervalMs,
                             long pingWindowMs, int reportChunk, long gatewayListIntervalMs,
-                            boolean miniBuffer, int pingSample, int eventLoops, boolean udpSocketPerLoop) {
+                            boolean miniBuffer, int pingSample, long contextRefreshMs, int eventLoops,
+                            boolean udpSocketPerLoop) {
 
     public static final int DEFAULT_UDP_PORT = 5500;
 
@@ -47,6 +49,9 @@ public record GatewayConfig(String gatewayId, String kafkaBootstrap, String udpH
                 || reportChunk <= 0) {
             throw new IllegalArgumentException("report period, ping interval, ping window and report chunk must be "
                     + "positive, and the ping window no longer than the interval");
+        }
+        if (contextRefreshMs < 0) {
+            throw new IllegalArgumentException("CKC_CONTEXT_REFRESH_MS must not be negative, got " + contextRefreshMs);
         }
         if (pingSample <= 0) {
             throw new IllegalArgumentException("CKC_PING_SAMPLE must be positive, got " + pingSample);
@@ -80,6 +85,7 @@ public record GatewayConfig(String gatewayId, String kafkaBootstrap, String udpH
                 intOf(env, "CKC_GATEWAY_LIST_INTERVAL_MS", 30_000),
                 Boolean.parseBoolean(env.getOrDefault("CKC_MINI_BUFFER", "false")),
                 intOf(env, "CKC_PING_SAMPLE", 1_000),
+                intOf(env, "CKC_CONTEXT_REFRESH_MS", 30_000),
                 intOf(env, "CKC_EVENT_LOOPS", Runtime.getRuntime().availableProcessors()),
                 Boolean.parseBoolean(env.getOrDefault("CKC_UDP_SOCKET_PER_LOOP", "true")));
     }
@@ -92,40 +98,47 @@ public record GatewayConfig(String gatewayId, String kafkaBootstrap, String udpH
     public GatewayConfig with(String id, String bootstrap, int port, int metrics, Topics topicNames) {
         return new GatewayConfig(id, bootstrap, udpHost, port, metrics, topicNames, maxPayloadBytes, sessionTimeoutMs,
                 reliability, kafkaLingerMs, publicHost, reportPeriodMs, pingIntervalMs, pingWindowMs, reportChunk, gatewayListIntervalMs,
-                miniBuffer, pingSample, eventLoops, udpSocketPerLoop);
+                miniBuffer, pingSample, contextRefreshMs, eventLoops, udpSocketPerLoop);
     }
 
     public GatewayConfig withSessionTimeout(long timeoutMs, ReliabilityConfig reliabilityConfig) {
         return new GatewayConfig(gatewayId, kafkaBootstrap, udpHost, udpPort, metricsPort, topics, maxPayloadBytes,
                 timeoutMs, reliabilityConfig, kafkaLingerMs, publicHost, reportPeriodMs, pingIntervalMs, pingWindowMs,
-                reportChunk, gatewayListIntervalMs, miniBuffer, pingSample, eventLoops, udpSocketPerLoop);
+                reportChunk, gatewayListIntervalMs, miniBuffer, pingSample, contextRefreshMs, eventLoops, udpSocketPerLoop);
     }
 
     /** Faster reports and pings, for tests of the PoA manager. */
     public GatewayConfig withReports(long reportPeriod, long pingInterval, long pingWindow, int chunk) {
         return new GatewayConfig(gatewayId, kafkaBootstrap, udpHost, udpPort, metricsPort, topics, maxPayloadBytes,
                 sessionTimeoutMs, reliability, kafkaLingerMs, publicHost, reportPeriod, pingInterval, pingWindow, chunk,
-                gatewayListIntervalMs, miniBuffer, pingSample, eventLoops, udpSocketPerLoop);
+                gatewayListIntervalMs, miniBuffer, pingSample, contextRefreshMs, eventLoops, udpSocketPerLoop);
     }
 
     public GatewayConfig withMiniBuffer(boolean on) {
         return new GatewayConfig(gatewayId, kafkaBootstrap, udpHost, udpPort, metricsPort, topics, maxPayloadBytes,
                 sessionTimeoutMs, reliability, kafkaLingerMs, publicHost, reportPeriodMs, pingIntervalMs, pingWindowMs,
-                reportChunk, gatewayListIntervalMs, on, pingSample, eventLoops, udpSocketPerLoop);
+                reportChunk, gatewayListIntervalMs, on, pingSample, contextRefreshMs, eventLoops, udpSocketPerLoop);
+    }
+
+    /** The same gateway writing an unchanged context at least this often (0: every one). */
+    public GatewayConfig withContextRefresh(long ms) {
+        return new GatewayConfig(gatewayId, kafkaBootstrap, udpHost, udpPort, metricsPort, topics, maxPayloadBytes,
+                sessionTimeoutMs, reliability, kafkaLingerMs, publicHost, reportPeriodMs, pingIntervalMs, pingWindowMs,
+                reportChunk, gatewayListIntervalMs, miniBuffer, pingSample, ms, eventLoops, udpSocketPerLoop);
     }
 
     /** The same gateway pinging at most this many nodes per window. */
     public GatewayConfig withPingSample(int nodes) {
         return new GatewayConfig(gatewayId, kafkaBootstrap, udpHost, udpPort, metricsPort, topics, maxPayloadBytes,
                 sessionTimeoutMs, reliability, kafkaLingerMs, publicHost, reportPeriodMs, pingIntervalMs, pingWindowMs,
-                reportChunk, gatewayListIntervalMs, miniBuffer, nodes, eventLoops, udpSocketPerLoop);
+                reportChunk, gatewayListIntervalMs, miniBuffer, nodes, contextRefreshMs, eventLoops, udpSocketPerLoop);
     }
 
     /** The same gateway on this many event loops, with a UDP socket per loop or one for all. */
     public GatewayConfig withEventLoops(int loops, boolean socketPerLoop) {
         return new GatewayConfig(gatewayId, kafkaBootstrap, udpHost, udpPort, metricsPort, topics, maxPayloadBytes,
                 sessionTimeoutMs, reliability, kafkaLingerMs, publicHost, reportPeriodMs, pingIntervalMs, pingWindowMs,
-                reportChunk, gatewayListIntervalMs, miniBuffer, pingSample, loops, socketPerLoop);
+                reportChunk, gatewayListIntervalMs, miniBuffer, pingSample, contextRefreshMs, loops, socketPerLoop);
     }
 
     private static int intOf(Map<String, String> env, String name, int fallback) {

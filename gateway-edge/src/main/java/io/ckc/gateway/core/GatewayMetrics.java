@@ -26,6 +26,7 @@ public final class GatewayMetrics {
     public final Counter gatewayLists;
     public final Counter groupcastsIn;
     public final Counter broadcasts;
+    public final Counter contextUnchanged;
 
     public GatewayMetrics(String gatewayId, PrometheusRegistry registry) {
         Labels labels = Labels.of("gateway", gatewayId);
@@ -62,6 +63,9 @@ public final class GatewayMetrics {
         gatewayLists = Counter.builder().name("ckc_gateway_gateway_lists").help("Changed gateway lists forwarded to the nodes")
                 .constLabels(labels).register(registry);
         groupcastsIn = Counter.builder().name("ckc_gateway_groupcasts_in").help("MN groupcasts published to Kafka")
+                .constLabels(labels).register(registry);
+        contextUnchanged = Counter.builder().name("ckc_gateway_context_unchanged")
+                .help("Context reports not written: the same as the node's last one, within the refresh interval")
                 .constLabels(labels).register(registry);
         broadcasts = Counter.builder().name("ckc_gateway_broadcast_deliveries")
                 .help("Broadcast deliveries started, one per connected node and broadcast")

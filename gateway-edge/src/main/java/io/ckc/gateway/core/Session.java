@@ -23,6 +23,9 @@ public final class Session {
     long lastHeardMs;
     /** Set once the Connected event is in Kafka and the node was told it is connected. */
     boolean announced;
+    /** The context last written to ckc.context for this node, and when (the shard's clock, ms). */
+    io.ckc.protocol.frame.Context reportedContext;
+    long reportedContextMs;
     /** When a node that acknowledged a handover is considered gone even if it never says so; 0 if not leaving. */
     long leavingDeadlineMs;
 

@@ -176,7 +176,7 @@ public final class SessionShard {
                 reject(session, ref, ErrorCode.MALFORMED, "group '" + groupcast.group() + "' is not <definerId>/<name>");
                 return;
             }
-            reportContext(mnId, groupcast.context(), now);
+            reportContext(session, groupcast.context(), now);
             acknowledgeOnceWritten(session, ref, metrics.groupcastsIn, publisher.groupcast(new Groupcast(
                     groupcast.messageId().toString(), mnId, groupcast.group(), groupcast.payload(), null, now, false)));
             return;
@@ -190,7 +190,7 @@ public final class SessionShard {
             reject(session, ref, ErrorCode.UNKNOWN_CHANNEL, "no topic " + topics.app(message.channel()));
             return;
         }
-        reportContext(mnId, message.context(), now);
+        reportContext(session, message.context(), now);
         acknowledgeOnceWritten(session, ref, metrics.messagesIn,
                 publisher.appMessage(new AppMessage(message.messageId().toString(), mnId, config.gatewayId(),
                         message.channel(), message.payload(), message.context(), now)));
@@ -395,10 +395,25 @@ public final class SessionShard {
         }
     }
 
-    private void reportContext(String mnId, Context context, long now) {
-        if (context != null) {
-            publisher.context(new ContextReport(mnId, config.gatewayId(), now, context));
+    /**
+     * A node's context goes to ckc.context when it changed, and an unchanged one at least every
+     * {@code CKC_CONTEXT_REFRESH_MS}, so rules over time windows keep seeing a node that stays put.
+     * Why not every message's: a node sends the same position with most messages, and each report
+     * was a second Kafka write per message and a record for every group definer to read.
+     */
+    private void reportContext(Session session, Context context, long now) {
+        if (context == null) {
+            return;
         }
+        long shardNow = nowMs();
+        if (context.equals(session.reportedContext) && config.contextRefreshMs() > 0
+                && shardNow - session.reportedContextMs < config.contextRefreshMs()) {
+            metrics.contextUnchanged.inc();
+            return;
+        }
+        session.reportedContext = context;
+        session.reportedContextMs = shardNow;
+        publisher.context(new ContextReport(session.mnId.toString(), config.gatewayId(), now, context));
     }
 
     private void acknowledgeOnceWritten(Session session, int ref, Counter accepted, CompletionStage<Void> written) {

@@ -245,4 +245,37 @@ class SessionShardTest {
         assertThat(part.pingedAtNanos()).hasSize(20);
         assertThat(part.arrivalMicros()).containsOnlyKeys(links.get(0).session.mnId());
     }
+
+    @Test
+    void anUnchangedContextIsWrittenOnceAndAChangedOneAtOnce() {
+        SessionShard shard = core().shardOf(node);
+        open(shard, node, 1);
+        Session session = shard.find(node, 1);
+        Context here = new Context(1.0, 2.0, 0.9, null);
+        for (int ref = 1; ref <= 3; ref++) {
+            shard.uplink(session, ref, new Body.MnMessage(UUID.randomUUID(), "echo", here, new byte[1]));
+        }
+        shard.uplink(session, 4, new Body.MnMessage(UUID.randomUUID(), "echo", new Context(1.5, 2.0, 0.9, null),
+                new byte[1]));
+        loop.runPendingTasks();
+
+        assertThat(publisher.of(AppMessage.class)).hasSize(4);
+        assertThat(publisher.of(ContextReport.class)).extracting(r -> r.context().latitude()).containsExactly(1.0, 1.5);
+        assertThat(metrics.contextUnchanged.get()).isEqualTo(2.0);
+    }
+
+    @Test
+    void withNoRefreshIntervalEveryContextIsWritten() {
+        config = config.withContextRefresh(0);
+        SessionShard shard = core().shardOf(node);
+        open(shard, node, 1);
+        Session session = shard.find(node, 1);
+        for (int ref = 1; ref <= 3; ref++) {
+            shard.uplink(session, ref, new Body.MnMessage(UUID.randomUUID(), "echo", new Context(1.0, 2.0, null, null),
+                    new byte[1]));
+        }
+        loop.runPendingTasks();
+
+        assertThat(publisher.of(ContextReport.class)).hasSize(3);
+    }
 }
