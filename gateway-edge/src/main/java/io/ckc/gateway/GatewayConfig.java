@@ -127,19 +127,7 @@ public record GatewayConfig(String gatewayId, String kafkaBootstrap, String udpH
                 reportChunk, gatewayListIntervalMs, miniBuffer, pingSample, ms, eventLoops, udpSocketPerLoop);
     }
 
-    /** The same gateway pinging at most this many nodes per window. */
-    public GatewayConfig withPingSample(int nodes) {
-        return new GatewayConfig(gatewayId, kafkaBootstrap, udpHost, udpPort, metricsPort, topics, maxPayloadBytes,
-                sessionTimeoutMs, reliability, kafkaLingerMs, publicHost, reportPeriodMs, pingIntervalMs, pingWindowMs,
-                reportChunk, gatewayListIntervalMs, miniBuffer, nodes, contextRefreshMs, eventLoops, udpSocketPerLoop);
-    }
 
-    /** The same gateway on this many event loops, with a UDP socket per loop or one for all. */
-    public GatewayConfig withEventLoops(int loops, boolean socketPerLoop) {
-        return new GatewayConfig(gatewayId, kafkaBootstrap, udpHost, udpPort, metricsPort, topics, maxPayloadBytes,
-                sessionTimeoutMs, reliability, kafkaLingerMs, publicHost, reportPeriodMs, pingIntervalMs, pingWindowMs,
-                reportChunk, gatewayListIntervalMs, miniBuffer, pingSample, contextRefreshMs, loops, socketPerLoop);
-    }
 
     private static int intOf(Map<String, String> env, String name, int fallback) {
         String value = env.get(name);

@@ -67,10 +67,6 @@ public final class GatewayCore implements AutoCloseable {
         metrics.pingWindowMs.set(pingWindowMs);
     }
 
-    public GatewayConfig config() {
-        return config;
-    }
-
     public int shardCount() {
         return shards.length;
     }
