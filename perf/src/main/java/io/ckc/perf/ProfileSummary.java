@@ -50,14 +50,16 @@ public final class ProfileSummary {
         }
         for (Path file : files) {
             String process = file.getFileName().toString().replace(".jfr", "");
-            List<String> collapsed = collapse(file);
-            Files.write(file.resolveSibling(process + ".collapsed"), collapsed);
-            print(process, collapsed, System.out);
+            Map<String, Long> stacks = collapse(file);
+            List<String> lines = new ArrayList<>(stacks.size());
+            stacks.forEach((stack, count) -> lines.add(stack + " " + count));
+            Files.write(file.resolveSibling(process + ".collapsed"), lines);
+            print(process, stacks, System.out);
         }
     }
 
-    /** The recording's on-CPU samples as collapsed stacks. */
-    static List<String> collapse(Path jfr) throws IOException {
+    /** The recording's on-CPU samples: sample count by stack, frames root first, separated by ';'. */
+    static Map<String, Long> collapse(Path jfr) throws IOException {
         Map<String, Long> stacks = new HashMap<>();
         for (RecordedEvent event : RecordingFile.readAllEvents(jfr)) {
             if (!event.getEventType().getName().equals("jdk.ExecutionSample") || event.getStackTrace() == null) {
@@ -74,28 +76,17 @@ public final class ProfileSummary {
             }
             stacks.merge(stack.toString(), 1L, Long::sum);
         }
-        List<String> lines = new ArrayList<>(stacks.size());
-        stacks.forEach((stack, count) -> lines.add(stack + " " + count));
-        return lines;
+        return stacks;
     }
 
-    /** Prints one process's summary from its collapsed stacks. */
-    static void print(String process, List<String> collapsed, PrintStream out) {
+    /** Prints one process's summary from its samples by stack. */
+    static void print(String process, Map<String, Long> stacks, PrintStream out) {
         Map<String, Long> selfByFrame = new HashMap<>();
         Map<String, Long> byComponent = new HashMap<>();
         long total = 0;
-        for (String line : collapsed) {
-            int space = line.lastIndexOf(' ');
-            if (space <= 0) {
-                continue;
-            }
-            long samples;
-            try {
-                samples = Long.parseLong(line.substring(space + 1).trim());
-            } catch (NumberFormatException e) {
-                continue;
-            }
-            String stack = line.substring(0, space);
+        for (Map.Entry<String, Long> entry : stacks.entrySet()) {
+            String stack = entry.getKey();
+            long samples = entry.getValue();
             String leaf = stack.substring(stack.lastIndexOf(';') + 1);
             selfByFrame.merge(leaf, samples, Long::sum);
             byComponent.merge(componentOf(leaf), samples, Long::sum);

@@ -472,7 +472,8 @@ public final class SessionShard {
         }
     }
 
-    static long nowMs() {
+    /** The gateway's clock for timeouts and deadlines, in ms: monotonic, not wall time. */
+    public static long nowMs() {
         return System.nanoTime() / 1_000_000;
     }
 }

@@ -2,6 +2,7 @@ package io.ckc.gateway.udp;
 
 import io.ckc.gateway.core.NodeLink;
 import io.ckc.gateway.core.Session;
+import io.ckc.gateway.core.SessionShard;
 import io.ckc.protocol.frame.Body;
 import io.ckc.protocol.frame.ErrorCode;
 import io.ckc.protocol.frame.Frame;
@@ -84,7 +85,7 @@ final class UdpLink implements NodeLink {
 
     private void sendReliably(Body body) {
         if (!closed) {
-            reliable.send(body, UdpShard.nowMs());
+            reliable.send(body, SessionShard.nowMs());
             shard.retransmitting(this);
         }
     }

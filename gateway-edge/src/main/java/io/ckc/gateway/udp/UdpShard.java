@@ -77,7 +77,7 @@ final class UdpShard {
         }
         link.peer = in.peer();
         core.heard(session);
-        link.reliable.heard(nowMs());
+        link.reliable.heard(SessionShard.nowMs());
         if (frame instanceof Frame.Data data) {
             for (ReliableSession.Received received : link.reliable.onData(data.seq(), data.body())) {
                 if (received.body() instanceof Body.Outgoing outgoing) {
@@ -88,7 +88,7 @@ final class UdpShard {
                 }
             }
         } else if (frame instanceof Frame.Ack ack) {
-            Body acked = link.reliable.onAck(ack.seq(), nowMs());
+            Body acked = link.reliable.onAck(ack.seq(), SessionShard.nowMs());
             if (acked instanceof Body.Delivery delivery) {
                 core.delivered(session, delivery.messageId());
             } else if (acked instanceof Body.Handover) {
@@ -139,7 +139,7 @@ final class UdpShard {
         if (inFlight.isEmpty()) {
             return;
         }
-        long now = nowMs();
+        long now = SessionShard.nowMs();
         List<UdpLink> broken = null;
         for (Iterator<UdpLink> it = inFlight.iterator(); it.hasNext(); ) {
             UdpLink link = it.next();
@@ -170,7 +170,4 @@ final class UdpShard {
         out.send(frame, peer);
     }
 
-    static long nowMs() {
-        return System.nanoTime() / 1_000_000;
-    }
 }

@@ -9,8 +9,6 @@ import io.ckc.protocol.frame.ErrorCode;
 import io.ckc.protocol.frame.Frame;
 import io.ckc.protocol.frame.FrameCodec;
 import io.ckc.protocol.kafka.Topics;
-import io.ckc.protocol.netty.FrameDatagramDecoder;
-import io.ckc.protocol.netty.FrameDatagramEncoder;
 import io.ckc.protocol.records.AppMessage;
 import io.ckc.protocol.records.GatewayCommand;
 import io.ckc.protocol.records.MnEvent;
