@@ -2,6 +2,7 @@ package io.ckc.client;
 
 import io.ckc.protocol.frame.Frame;
 import io.ckc.protocol.frame.FrameCodec;
+import io.ckc.protocol.mrudp.CongestionWindow;
 import io.ckc.protocol.netty.AddressedFrame;
 import io.ckc.protocol.netty.FrameDatagramDecoder;
 import io.ckc.protocol.netty.FrameDatagramEncoder;
@@ -54,6 +55,8 @@ public final class ClientTransport implements AutoCloseable {
     private final FrameWriter writer;
     private final AtomicLong malformed = new AtomicLong();
     private final List<Future<?>> timers = new ArrayList<>();
+    /** Bounds the frames all nodes of this socket have unacknowledged: a saturated gateway gets fewer, not more. */
+    private final CongestionWindow window = CongestionWindow.forSocket();
 
     private ClientTransport(EventLoopGroup group, boolean owned, Supplier<ChannelHandler> linkHook)
             throws InterruptedException {
@@ -111,6 +114,11 @@ public final class ClientTransport implements AutoCloseable {
 
     EventLoop eventLoop() {
         return channel.eventLoop();
+    }
+
+    /** The congestion window of this socket; read it on the transport's event loop. */
+    CongestionWindow window() {
+        return window;
     }
 
     // The methods below run on the event loop.

@@ -50,6 +50,8 @@ public final class MobileNode {
     private long lastSentMs;
     private long nextConnectAttemptMs;
     private int connectAttempts;
+    /** Connects the gateway answered BUSY since the last attempt began: they wait longer but do not count as failures. */
+    private int busyRefusals;
     /** Connections lost in a row without one that was accepted: each waits longer before reconnecting. */
     private int consecutiveLosses;
     /** Connect retries and reconnects wait up to this share longer, at random. */
@@ -206,9 +208,15 @@ public final class MobileNode {
     public void migrate(ClientTransport newTransport) {
         onLoop(() -> {
             transport.detach(this);
+            if (session != null) {
+                session.useWindow(null); // its frames in flight leave the old socket's window, on the old socket's loop
+            }
             transport = newTransport; // the mailbox follows: what was queued behind this runs on the new loop, in order
             mailbox.offerFirst(() -> {
                 newTransport.attach(this);
+                if (session != null) {
+                    session.useWindow(newTransport.window());
+                }
                 if (state == State.CONNECTED) {
                     transport.send(new Frame.Ping(id, epoch, System.currentTimeMillis()), gateway);
                     lastSentMs = nowMs();
@@ -245,6 +253,10 @@ public final class MobileNode {
         if (frame instanceof Frame.ConnectAck ack) {
             if (state == State.CONNECTING) {
                 onConnected(ack, now);
+            }
+        } else if (frame instanceof Frame.Error error && error.code() == ErrorCode.BUSY) {
+            if (state == State.CONNECTING) {
+                onBusy(now);
             }
         } else if (state != State.CONNECTED) {
             return;
@@ -297,6 +309,10 @@ public final class MobileNode {
             connectionLost(true);
             return reconnectWanted;
         }
+        List<Body.Outgoing> late = outgoing(session.expireQueued(now, config.maxQueueDelayMs()));
+        if (!late.isEmpty()) {
+            listener.unsentMessages(this, late);
+        }
         if (handoverTarget != null) {
             if (!session.hasInFlight() || now >= handoverDeadlineMs) {
                 completeHandover(now);
@@ -322,6 +338,7 @@ public final class MobileNode {
         epoch++;
         state = State.CONNECTING;
         connectAttempts = 0;
+        busyRefusals = 0;
         session = null;
         sendConnect(now);
         transport.activate(this);
@@ -337,10 +354,23 @@ public final class MobileNode {
         transport.send(new Frame.Connect(id, epoch), gateway);
     }
 
+    /**
+     * The gateway is alive but admits no new session now: the attempt does not count toward giving
+     * the gateway up, and the next waits longer each time, with jitter, so the refused nodes come
+     * back spread out at the pace the gateway admits them.
+     */
+    private void onBusy(long now) {
+        busyRefusals++;
+        connectAttempts = Math.max(0, connectAttempts - 1);
+        nextConnectAttemptMs = now + Backoff.jittered(
+                Backoff.exponential(config.connectRetryMs(), busyRefusals + 1, MAX_CONNECT_RETRY_MS), JITTER);
+    }
+
     private void onConnected(Frame.ConnectAck ack, long now) {
         gatewayId = ack.gatewayId();
         maxPayloadBytes = ack.maxPayloadBytes();
-        session = new ReliableSession(id, epoch, config.reliability(), frame -> transport.send(frame, gateway));
+        session = new ReliableSession(id, epoch, config.reliability(), transport.window(),
+                frame -> transport.send(frame, gateway));
         state = State.CONNECTED;
         lastHeardMs = now;
         failedGateways.clear();
@@ -473,8 +503,15 @@ public final class MobileNode {
     }
 
     private List<Body.Outgoing> unacknowledgedMessages() {
-        List<Body.Outgoing> messages = new ArrayList<>();
-        for (Body body : session.drainUnacknowledged()) {
+        return outgoing(session.drainUnacknowledged());
+    }
+
+    private static List<Body.Outgoing> outgoing(List<Body> bodies) {
+        if (bodies.isEmpty()) {
+            return List.of();
+        }
+        List<Body.Outgoing> messages = new ArrayList<>(bodies.size());
+        for (Body body : bodies) {
             if (body instanceof Body.Outgoing message) {
                 messages.add(message);
             }

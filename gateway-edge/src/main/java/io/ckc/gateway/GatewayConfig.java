@@ -29,6 +29,8 @@ import java.util.Map;
  *   <tr><td>CKC_CONTEXT_REFRESH_MS</td><td>30000</td><td>a node's context goes to ckc.context when it changed, and an unchanged one at least this often (0: every message's)</td></tr>
  *   <tr><td>CKC_EVENT_LOOPS</td><td>the number of cores</td><td>event loops the sessions are sharded over by node id (the gateway's thread pool)</td></tr>
  *   <tr><td>CKC_UDP_SOCKET_PER_LOOP</td><td>true</td><td>one UDP socket per event loop on the same port (SO_REUSEPORT, where the OS has it); false: one socket for all loops</td></tr>
+ *   <tr><td>CKC_ADMIT_PER_SECOND</td><td>2000</td><td>new sessions admitted per second at most (a token bucket, shared out over the event loops); a node refused is told BUSY and tries again after its backoff</td></tr>
+ *   <tr><td>CKC_ADMIT_PENDING</td><td>500</td><td>sessions per event loop whose Connected event is not yet in Kafka at most: new ones wait, so admissions slow down as Kafka does</td></tr>
  * </table>
  */
 public record GatewayConfig(String gatewayId, String kafkaBootstrap, String udpHost, int udpPort, int metricsPort,
@@ -36,7 +38,7 @@ public record GatewayConfig(String gatewayId, String kafkaBootstrap, String udpH
                             int kafkaLingerMs, String publicHost, long reportPeriodMs, long pingIntervalMs,
                             long pingWindowMs, int reportChunk, long gatewayListIntervalMs,
                             boolean miniBuffer, int pingSample, long contextRefreshMs, int eventLoops,
-                            boolean udpSocketPerLoop) {
+                            boolean udpSocketPerLoop, int admitPerSecond, int admitPending) {
 
     public static final int DEFAULT_UDP_PORT = 5500;
 
@@ -55,6 +57,10 @@ public record GatewayConfig(String gatewayId, String kafkaBootstrap, String udpH
         }
         if (pingSample <= 0) {
             throw new IllegalArgumentException("CKC_PING_SAMPLE must be positive, got " + pingSample);
+        }
+        if (admitPerSecond <= 0 || admitPending <= 0) {
+            throw new IllegalArgumentException("CKC_ADMIT_PER_SECOND and CKC_ADMIT_PENDING must be positive, got "
+                    + admitPerSecond + " and " + admitPending);
         }
         if (eventLoops <= 0) {
             throw new IllegalArgumentException("CKC_EVENT_LOOPS must be positive, got " + eventLoops);
@@ -87,7 +93,9 @@ public record GatewayConfig(String gatewayId, String kafkaBootstrap, String udpH
                 intOf(env, "CKC_PING_SAMPLE", 1_000),
                 intOf(env, "CKC_CONTEXT_REFRESH_MS", 30_000),
                 intOf(env, "CKC_EVENT_LOOPS", Runtime.getRuntime().availableProcessors()),
-                Boolean.parseBoolean(env.getOrDefault("CKC_UDP_SOCKET_PER_LOOP", "true")));
+                Boolean.parseBoolean(env.getOrDefault("CKC_UDP_SOCKET_PER_LOOP", "true")),
+                intOf(env, "CKC_ADMIT_PER_SECOND", 2_000),
+                intOf(env, "CKC_ADMIT_PENDING", 500));
     }
 
     /** Defaults for tests and embedding: the given id and Kafka, any free UDP port, no metrics server. */
@@ -98,33 +106,41 @@ public record GatewayConfig(String gatewayId, String kafkaBootstrap, String udpH
     public GatewayConfig with(String id, String bootstrap, int port, int metrics, Topics topicNames) {
         return new GatewayConfig(id, bootstrap, udpHost, port, metrics, topicNames, maxPayloadBytes, sessionTimeoutMs,
                 reliability, kafkaLingerMs, publicHost, reportPeriodMs, pingIntervalMs, pingWindowMs, reportChunk, gatewayListIntervalMs,
-                miniBuffer, pingSample, contextRefreshMs, eventLoops, udpSocketPerLoop);
+                miniBuffer, pingSample, contextRefreshMs, eventLoops, udpSocketPerLoop, admitPerSecond, admitPending);
     }
 
     public GatewayConfig withSessionTimeout(long timeoutMs, ReliabilityConfig reliabilityConfig) {
         return new GatewayConfig(gatewayId, kafkaBootstrap, udpHost, udpPort, metricsPort, topics, maxPayloadBytes,
                 timeoutMs, reliabilityConfig, kafkaLingerMs, publicHost, reportPeriodMs, pingIntervalMs, pingWindowMs,
-                reportChunk, gatewayListIntervalMs, miniBuffer, pingSample, contextRefreshMs, eventLoops, udpSocketPerLoop);
+                reportChunk, gatewayListIntervalMs, miniBuffer, pingSample, contextRefreshMs, eventLoops, udpSocketPerLoop, admitPerSecond, admitPending);
     }
 
     /** Faster reports and pings, for tests of the PoA manager. */
     public GatewayConfig withReports(long reportPeriod, long pingInterval, long pingWindow, int chunk) {
         return new GatewayConfig(gatewayId, kafkaBootstrap, udpHost, udpPort, metricsPort, topics, maxPayloadBytes,
                 sessionTimeoutMs, reliability, kafkaLingerMs, publicHost, reportPeriod, pingInterval, pingWindow, chunk,
-                gatewayListIntervalMs, miniBuffer, pingSample, contextRefreshMs, eventLoops, udpSocketPerLoop);
+                gatewayListIntervalMs, miniBuffer, pingSample, contextRefreshMs, eventLoops, udpSocketPerLoop, admitPerSecond, admitPending);
     }
 
     public GatewayConfig withMiniBuffer(boolean on) {
         return new GatewayConfig(gatewayId, kafkaBootstrap, udpHost, udpPort, metricsPort, topics, maxPayloadBytes,
                 sessionTimeoutMs, reliability, kafkaLingerMs, publicHost, reportPeriodMs, pingIntervalMs, pingWindowMs,
-                reportChunk, gatewayListIntervalMs, on, pingSample, contextRefreshMs, eventLoops, udpSocketPerLoop);
+                reportChunk, gatewayListIntervalMs, on, pingSample, contextRefreshMs, eventLoops, udpSocketPerLoop, admitPerSecond, admitPending);
+    }
+
+    /** The same gateway admitting new sessions at most this fast, with at most this many per loop awaiting their Connected event. */
+    public GatewayConfig withAdmission(int perSecond, int pending) {
+        return new GatewayConfig(gatewayId, kafkaBootstrap, udpHost, udpPort, metricsPort, topics, maxPayloadBytes,
+                sessionTimeoutMs, reliability, kafkaLingerMs, publicHost, reportPeriodMs, pingIntervalMs, pingWindowMs,
+                reportChunk, gatewayListIntervalMs, miniBuffer, pingSample, contextRefreshMs, eventLoops, udpSocketPerLoop,
+                perSecond, pending);
     }
 
     /** The same gateway writing an unchanged context at least this often (0: every one). */
     public GatewayConfig withContextRefresh(long ms) {
         return new GatewayConfig(gatewayId, kafkaBootstrap, udpHost, udpPort, metricsPort, topics, maxPayloadBytes,
                 sessionTimeoutMs, reliability, kafkaLingerMs, publicHost, reportPeriodMs, pingIntervalMs, pingWindowMs,
-                reportChunk, gatewayListIntervalMs, miniBuffer, pingSample, ms, eventLoops, udpSocketPerLoop);
+                reportChunk, gatewayListIntervalMs, miniBuffer, pingSample, ms, eventLoops, udpSocketPerLoop, admitPerSecond, admitPending);
     }
 
 

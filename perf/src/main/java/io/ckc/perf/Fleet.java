@@ -46,6 +46,8 @@ final class Fleet implements AutoCloseable {
     final AtomicLong delivered;
     final AtomicLong duplicates;
     final AtomicLong unsent = new AtomicLong();
+    /** Sessions that ended, for any reason (a handover is not one). */
+    final AtomicLong disconnects = new AtomicLong();
     final AtomicLong errors = new AtomicLong();
     final AtomicLong handovers = new AtomicLong();
 
@@ -212,6 +214,7 @@ final class Fleet implements AutoCloseable {
         @Override
         public void disconnected(MobileNode node) {
             connected.decrementAndGet();
+            disconnects.incrementAndGet();
         }
 
         @Override

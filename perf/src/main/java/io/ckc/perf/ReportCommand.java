@@ -58,7 +58,9 @@ final class ReportCommand implements Callable<Integer> {
         List<Results.StepRow> steps = results.steps();
         List<MtdReport.Row> mtd = results.mtd().stream().sorted(java.util.Comparator.comparing(MtdReport.Row::config))
                 .toList();
+        List<String> overloaded = overloadedPaths(results);
         List<String> measured = measured(runs, mtd, steps);
+        overloaded.forEach(path -> measured.add("overload-" + path));
         ByteArrayOutputStream text = new ByteArrayOutputStream();
         try (PrintStream tables = new PrintStream(text, true, StandardCharsets.UTF_8)) {
             if (!runs.isEmpty()) {
@@ -75,12 +77,17 @@ final class ReportCommand implements Callable<Integer> {
             if (!steps.isEmpty()) {
                 stepped(tables, steps);
             }
+            if (!overloaded.isEmpty()) {
+                tables.println();
+                tables.println("Overload: saturation load, a multiple of it, then half of it (perf overload)");
+                overloadResults(results).forEach(tables::println);
+            }
         }
         String printed = text.toString(StandardCharsets.UTF_8);
         terminal.print(printed);
         Files.writeString(results.dir().resolve("tables.txt"), printed);
         writeCsvs(results, runs, mtd, measured);
-        Files.writeString(results.dir().resolve("report.html"), Html.page(results, runs, mtd, measured, steps));
+        Files.writeString(results.dir().resolve("report.html"), Html.page(results, runs, mtd, measured, steps, overloaded));
         terminal.println("Report: " + results.dir().resolve("report.html"));
     }
 
@@ -95,6 +102,17 @@ final class ReportCommand implements Callable<Integer> {
         mtd.forEach(r -> names.add(r.config() + "-" + Results.CKC));
         steps.stream().map(Results.StepRow::path).distinct().forEach(path -> names.add("stepped-" + path));
         return names;
+    }
+
+    /** The paths with an overload timeline in the folder. */
+    private static List<String> overloadedPaths(Results results) {
+        return List.of(Results.CKC, Results.KAFKA).stream()
+                .filter(path -> Files.exists(results.dir().resolve("overload-" + path + ".csv"))).toList();
+    }
+
+    private static List<String> overloadResults(Results results) throws IOException {
+        Path file = results.dir().resolve("overload.txt");
+        return Files.exists(file) ? Files.readAllLines(file, StandardCharsets.UTF_8) : List.of();
     }
 
     /** The baseline run a CKC run is compared with: same nodes, messages and rate. */
@@ -273,17 +291,17 @@ final class ReportCommand implements Callable<Integer> {
         }
 
         static String page(Results results, List<Results.RunRow> runs, List<MtdReport.Row> mtd, List<String> measured,
-                           List<Results.StepRow> steps) throws IOException {
+                           List<Results.StepRow> steps, List<String> overloaded) throws IOException {
             StringBuilder html = new StringBuilder("""
                     <!DOCTYPE html><html><head><meta charset="utf-8"><title>CKC performance report</title>
                     <style>body{font-family:sans-serif;max-width:1400px;margin:20px auto;color:#222}
                     table{border-collapse:collapse;margin:8px 0 20px}td,th{border:1px solid #ccc;padding:3px 8px;text-align:right}
                     th{background:#f3f3f3}td:first-child,th:first-child{text-align:left}.charts{display:flex;flex-wrap:wrap;gap:12px}
-                    .note{color:#666;font-size:90%}</style></head><body>
+                    .note{color:#666;font-size:90%}pre{white-space:pre-wrap}</style></head><body>
                     """);
             html.append("<h1>CKC on Flink: performance report</h1>");
-            html.append("<p class=\"note\">").append(Svg.escape(machine())).append(" — results folder ")
-                    .append(Svg.escape(results.dir().getFileName().toString()))
+            html.append("<p class=\"note\">").append(Charts.escape(machine())).append(" — results folder ")
+                    .append(Charts.escape(results.dir().getFileName().toString()))
                     .append(". Every CKC figure is also shown as a ratio (×) to the bare-Kafka echo measured in the same run ")
                     .append("(messages straight to a Kafka topic, a plain consumer answers, no gateway, no Flink).</p>");
             if (!runs.isEmpty()) {
@@ -329,6 +347,9 @@ final class ReportCommand implements Callable<Integer> {
             if (!steps.isEmpty()) {
                 steppedSection(html, steps);
             }
+            if (!overloaded.isEmpty()) {
+                overloadSection(html, results, overloaded);
+            }
             return html.append("</body></html>\n").toString();
         }
 
@@ -342,12 +363,12 @@ final class ReportCommand implements Callable<Integer> {
             html.append("<h2>Share of round trips by RTT band, ms (Figure 8 layout)</h2><table><tr><th>RTT</th>");
             List<double[]> bands = new ArrayList<>();
             for (Results.RunRow r : runs) {
-                html.append("<th>").append(Svg.escape(r.config() + "/" + r.path())).append("</th>");
+                html.append("<th>").append(Charts.escape(r.config() + "/" + r.path())).append("</th>");
                 bands.add(Report.bands(results.rtt(r), Report.FIGURE8_BANDS_MS));
             }
             html.append("</tr>");
             for (int band = 0; band < labels.size(); band++) {
-                html.append("<tr><td>").append(Svg.escape(labels.get(band))).append("</td>");
+                html.append("<tr><td>").append(Charts.escape(labels.get(band))).append("</td>");
                 for (double[] b : bands) {
                     html.append(String.format(Locale.ROOT, "<td>%.2f%%</td>", b[band]));
                 }
@@ -356,38 +377,49 @@ final class ReportCommand implements Callable<Integer> {
             html.append("</table>");
         }
 
-        /** Share of round trips per 2.5 ms up to 100 ms (Figure 7's unit), one line per path. */
+        /** Bins per tenfold of RTT in the distribution charts. */
+        private static final int BINS_PER_DECADE = 10;
+
+        /**
+         * Share of round trips per RTT bin, bins of equal width on a log axis from 0.1 ms to the
+         * slowest round trip: the whole tail is drawn, however long. One line per path.
+         */
         private static String histogram(Results results, String config, List<Results.RunRow> runs) throws IOException {
-            List<Svg.Series> series = new ArrayList<>();
+            List<Charts.Series> series = new ArrayList<>();
             for (Results.RunRow r : runs) {
                 if (!r.config().equals(config)) {
                     continue;
                 }
                 Histogram h = results.rtt(r);
-                double[] x = IntStream.rangeClosed(1, 40).mapToDouble(i -> i * 2.5).toArray();
-                double[] y = new double[x.length];
                 long total = Math.max(1, h.getTotalCount());
-                for (int i = 0; i < x.length; i++) {
-                    long from = (long) ((x[i] - 2.5) * 1000);
-                    long to = (long) (x[i] * 1000) - 1;
-                    y[i] = 100.0 * h.getCountBetweenValues(from, to) / total;
+                double maxMs = Math.max(1, h.getMaxValue() / 1000.0);
+                int bins = (int) Math.ceil(Math.log10(maxMs / 0.1) * BINS_PER_DECADE) + 1;
+                double[] x = new double[bins];
+                double[] y = new double[bins];
+                for (int i = 0; i < bins; i++) {
+                    double fromMs = 0.1 * Math.pow(10, (double) i / BINS_PER_DECADE);
+                    double toMs = 0.1 * Math.pow(10, (double) (i + 1) / BINS_PER_DECADE);
+                    x[i] = Math.sqrt(fromMs * toMs);
+                    y[i] = 100.0 * h.getCountBetweenValues((long) (fromMs * 1000), (long) (toMs * 1000) - 1) / total;
                 }
-                series.add(new Svg.Series(r.path(), x, y));
+                series.add(Charts.Series.of(r.path(), x, y));
             }
-            return Svg.lineChart("Configuration " + config + ": RTT distribution", "RTT (ms, 2.5 ms bins; tail above 100 not drawn)",
-                    "% of round trips", series);
+            return Charts.line("Configuration " + config + ": RTT distribution",
+                    "RTT (ms, log scale; " + BINS_PER_DECADE + " bins per tenfold)", "% of round trips per bin",
+                    Charts.Scale.LOG_X, series);
         }
 
         private static String bySeq(Results results, String config, List<Results.RunRow> runs) throws IOException {
-            List<Svg.Series> series = new ArrayList<>();
+            List<Charts.Series> series = new ArrayList<>();
             for (Results.RunRow r : runs) {
                 if (r.config().equals(config)) {
                     double[] y = results.meanBySeq(r);
-                    series.add(new Svg.Series(r.path(), IntStream.range(0, y.length).mapToDouble(i -> i).toArray(), y));
+                    series.add(Charts.Series.of(r.path(), IntStream.range(0, y.length).mapToDouble(i -> i).toArray(), y));
                 }
             }
-            return Svg.lineChart("Configuration " + config + ": mean RTT by sequence number", "message sequence number",
-                    "mean RTT (ms)", series);
+            return Charts.line("Configuration " + config + ": mean RTT by sequence number",
+                    "message sequence number (n-th message of each node)", "mean RTT (ms, log scale)", Charts.Scale.LOG_Y,
+                    series);
         }
 
         /** The MTD scenarios: Figure 16's table, Figure 17's bands as a table and a chart. */
@@ -409,18 +441,18 @@ final class ReportCommand implements Callable<Integer> {
             }
             List<String> labels = MtdReport.bandLabels();
             html.append("</table><h2>Share of round trips by RTT band, ms (Figure 17 layout)</h2><table><tr><th>RTT</th>");
-            mtd.forEach(r -> html.append("<th>").append(Svg.escape(r.config())).append("</th>"));
+            mtd.forEach(r -> html.append("<th>").append(Charts.escape(r.config())).append("</th>"));
             html.append("</tr>");
             for (int band = 0; band < labels.size(); band++) {
-                html.append("<tr><td>").append(Svg.escape(labels.get(band))).append("</td>");
+                html.append("<tr><td>").append(Charts.escape(labels.get(band))).append("</td>");
                 for (MtdReport.Row r : mtd) {
                     html.append(String.format(Locale.ROOT, "<td>%.2f%%</td>", r.bands()[band]));
                 }
                 html.append("</tr>");
             }
             html.append("</table><div class=\"charts\">");
-            html.append(Svg.barChart("Figure 17: round trips by RTT band", "% of round trips", labels,
-                    mtd.stream().map(r -> new Svg.Bars(r.config(), r.bands())).toList()));
+            html.append(Charts.bars("Figure 17: round trips by RTT band", "% of round trips", labels,
+                    mtd.stream().map(r -> new Charts.Bars(r.config(), r.bands())).toList(), false));
             html.append("</div>");
         }
 
@@ -430,10 +462,11 @@ final class ReportCommand implements Callable<Integer> {
 
         private static String cpuChart(Results results, String name) throws IOException {
             List<ProcessSampler.Usage> usage = ProcessSampler.usage(results.cpu(name));
-            return Svg.barChart(name + ": CPU per process", "% of one core",
+            return Charts.bars(name + ": CPU per process", "CPU (% of one core)",
                     usage.stream().map(ProcessSampler.Usage::component).toList(),
-                    List.of(new Svg.Bars("mean", usage.stream().mapToDouble(ProcessSampler.Usage::meanCpuPercent).toArray()),
-                            new Svg.Bars("peak", usage.stream().mapToDouble(ProcessSampler.Usage::maxCpuPercent).toArray())));
+                    List.of(new Charts.Bars("mean", usage.stream().mapToDouble(ProcessSampler.Usage::meanCpuPercent).toArray()),
+                            new Charts.Bars("peak", usage.stream().mapToDouble(ProcessSampler.Usage::maxCpuPercent).toArray())),
+                    false);
         }
 
         private static void steppedSection(StringBuilder html, List<Results.StepRow> steps) {
@@ -456,25 +489,61 @@ final class ReportCommand implements Callable<Integer> {
                         s.p99Ms().mean(), s.p99Ms().ci95(), s.meanMs().mean(), s.meanMs().ci95(), s.sent(), s.lost()));
             }
             html.append("</table><div class=\"charts\">");
-            List<Svg.Series> throughput = new ArrayList<>();
-            List<Svg.Series> p99 = new ArrayList<>();
+            List<Charts.Series> throughput = new ArrayList<>();
+            List<Charts.Series> p99 = new ArrayList<>();
+            double[] allOffered = steps.stream().mapToDouble(Results.StepRow::offeredPerSecond).distinct().sorted().toArray();
             for (String path : List.of(Results.CKC, Results.KAFKA)) {
                 List<Results.StepRow> rows = new ArrayList<>(byStep(steps, path).values());
                 if (rows.isEmpty()) {
                     continue;
                 }
                 double[] offered = rows.stream().mapToDouble(Results.StepRow::offeredPerSecond).toArray();
-                throughput.add(new Svg.Series(path, offered, rows.stream().mapToDouble(s -> s.throughput().mean()).toArray()));
-                p99.add(new Svg.Series(path, offered, rows.stream().mapToDouble(s -> s.p99Ms().mean()).toArray()));
+                throughput.add(Charts.Series.withCi(path, offered,
+                        rows.stream().mapToDouble(s -> s.throughput().mean()).toArray(),
+                        rows.stream().mapToDouble(s -> s.throughput().low()).toArray(),
+                        rows.stream().mapToDouble(s -> s.throughput().high()).toArray()));
+                p99.add(Charts.Series.withCi(path, offered, rows.stream().mapToDouble(s -> s.p99Ms().mean()).toArray(),
+                        rows.stream().mapToDouble(s -> s.p99Ms().low()).toArray(),
+                        rows.stream().mapToDouble(s -> s.p99Ms().high()).toArray()));
             }
-            if (!throughput.isEmpty()) {
-                double[] offered = throughput.get(0).x();
-                throughput.add(new Svg.Series("offered", offered, offered));
-                p99.add(new Svg.Series("saturation limit", offered,
-                        java.util.Arrays.stream(offered).map(o -> SATURATION_P99_MS).toArray()));
+            throughput.add(Charts.Series.reference("offered", allOffered, allOffered));
+            p99.add(Charts.Series.reference("saturation limit (" + (int) SATURATION_P99_MS + " ms)", allOffered,
+                    java.util.Arrays.stream(allOffered).map(o -> SATURATION_P99_MS).toArray()));
+            html.append(Charts.line("Throughput against offered load (mean, dashed: 95% CI)", "offered load (msg/s)",
+                    "delivered echoes (msg/s)", Charts.Scale.LINEAR, throughput));
+            html.append(Charts.line("p99 RTT against offered load (mean, dashed: 95% CI)", "offered load (msg/s)",
+                    "p99 RTT (ms, log scale)", Charts.Scale.LOG_Y, p99));
+            html.append("</div>");
+        }
+
+        /** The overload runs: their RESULT lines, delivered throughput and p99 RTT second by second. */
+        private static void overloadSection(StringBuilder html, Results results, List<String> paths) throws IOException {
+            html.append("<h2>Overload</h2><p class=\"note\">Each path: the saturation load, then a multiple of it, then "
+                    + "half of it, one after the other; one point per second. delivered_ratio: delivered msg/s under "
+                    + "overload over delivered msg/s at saturation; recovery_ms: from the end of the overload until p99 "
+                    + "stays under " + (int) SATURATION_P99_MS + " ms for " + OverloadCommand.RECOVERED_SECONDS
+                    + " seconds; shed: messages the nodes gave back unsent after waiting too long for their socket's "
+                    + "congestion window.</p><pre>");
+            overloadResults(results).forEach(line -> html.append(Charts.escape(line)).append('\n'));
+            html.append("</pre><div class=\"charts\">");
+            List<Charts.Series> delivered = new ArrayList<>();
+            List<Charts.Series> p99 = new ArrayList<>();
+            for (String path : paths) {
+                List<OverloadCommand.Second> timeline = OverloadCommand.read(results, path);
+                double[] t = timeline.stream().mapToDouble(OverloadCommand.Second::second).toArray();
+                delivered.add(Charts.Series.of(path, t, timeline.stream().mapToDouble(OverloadCommand.Second::delivered).toArray()));
+                p99.add(Charts.Series.of(path, t, timeline.stream().mapToDouble(OverloadCommand.Second::p99Ms).toArray()));
+                if (delivered.size() == 1) {
+                    delivered.add(Charts.Series.reference("offered", t,
+                            timeline.stream().mapToDouble(OverloadCommand.Second::offeredPerSecond).toArray()));
+                    p99.add(Charts.Series.reference("limit (" + (int) SATURATION_P99_MS + " ms)", t,
+                            timeline.stream().mapToDouble(s -> SATURATION_P99_MS).toArray()));
+                }
             }
-            html.append(Svg.lineChart("Throughput against offered load", "offered msg/s", "echoes/s", throughput));
-            html.append(Svg.lineChart("p99 RTT against offered load", "offered msg/s", "p99 RTT (ms)", p99));
+            html.append(Charts.line("Delivered under overload", "time (s)", "delivered echoes (msg/s)",
+                    Charts.Scale.LINEAR, delivered));
+            html.append(Charts.line("p99 RTT under overload", "time (s)", "p99 RTT (ms, log scale)", Charts.Scale.LOG_Y,
+                    p99));
             html.append("</div>");
         }
 

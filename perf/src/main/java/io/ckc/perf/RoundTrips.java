@@ -86,6 +86,37 @@ final class RoundTrips {
         return means;
     }
 
+    /** The echoes of one second: how many arrived, and their p99 and mean RTT in ms (NaN if none). */
+    record Second(long delivered, double p99Ms, double meanMs) {
+    }
+
+    /**
+     * Calls {@code each} once a second, on the calling thread, with the echoes of that second, while
+     * {@code running} holds ({@code each} may return false to stop); returns when interrupted too.
+     */
+    void everySecond(java.util.function.BooleanSupplier running, java.util.function.Predicate<Second> each) {
+        long next = System.nanoTime();
+        long lastDelivered = delivered.get();
+        takeInterval();
+        while (running.getAsBoolean()) {
+            next += TimeUnit.SECONDS.toNanos(1);
+            try {
+                TimeUnit.NANOSECONDS.sleep(Math.max(0, next - System.nanoTime()));
+            } catch (InterruptedException e) {
+                return;
+            }
+            long now = delivered.get();
+            Histogram interval = takeInterval();
+            boolean any = interval.getTotalCount() > 0;
+            if (!running.getAsBoolean() || !each.test(new Second(now - lastDelivered,
+                    any ? interval.getValueAtPercentile(99) / 1000.0 : Double.NaN,
+                    any ? interval.getMean() / 1000.0 : Double.NaN))) {
+                return;
+            }
+            lastDelivered = now;
+        }
+    }
+
     /** Waits for the echoes still on their way until all are in or none came for {@code quietSeconds}. */
     void awaitEchoes(int quietSeconds, Runnable progress) throws InterruptedException {
         Fleet.waitUntilDoneOrQuiet(() -> delivered.get() >= sent.get(), delivered::get, quietSeconds, progress);

@@ -1,18 +1,15 @@
 package io.ckc.perf;
 
-import org.HdrHistogram.Histogram;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 import java.io.PrintStream;
-import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
 import java.util.concurrent.Callable;
-import java.util.concurrent.TimeUnit;
 
 /**
  * {@code perf stepped}: the load-testing study's method (its sections 3.6-3.7) on the CKC stack
@@ -59,19 +56,12 @@ final class SteppedCommand implements Callable<Integer> {
 
     PrintStream out = System.out;
 
-    /** How one path takes the load. */
-    private interface Path0 extends AutoCloseable {
-        RoundTrips trips();
-
-        void send(int node, int seq);
-    }
-
     @Override
     public Integer call() throws Exception {
         Results results = new Results(stack.resultsDir);
         for (String path : paths) {
             try (ProcessSampler sampler = new ProcessSampler(ProcessSampler.stackProcesses(stack.pidsDir));
-                 Path0 target = open(path)) {
+                 LoadPath target = LoadPath.open(path, stack, nodes, out)) {
                 List<Results.StepRow> rows = sweep(path, target, results);
                 results.writeCpu(results.dir().resolve("cpu-stepped-" + path + ".csv"), sampler.samples());
                 Optional<Results.StepRow> saturated = rows.stream()
@@ -86,51 +76,8 @@ final class SteppedCommand implements Callable<Integer> {
         return 0;
     }
 
-    private Path0 open(String path) throws Exception {
-        if (path.equals(Results.CKC)) {
-            List<InetSocketAddress> addresses = stack.gatewayAddresses();
-            if (addresses.isEmpty()) {
-                throw new IllegalArgumentException("the ckc path needs --gateways");
-            }
-            Fleet fleet = new Fleet(nodes, addresses, stack.ioThreads);
-            fleet.connectAll(1000);
-            Fleet.waitFor(() -> fleet.connected.get() >= nodes, 180, () -> { });
-            out.printf("%d of %d nodes connected%n", fleet.connected.get(), nodes);
-            return new Path0() {
-                public RoundTrips trips() {
-                    return fleet.trips;
-                }
-
-                public void send(int node, int seq) {
-                    fleet.sendEcho(node, seq);
-                }
-
-                public void close() throws Exception {
-                    fleet.close();
-                }
-            };
-        }
-        if (path.equals(Results.KAFKA)) {
-            BaselineEcho baseline = new BaselineEcho(stack.bootstrap, nodes);
-            return new Path0() {
-                public RoundTrips trips() {
-                    return baseline.trips;
-                }
-
-                public void send(int node, int seq) {
-                    baseline.send(node, seq);
-                }
-
-                public void close() throws Exception {
-                    baseline.close();
-                }
-            };
-        }
-        throw new IllegalArgumentException("unknown path " + path + ": ckc or kafka");
-    }
-
     /** Levels until saturation or the last; returns their rows. */
-    private List<Results.StepRow> sweep(String path, Path0 target, Results results) throws Exception {
+    private List<Results.StepRow> sweep(String path, LoadPath target, Results results) throws Exception {
         List<Results.StepRow> rows = new ArrayList<>();
         RoundTrips trips = target.trips();
         int firstSeq = 0;
@@ -195,34 +142,20 @@ final class SteppedCommand implements Callable<Integer> {
 
         @Override
         public void run() {
-            long next = System.nanoTime();
-            long lastDelivered = trips.delivered.get();
-            trips.takeInterval();
-            int second = 0;
-            while (running) {
-                next += TimeUnit.SECONDS.toNanos(1);
-                try {
-                    TimeUnit.NANOSECONDS.sleep(Math.max(0, next - System.nanoTime()));
-                } catch (InterruptedException e) {
-                    return;
+            int[] second = {0};
+            trips.everySecond(() -> running, echoes -> {
+                if (++second[0] <= warmupSeconds) {
+                    return true;
                 }
-                long delivered = trips.delivered.get();
-                Histogram interval = trips.takeInterval();
-                second++;
-                if (second > warmupSeconds && running) {
-                    synchronized (taken) {
-                        if (taken.size() == wanted) {
-                            // Why: the level runs a second past its samples; it keeps exactly the
-                            // samples it asked for.
-                            return;
-                        }
-                        taken.add(new double[] {delivered - lastDelivered,
-                                interval.getTotalCount() == 0 ? Double.NaN : interval.getValueAtPercentile(99) / 1000.0,
-                                interval.getTotalCount() == 0 ? Double.NaN : interval.getMean() / 1000.0});
+                synchronized (taken) {
+                    if (taken.size() == wanted) {
+                        // Why: the level runs a second past its samples; it keeps exactly the samples it asked for.
+                        return false;
                     }
+                    taken.add(new double[] {echoes.delivered(), echoes.p99Ms(), echoes.meanMs()});
+                    return true;
                 }
-                lastDelivered = delivered;
-            }
+            });
         }
 
         void stop() {

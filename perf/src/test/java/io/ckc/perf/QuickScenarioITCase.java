@@ -138,7 +138,7 @@ class QuickScenarioITCase {
                 "stepped-kafka,simulator");
         String html = Files.readString(resultsDir.resolve("report.html"));
         assertThat(html).contains("Figure 4 layout", "Figure 8 layout", "Stepped load", "</html>");
-        assertThat(html.split("<svg", -1)).hasSizeGreaterThan(6);
+        assertThat(html.split("<img class=\"chart\"", -1)).hasSizeGreaterThan(6);
         assertThat(printed.toString(StandardCharsets.UTF_8)).contains("RESULT config=1 path=ckc", "RESULT step=2 path=kafka");
     }
 

@@ -59,7 +59,7 @@ public final class GatewayCore implements AutoCloseable {
         this.metrics = metrics;
         this.shards = new SessionShard[loops.size()];
         for (int i = 0; i < shards.length; i++) {
-            shards[i] = new SessionShard(i, loops.get(i), config, publisher, metrics);
+            shards[i] = new SessionShard(i, loops.size(), loops.get(i), config, publisher, metrics);
         }
         this.control = loops.get(0);
         this.pingIntervalMs = config.pingIntervalMs();

@@ -10,6 +10,7 @@ public final class GatewayMetrics {
 
     public final Gauge sessions;
     public final Counter connects;
+    public final Counter connectsRefused;
     public final Counter disconnects;
     public final Counter messagesIn;
     public final Counter messagesOut;
@@ -33,6 +34,9 @@ public final class GatewayMetrics {
         sessions = Gauge.builder().name("ckc_gateway_sessions").help("Connected mobile node sessions")
                 .constLabels(labels).register(registry);
         connects = Counter.builder().name("ckc_gateway_connects").help("Sessions opened")
+                .constLabels(labels).register(registry);
+        connectsRefused = Counter.builder().name("ckc_gateway_connects_refused")
+                .help("New sessions refused as BUSY: admitted no faster than the gateway serves them")
                 .constLabels(labels).register(registry);
         disconnects = Counter.builder().name("ckc_gateway_disconnects").help("Sessions closed, by reason")
                 .labelNames("reason").constLabels(labels).register(registry);

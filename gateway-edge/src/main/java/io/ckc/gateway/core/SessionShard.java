@@ -71,14 +71,24 @@ public final class SessionShard {
     private ScheduledFuture<?> sweep;
     /** Sessions announced and not leaving: what the load report counts. Written on the loop, read by the reporter. */
     private volatile int serving;
+    /** Sessions opened whose Connected event is not yet in Kafka. */
+    private int opening;
+    /** Admission token bucket: this shard's share of CKC_ADMIT_PER_SECOND, at most one second's worth saved up. */
+    private final double admitPerMs;
+    private double admitTokens;
+    private long admitRefilledMs;
 
-    SessionShard(int index, EventLoop loop, GatewayConfig config, CorePublisher publisher, GatewayMetrics metrics) {
+    SessionShard(int index, int shardCount, EventLoop loop, GatewayConfig config, CorePublisher publisher,
+                 GatewayMetrics metrics) {
         this.index = index;
         this.loop = loop;
         this.config = config;
         this.publisher = publisher;
         this.metrics = metrics;
         this.topics = config.topics();
+        this.admitPerMs = config.admitPerSecond() / 1000.0 / shardCount;
+        this.admitTokens = admitPerMs * 1000;
+        this.admitRefilledMs = nowMs();
     }
 
     public int index() {
@@ -116,6 +126,26 @@ public final class SessionShard {
     }
 
     /**
+     * Whether a new session may open now. Why: a gateway that restarts, or that a thousand nodes move
+     * to at once, must not take them all in one go: each new session costs a Kafka write and its
+     * first frames, and sessions admitted faster than that is done time out and come back as
+     * reconnects. So at most CKC_ADMIT_PER_SECOND open per second, and no more than CKC_ADMIT_PENDING
+     * per loop wait for their Connected event, which slows admission down as Kafka slows down. A
+     * refusal is counted; the adapter tells the node to try again later.
+     */
+    public boolean admit() {
+        long now = nowMs();
+        admitTokens = Math.min(admitPerMs * 1000, admitTokens + (now - admitRefilledMs) * admitPerMs);
+        admitRefilledMs = now;
+        if (opening >= config.admitPending() || admitTokens < 1) {
+            metrics.connectsRefused.inc();
+            return false;
+        }
+        admitTokens--;
+        return true;
+    }
+
+    /**
      * Opens a session with a higher epoch than any the node has here (the adapter checks with
      * {@link #current}); an older session of the node is closed as replaced. The node is told it is
      * connected ({@link NodeLink#accepted}) only once its Connected event is in Kafka: from then on
@@ -133,8 +163,10 @@ public final class SessionShard {
         sessions.put(mnId, session);
         metrics.sessions.inc();
         metrics.connects.inc();
+        opening++;
         publisher.event(MnEvent.connected(mnId.toString(), config.gatewayId(), epoch, System.currentTimeMillis()))
                 .whenComplete((ok, error) -> loop.execute(() -> {
+                    opening--;
                     if (sessions.get(mnId) != session) {
                         return;
                     }

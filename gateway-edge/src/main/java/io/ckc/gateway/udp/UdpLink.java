@@ -32,7 +32,7 @@ final class UdpLink implements NodeLink {
         this.session = session;
         this.shard = shard;
         this.peer = peer;
-        this.reliable = new ReliableSession(session.mnId(), session.epoch(), reliability, this::transmit);
+        this.reliable = new ReliableSession(session.mnId(), session.epoch(), reliability, shard.window, this::transmit);
     }
 
     @Override

@@ -7,6 +7,7 @@ import io.ckc.gateway.core.SessionShard;
 import io.ckc.protocol.frame.Body;
 import io.ckc.protocol.frame.ErrorCode;
 import io.ckc.protocol.frame.Frame;
+import io.ckc.protocol.mrudp.CongestionWindow;
 import io.ckc.protocol.mrudp.ReliableSession;
 import io.ckc.protocol.netty.AddressedFrame;
 import io.ckc.protocol.netty.FrameWriter;
@@ -38,6 +39,8 @@ final class UdpShard {
     private final GatewayConfig config;
     private final GatewayMetrics metrics;
     private final Set<UdpLink> inFlight = new LinkedHashSet<>();
+    /** Bounds the deliveries all nodes of this shard's socket have unacknowledged. */
+    final CongestionWindow window = CongestionWindow.forSocket();
     private FrameWriter out;
     private ScheduledFuture<?> ticks;
 
@@ -120,6 +123,11 @@ final class UdpShard {
         }
         if (existing != null && existing.epoch() > connect.epoch()) {
             send(new Frame.Error(connect.mnId(), connect.epoch(), ErrorCode.STALE_EPOCH, 0, "a newer session exists"),
+                    peer);
+            return;
+        }
+        if (!core.admit()) {
+            send(new Frame.Error(connect.mnId(), connect.epoch(), ErrorCode.BUSY, 0, "gateway busy: try again later"),
                     peer);
             return;
         }

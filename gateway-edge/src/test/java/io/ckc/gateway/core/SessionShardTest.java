@@ -73,6 +73,32 @@ class SessionShardTest {
     }
 
     @Test
+    void newSessionsWaitWhileTooManyConnectedEventsAreUnwrittenAndComeNoFasterThanTheRate() {
+        config = config.withAdmission(1_000, 2); // one shard: 1,000 a second, a second's worth saved up
+        SessionShard shard = core().shardOf(node);
+        publisher.hold();
+        assertThat(shard.admit()).isTrue();
+        shard.open(UUID.randomUUID(), 1, FakeLink::new);
+        assertThat(shard.admit()).isTrue();
+        shard.open(UUID.randomUUID(), 1, FakeLink::new);
+        loop.runPendingTasks();
+        assertThat(shard.admit()).as("two Connected events unwritten").isFalse();
+        assertThat(metrics.connectsRefused.get()).isEqualTo(1.0);
+
+        publisher.completeHeld();
+        loop.runPendingTasks();
+        int admitted = 0;
+        while (shard.admit()) { // nothing pending now: only the token bucket limits
+            admitted++;
+            if (admitted > 2_000) {
+                break;
+            }
+        }
+        assertThat(admitted).as("the second's worth of tokens, less the two spent").isBetween(990, 1_010);
+        assertThat(metrics.connectsRefused.get()).isEqualTo(2.0);
+    }
+
+    @Test
     void anUplinkMessageIsAcknowledgedAfterItsWriteAndRefusedWhenTheWriteFails() {
         SessionShard shard = core().shardOf(node);
         FakeLink link = open(shard, node, 1);

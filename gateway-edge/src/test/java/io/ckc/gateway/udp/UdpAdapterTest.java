@@ -47,8 +47,14 @@ class UdpAdapterTest {
 
     @BeforeEach
     void wire() {
+        wire(GatewayConfig.forTest("gw-u", "unused:9092", Topics.DEFAULT));
+    }
+
+    private void wire(GatewayConfig config) {
+        if (shard != null) {
+            nothingLeft();
+        }
         channel = new EmbeddedChannel();
-        GatewayConfig config = GatewayConfig.forTest("gw-u", "unused:9092", Topics.DEFAULT);
         core = new GatewayCore(config, publisher, metrics, List.of(channel.eventLoop()));
         shard = new UdpShard(core.shard(0), config, metrics);
         UdpShard[] shards = {shard};
@@ -108,6 +114,28 @@ class UdpAdapterTest {
         });
         receive(new Frame.Connect(node, 1), NODE); // our ack was lost: the node asks again
         assertThat(sent()).singleElement().satisfies(s -> assertThat(s.frame()).isInstanceOf(Frame.ConnectAck.class));
+    }
+
+    @Test
+    void aConnectBeyondWhatTheGatewayAdmitsIsAnsweredBusyAndCounted() {
+        wire(GatewayConfig.forTest("gw-u", "unused:9092", Topics.DEFAULT).withAdmission(1_000, 1));
+        publisher.hold();
+        receive(new Frame.Connect(node, 1), NODE);
+        UUID other = UUID.randomUUID();
+        receive(new Frame.Connect(other, 1), MOVED);
+        assertThat(sent()).singleElement().satisfies(s -> {
+            assertThat(s.frame()).isEqualTo(new Frame.Error(other, 1, ErrorCode.BUSY, 0, "gateway busy: try again later"));
+            assertThat(s.to()).isEqualTo(MOVED);
+        });
+        assertThat(metrics.connectsRefused.get()).isEqualTo(1.0);
+        assertThat(publisher.of(MnEvent.class)).as("no session opened for the refused node").hasSize(1);
+
+        publisher.completeHeld();
+        assertThat(sent()).singleElement().satisfies(s -> assertThat(s.frame()).isInstanceOf(Frame.ConnectAck.class));
+        receive(new Frame.Connect(other, 1), MOVED); // it tries again after its backoff: now there is room
+        publisher.completeHeld();
+        assertThat(sent()).singleElement().satisfies(s -> assertThat(s.frame()).isEqualTo(
+                new Frame.ConnectAck(other, 1, "gw-u", 16 * 1024)));
     }
 
     @Test

@@ -8,7 +8,9 @@ public enum ErrorCode {
     FORBIDDEN_CHANNEL(4),
     PUBLISH_FAILED(5),
     MALFORMED(6),
-    UNKNOWN_CHANNEL(7);
+    UNKNOWN_CHANNEL(7),
+    /** The gateway admits no new session now; the node tries again after its backoff. */
+    BUSY(8);
 
     private final int code;
 

@@ -19,7 +19,8 @@ import java.util.function.Consumer;
  * measured round trip (RFC 6298: smoothed RTT plus four times its variation, sampled only from
  * frames sent once, Karn's rule), never below the configured initial timeout: when the peer or the
  * path slows down, frames that are merely late are not sent again, which is what turned an overload
- * into a collapse. Pure state: it transmits through the given
+ * into a collapse. New frames also wait for a slot in the socket's {@link CongestionWindow}, if it
+ * has one. Pure state: it transmits through the given
  * output and is driven by {@link #tick(long)}; it is not thread-safe and is used from one thread.
  */
 public final class ReliableSession {
@@ -47,6 +48,9 @@ public final class ReliableSession {
         }
     }
 
+    private record Queued(Body body, long sinceMs) {
+    }
+
     /** Clock granularity of the callers' ticks (RFC 6298's G). */
     private static final long GRANULARITY_MS = 10;
 
@@ -54,10 +58,12 @@ public final class ReliableSession {
     private final long epoch;
     private final ReliabilityConfig config;
     private final Consumer<Frame> output;
+    /** Shared by the sessions of one socket; null: only the send window bounds this session. */
+    private CongestionWindow window;
 
     private int nextSendSeq = 1;
     private final LinkedHashMap<Integer, Outgoing> unacked = new LinkedHashMap<>();
-    private final ArrayDeque<Body> queued = new ArrayDeque<>();
+    private final ArrayDeque<Queued> queued = new ArrayDeque<>();
     private int nextExpected = 1;
     private final TreeMap<Integer, Body> reorderBuffer = new TreeMap<>();
     private long retransmissions;
@@ -72,9 +78,16 @@ public final class ReliableSession {
     private long rtoMs;
 
     public ReliableSession(UUID mnId, long epoch, ReliabilityConfig config, Consumer<Frame> output) {
+        this(mnId, epoch, config, null, output);
+    }
+
+    /** A session whose new frames also wait for a slot in {@code window}, shared with the other sessions of its socket. */
+    public ReliableSession(UUID mnId, long epoch, ReliabilityConfig config, CongestionWindow window,
+                           Consumer<Frame> output) {
         this.mnId = mnId;
         this.epoch = epoch;
         this.config = config;
+        this.window = window;
         this.output = output;
         this.rtoMs = config.initialRetransmitMs();
     }
@@ -87,13 +100,29 @@ public final class ReliableSession {
         return epoch;
     }
 
-    /** Sends a body reliably, or queues it while the send window is full. */
+    /** Sends a body reliably, or queues it while the send window or the socket's congestion window is full. */
     public void send(Body body, long now) {
-        if (unacked.size() < config.sendWindow() && queued.isEmpty()) {
+        if (queued.isEmpty() && mayTransmit()) {
             transmitNew(body, now);
         } else {
-            queued.add(body);
+            queued.add(new Queued(body, now));
         }
+    }
+
+    /**
+     * Removes and returns the queued bodies that waited at least {@code maxDelayMs} for a slot and were
+     * never sent: under a sustained overload the sender sheds what is too late to matter instead of
+     * letting the queue, and every later message's latency, grow without bound.
+     */
+    public List<Body> expireQueued(long now, long maxDelayMs) {
+        if (queued.isEmpty() || now - queued.peekFirst().sinceMs() < maxDelayMs) {
+            return List.of();
+        }
+        List<Body> expired = new ArrayList<>();
+        while (!queued.isEmpty() && now - queued.peekFirst().sinceMs() >= maxDelayMs) {
+            expired.add(queued.pollFirst().body());
+        }
+        return expired;
     }
 
     /** Handles an acknowledgement; returns the acknowledged body, or null for an unknown or repeated ack. */
@@ -105,6 +134,9 @@ public final class ReliableSession {
         }
         if (acked.attempts == 1) { // Karn: the ack of a retransmitted frame may answer any of its copies
             sampleRoundTrip(Math.max(0, now - acked.firstSentMs));
+        }
+        if (window != null) {
+            window.release(acked.attempts == 1);
         }
         fillWindow(now);
         return acked.body;
@@ -137,6 +169,21 @@ public final class ReliableSession {
         return ready;
     }
 
+    /**
+     * Moves the session to another socket's window (or to none): the frames in flight leave the old
+     * window and count in the new one. Call it on the old socket's thread with null, then on the new
+     * one's with its window.
+     */
+    public void useWindow(CongestionWindow next) {
+        if (window != null) {
+            unacked.forEach((seq, out) -> window.release(false));
+        }
+        window = next;
+        if (next != null) {
+            next.adopt(unacked.size());
+        }
+    }
+
     /** The peer showed it is alive (any valid frame of this session). */
     public void heard(long now) {
         lastHeardMs = Math.max(lastHeardMs, now);
@@ -151,6 +198,9 @@ public final class ReliableSession {
     public TickResult tick(long now) {
         if (broken) {
             return TickResult.BROKEN;
+        }
+        if (!queued.isEmpty()) {
+            fillWindow(now); // a slot may have opened: another session of the socket had an ack
         }
         if (now < nextDeadline) { // the common case, every tick of every session: nothing is due
             return unacked.isEmpty() ? TickResult.IDLE : TickResult.IN_FLIGHT;
@@ -169,6 +219,9 @@ public final class ReliableSession {
                     && (lastHeardMs < out.firstSentMs || out.attempts > 4 * config.maxRetries())) {
                 broken = true;
                 return TickResult.BROKEN;
+            }
+            if (window != null) {
+                window.timedOut(now, out.timeoutMs);
             }
             out.attempts++;
             out.timeoutMs = Math.min(out.timeoutMs * 2, config.maxRetransmitMs());
@@ -210,17 +263,25 @@ public final class ReliableSession {
     public List<Body> drainUnacknowledged() {
         List<Body> unsent = new ArrayList<>(unacked.size() + queued.size());
         unacked.values().forEach(out -> unsent.add(out.body));
+        if (window != null) {
+            unacked.forEach((seq, out) -> window.release(false));
+        }
         unacked.clear();
         nextDeadline = Long.MAX_VALUE;
-        unsent.addAll(queued);
+        queued.forEach(waiting -> unsent.add(waiting.body()));
         queued.clear();
         return unsent;
     }
 
     private void fillWindow(long now) {
-        while (!queued.isEmpty() && unacked.size() < config.sendWindow()) {
-            transmitNew(queued.poll(), now);
+        while (!queued.isEmpty() && mayTransmit()) {
+            transmitNew(queued.poll().body(), now);
         }
+    }
+
+    /** Whether a new frame may leave now; takes its congestion-window slot if so. */
+    private boolean mayTransmit() {
+        return unacked.size() < config.sendWindow() && (window == null || window.tryAcquire());
     }
 
     private void transmitNew(Body body, long now) {

@@ -1,0 +1,262 @@
+package io.ckc.client;
+
+import io.ckc.protocol.frame.Body;
+import io.ckc.protocol.mrudp.ReliabilityConfig;
+import io.ckc.testing.Await;
+import io.ckc.testing.LossyLink;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.nio.NioIoHandler;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The client against a minimal gateway ({@link FakeGateway}): retransmission over a lossy link, the
+ * congestion window of a socket, shedding what waited too long, BUSY answers, reconnects and handover.
+ */
+class MobileNodeTest {
+
+    private final EventLoopGroup loops = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
+    private final List<AutoCloseable> closing = new ArrayList<>();
+
+    /** What a node reported, in order. */
+    private static final class Recorder implements NodeListener {
+        final AtomicInteger connected = new AtomicInteger();
+        final AtomicInteger disconnected = new AtomicInteger();
+        final List<String> handovers = new CopyOnWriteArrayList<>();
+        final List<UUID> messages = new CopyOnWriteArrayList<>();
+        final AtomicInteger unsent = new AtomicInteger();
+
+        @Override
+        public void connected(MobileNode node) {
+            connected.incrementAndGet();
+        }
+
+        @Override
+        public void disconnected(MobileNode node) {
+            disconnected.incrementAndGet();
+        }
+
+        @Override
+        public void handedOver(MobileNode node, String from, String to) {
+            handovers.add(from + "->" + to);
+        }
+
+        @Override
+        public void newMessageReceived(MobileNode node, ReceivedMessage message) {
+            messages.add(message.messageId());
+        }
+
+        @Override
+        public void unsentMessages(MobileNode node, List<Body.Outgoing> list) {
+            unsent.addAndGet(list.size());
+        }
+    }
+
+    private FakeGateway gateway(String id) throws InterruptedException {
+        FakeGateway gateway = new FakeGateway(id);
+        closing.add(gateway);
+        return gateway;
+    }
+
+    private ClientTransport transport(LossyLink link) throws InterruptedException {
+        ClientTransport transport = link == null ? ClientTransport.open(loops) : ClientTransport.open(loops, () -> link);
+        closing.add(0, transport);
+        return transport;
+    }
+
+    private MobileNode connected(ClientTransport transport, FakeGateway gateway, Recorder recorder, ClientConfig config)
+            throws InterruptedException {
+        MobileNode node = new MobileNode(UUID.randomUUID(), transport, gateway.address(), recorder, config);
+        closing.add(0, node::close);
+        node.connect();
+        Await.until("node connected", 10, node::isConnected);
+        return node;
+    }
+
+    private static List<UUID> send(MobileNode node, int count) {
+        List<UUID> ids = new ArrayList<>();
+        for (int i = 0; i < count; i++) {
+            ids.add(node.send("echo", new byte[] {(byte) i}, null));
+        }
+        return ids;
+    }
+
+    private static <T> T onLoop(ClientTransport transport, java.util.concurrent.Callable<T> action) throws Exception {
+        return transport.eventLoop().submit(action).get(10, TimeUnit.SECONDS);
+    }
+
+    @AfterEach
+    void close() throws Exception {
+        for (AutoCloseable c : closing) {
+            c.close();
+        }
+        loops.shutdownGracefully(0, 1, TimeUnit.SECONDS).sync();
+    }
+
+    @Test
+    void messagesBothWaysArriveOnceAndInOrderOverALinkThatDropsAndReordersAFifth() throws Exception {
+        FakeGateway gateway = gateway("gw-a");
+        AtomicLong dropped = new AtomicLong();
+        Recorder recorder = new Recorder();
+        MobileNode node = connected(transport(new LossyLink(7, 0.2, 0.2, dropped)), gateway, recorder,
+                ClientConfig.DEFAULT.withReliability(new ReliabilityConfig(50, 1_000, 12, 64, 256, 0.25)));
+
+        List<UUID> sent = send(node, 300);
+        List<UUID> delivered = new ArrayList<>();
+        for (int i = 0; i < 100; i++) {
+            UUID id = UUID.randomUUID();
+            delivered.add(id);
+            gateway.deliver(node.id(), id, new byte[] {1});
+        }
+
+        Await.until("all 300 messages at the gateway", 60, () -> call(() -> gateway.receivedFrom(node.id()).size() == 300));
+        Await.until("all 100 deliveries at the node", 60, () -> recorder.messages.size() == 100);
+        assertThat(gateway.receivedFrom(node.id())).as("once each, in send order").containsExactlyElementsOf(sent);
+        assertThat(recorder.messages).as("once each, in delivery order").containsExactlyElementsOf(delivered);
+        assertThat(dropped.get()).as("the link did drop datagrams").isGreaterThan(50);
+        assertThat(recorder.disconnected.get()).isZero();
+    }
+
+    @Test
+    void theNodesOfOneSocketTogetherKeepWithinItsCongestionWindowAndAStallHalvesIt() throws Exception {
+        FakeGateway gateway = gateway("gw-a");
+        ClientTransport transport = transport(null);
+        int limit = onLoop(transport, () -> transport.window().limit());
+        int sessionWindow = ClientConfig.DEFAULT.reliability().sendWindow();
+        List<MobileNode> nodes = new ArrayList<>();
+        for (int i = 0; i < limit / sessionWindow + 2; i++) { // more than the window's worth of session windows
+            nodes.add(connected(transport, gateway, new Recorder(), ClientConfig.DEFAULT));
+        }
+        gateway.holdAcks(true);
+        List<List<UUID>> sent = new ArrayList<>();
+        for (MobileNode node : nodes) {
+            sent.add(send(node, 100)); // each session alone may have its send window in flight
+        }
+        Await.until("the window's worth in flight", 10, () -> call(() -> gateway.mostUnacknowledged() >= limit));
+        Await.until("a retransmission timeout halved the window", 10,
+                () -> call(() -> onLoop(transport, () -> transport.window().reductions() > 0)));
+        assertThat(onLoop(transport, () -> transport.window().limit())).isLessThanOrEqualTo(limit / 2);
+        assertThat(gateway.mostUnacknowledged()).as(nodes.size() + " nodes, 100 messages each, one socket").isEqualTo(limit);
+
+        gateway.holdAcks(false);
+        for (int i = 0; i < nodes.size(); i++) {
+            UUID node = nodes.get(i).id();
+            List<UUID> expected = sent.get(i);
+            Await.until("all 100 of node " + i, 30, () -> call(() -> gateway.receivedFrom(node).size() == 100));
+            assertThat(gateway.receivedFrom(node)).containsExactlyElementsOf(expected);
+        }
+        Await.until("every slot given back", 10, () -> call(() -> onLoop(transport, () -> transport.window().inFlight() == 0)));
+    }
+
+    @Test
+    void messagesThatWaitTooLongForRoomInTheWindowGoBackToTheApplicationAsUnsent() throws Exception {
+        FakeGateway gateway = gateway("gw-a");
+        Recorder recorder = new Recorder();
+        ClientTransport transport = transport(null);
+        MobileNode node = connected(transport, gateway, recorder, ClientConfig.DEFAULT.withMaxQueueDelay(200));
+        int limit = Math.min(onLoop(transport, () -> transport.window().limit()),
+                ClientConfig.DEFAULT.reliability().sendWindow());
+        gateway.holdAcks(true);
+        send(node, 200);
+        Await.until("the messages beyond the window shed", 10, () -> recorder.unsent.get() >= 200 - limit);
+        assertThat(recorder.unsent.get()).as("all that never left: 200 less what the windows let go").isEqualTo(200 - limit);
+        gateway.holdAcks(false);
+        Await.until("the window's messages delivered", 10, () -> call(() -> gateway.receivedFrom(node.id()).size() == limit));
+        assertThat(node.isConnected()).isTrue();
+    }
+
+    @Test
+    void aBusyGatewayIsAskedAgainLaterAndNotGivenUpForTheNextOfTheList() throws Exception {
+        FakeGateway a = gateway("gw-a");
+        FakeGateway b = gateway("gw-b");
+        Recorder recorder = new Recorder();
+        MobileNode node = connected(transport(null), a, recorder, ClientConfig.DEFAULT.withLiveness(15_000, 20_000, 2));
+        a.gatewayList(node.id(), List.of(a.gatewayAddress(), b.gatewayAddress()));
+        Await.until("the gateway list", 10, () -> node.gatewayList().size() == 2);
+
+        a.forgetSessions(); // a restart: the node's next message finds no session, and it connects again
+        a.answerBusy(4);
+        send(node, 1);
+        Await.until("connected again", 30, () -> recorder.connected.get() == 2);
+        assertThat(a.busySent.get()).isEqualTo(4);
+        assertThat(node.gatewayId()).as("four BUSY answers, two attempts allowed: still gw-a").isEqualTo("gw-a");
+        assertThat(b.connects.get()).isZero();
+    }
+
+    @Test
+    void aNodeWhoseGatewayForgotItConnectsAgainAndResendsWhatWasNotAcknowledged() throws Exception {
+        FakeGateway gateway = gateway("gw-a");
+        Recorder recorder = new Recorder();
+        MobileNode node = connected(transport(null), gateway, recorder, ClientConfig.DEFAULT);
+        List<UUID> sent = new ArrayList<>(send(node, 10));
+        Await.until("first ten in", 10, () -> call(() -> gateway.receivedFrom(node.id()).size() == 10));
+
+        gateway.forgetSessions();
+        sent.addAll(send(node, 10));
+        Await.until("all twenty in", 30, () -> call(() -> gateway.receivedFrom(node.id()).containsAll(sent)));
+        assertThat(gateway.connects.get()).isEqualTo(2);
+        assertThat(recorder.connected.get()).isEqualTo(2);
+        assertThat(recorder.unsent.get()).isZero();
+    }
+
+    @Test
+    void aSilentGatewayIsLeftForTheNextGatewayOfTheList() throws Exception {
+        FakeGateway a = gateway("gw-a");
+        FakeGateway b = gateway("gw-b");
+        Recorder recorder = new Recorder();
+        MobileNode node = connected(transport(null), a, recorder, ClientConfig.DEFAULT.withLiveness(200, 600, 3));
+        a.gatewayList(node.id(), List.of(a.gatewayAddress(), b.gatewayAddress()));
+        Await.until("the gateway list", 10, () -> node.gatewayList().size() == 2);
+
+        a.close(); // gone without a word
+        Await.until("connected to gw-b", 30, () -> "gw-b".equals(node.gatewayId()));
+        assertThat(recorder.disconnected.get()).isEqualTo(1);
+        assertThat(b.connects.get()).isEqualTo(1);
+    }
+
+    @Test
+    void aHandoverMovesTheNodeAndEveryMessageSentAroundItArrivesInOrder() throws Exception {
+        FakeGateway a = gateway("gw-a");
+        FakeGateway b = gateway("gw-b");
+        Recorder recorder = new Recorder();
+        MobileNode node = connected(transport(null), a, recorder, ClientConfig.DEFAULT);
+        List<UUID> sent = new ArrayList<>(send(node, 50));
+        a.handover(node.id(), b.gatewayAddress());
+        sent.addAll(send(node, 50)); // sent while the node drains and moves
+        Await.until("on gw-b", 10, () -> "gw-b".equals(node.gatewayId()));
+        sent.addAll(send(node, 50));
+
+        Await.until("all 150 arrived at one gateway or the other", 30, () -> call(() -> {
+            List<UUID> all = new ArrayList<>(a.receivedFrom(node.id()));
+            all.addAll(b.receivedFrom(node.id()));
+            return all.containsAll(sent);
+        }));
+        List<UUID> both = new ArrayList<>(a.receivedFrom(node.id()));
+        both.addAll(b.receivedFrom(node.id()));
+        assertThat(both).as("the old gateway's part, then the new one's: in send order, nothing twice")
+                .containsExactlyElementsOf(sent);
+        assertThat(recorder.handovers).containsExactly("gw-a->gw-b");
+        assertThat(recorder.disconnected.get()).isZero();
+        assertThat(a.hasSession(node.id())).as("the node said goodbye to gw-a").isFalse();
+    }
+
+    /** An await condition that may throw (the gateway's state is read on its loop). */
+    private static boolean call(java.util.concurrent.Callable<Boolean> condition) {
+        try {
+            return condition.call();
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+    }
+}

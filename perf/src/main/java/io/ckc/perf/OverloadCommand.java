@@ -1,0 +1,267 @@
+package io.ckc.perf;
+
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+
+/**
+ * {@code perf overload}: does the path deliver at its limit when offered more than it can take, or
+ * collapse? Three phases, one after the other, on each path (the CKC stack, then the bare-Kafka
+ * echo): the saturation load for {@code --saturation-seconds} (what the path delivers at its limit),
+ * {@code --factor} times that load for {@code --overload-seconds}, then half the saturation load for
+ * {@code --after-seconds}. A second-by-second timeline goes to {@code overload-<path>.csv}; the
+ * summary ends with
+ * {@code RESULT overload_factor=.. path=.. delivered_ratio=.. dropped_sessions=.. recovery_ms=..}:
+ * delivered msg/s under overload over delivered msg/s at saturation, sessions that ended without
+ * being asked to, and how long after the overload the p99 RTT was back under 100 ms (for five
+ * seconds in a row). What the senders shed (messages that waited too long for room in their
+ * socket's congestion window, handed back to the application) is counted apart from what was lost.
+ */
+@Command(name = "overload", mixinStandardHelpOptions = true,
+        description = "Saturation load, then a multiple of it, then half of it: delivered throughput, dropped sessions, recovery.")
+final class OverloadCommand implements Callable<Integer> {
+
+    static final String CSV_HEADER = "path,second,phase,offered_per_s,delivered_per_s,rtt_p99_ms,rtt_mean_ms,"
+            + "connected,shed,dropped_sessions";
+    /** Seconds in a row the p99 must stay under the limit for the path to count as recovered. */
+    static final int RECOVERED_SECONDS = 5;
+
+    @Option(names = "--paths", split = ",", defaultValue = "ckc,kafka", description = "Paths to load: ckc, kafka (default ${DEFAULT-VALUE})")
+    List<String> paths;
+
+    @Option(names = "--nodes", defaultValue = "2000", description = "Simulated nodes sharing the load (default ${DEFAULT-VALUE})")
+    int nodes;
+
+    @Option(names = "--saturation", defaultValue = "13000",
+            description = "The saturation load, messages per second offered (default ${DEFAULT-VALUE}: `perf stepped` on this machine)")
+    double saturation;
+
+    @Option(names = "--factor", defaultValue = "2", description = "Overload, as a multiple of the saturation load (default ${DEFAULT-VALUE})")
+    double factor;
+
+    @Option(names = "--saturation-seconds", defaultValue = "60", description = "Seconds at the saturation load (default ${DEFAULT-VALUE})")
+    int saturationSeconds;
+
+    @Option(names = "--overload-seconds", defaultValue = "300", description = "Seconds of overload (default ${DEFAULT-VALUE})")
+    int overloadSeconds;
+
+    @Option(names = "--after-seconds", defaultValue = "60", description = "Seconds at half the saturation load after it (default ${DEFAULT-VALUE})")
+    int afterSeconds;
+
+    @Option(names = "--settle-seconds", defaultValue = "10",
+            description = "The first seconds of the saturation and overload phases do not count toward their means (default ${DEFAULT-VALUE})")
+    int settleSeconds;
+
+    @Option(names = "--arrivals", defaultValue = "POISSON", description = "CONSTANT or POISSON (default ${DEFAULT-VALUE})")
+    Schedule.Arrivals arrivals;
+
+    @Mixin
+    StackOptions stack = new StackOptions();
+
+    PrintStream out = System.out;
+
+    enum Phase { SATURATION, OVERLOAD, AFTER }
+
+    /** One second of the timeline. */
+    record Second(String path, int second, Phase phase, double offeredPerSecond, long delivered, double p99Ms,
+                  double meanMs, int connected, long shed, long droppedSessions) {
+
+        String csv() {
+            return String.format(Locale.ROOT, "%s,%d,%s,%.0f,%d,%.3f,%.3f,%d,%d,%d", path, second,
+                    phase.name().toLowerCase(Locale.ROOT), offeredPerSecond, delivered, p99Ms, meanMs, connected, shed,
+                    droppedSessions);
+        }
+
+        static Second parse(String line) {
+            String[] f = line.split(",");
+            return new Second(f[0], Integer.parseInt(f[1]), Phase.valueOf(f[2].toUpperCase(Locale.ROOT)),
+                    Double.parseDouble(f[3]), Long.parseLong(f[4]), Double.parseDouble(f[5]), Double.parseDouble(f[6]),
+                    Integer.parseInt(f[7]), Long.parseLong(f[8]), Long.parseLong(f[9]));
+        }
+    }
+
+    /** What the timeline of one path says. */
+    record Outcome(String path, double factor, Summary atSaturation, Summary underOverload, double lowestRatio,
+                   long droppedSessions, Long recoveryMs, long sent, long delivered, long shed) {
+
+        double deliveredRatio() {
+            return underOverload.mean() / atSaturation.mean();
+        }
+
+        long lost() {
+            return Math.max(0, sent - delivered - shed);
+        }
+
+        String resultLine() {
+            return String.format(Locale.ROOT, "RESULT overload_factor=%s path=%s delivered_ratio=%.3f "
+                            + "delivered_ratio_lowest_s=%.3f dropped_sessions=%d recovery_ms=%s "
+                            + "saturation_throughput_per_s=%.0f overload_throughput_per_s=%.0f shed=%d lost=%d",
+                    fmt(factor), path, deliveredRatio(), lowestRatio, droppedSessions,
+                    recoveryMs == null ? "none" : recoveryMs.toString(), atSaturation.mean(), underOverload.mean(),
+                    shed, lost());
+        }
+
+        private static String fmt(double v) {
+            return v == Math.rint(v) ? String.valueOf((long) v) : String.valueOf(v);
+        }
+    }
+
+    /**
+     * Reads a path's timeline: throughput at saturation and under overload (each without its first
+     * {@code settle} seconds), the lowest second under overload, and the time from the end of the
+     * overload to the first of {@link #RECOVERED_SECONDS} seconds in a row with p99 under {@code p99LimitMs}.
+     */
+    static Outcome outcome(String path, double factor, List<Second> timeline, int settle, double p99LimitMs,
+                           long sent, long delivered, long shed) {
+        List<Second> saturation = timeline.stream().filter(s -> s.phase() == Phase.SATURATION).skip(settle).toList();
+        List<Second> overload = timeline.stream().filter(s -> s.phase() == Phase.OVERLOAD).skip(settle).toList();
+        List<Second> after = timeline.stream().filter(s -> s.phase() == Phase.AFTER).toList();
+        Summary atSaturation = Summary.of(saturation.stream().mapToDouble(Second::delivered).toArray());
+        Summary underOverload = Summary.of(overload.stream().mapToDouble(Second::delivered).toArray());
+        double lowest = overload.stream().mapToDouble(Second::delivered).min().orElse(Double.NaN) / atSaturation.mean();
+        Long recovery = null;
+        for (int i = 0; i + RECOVERED_SECONDS <= after.size(); i++) {
+            boolean good = true;
+            for (int j = i; j < i + RECOVERED_SECONDS; j++) {
+                double p99 = after.get(j).p99Ms();
+                good &= !Double.isNaN(p99) && p99 < p99LimitMs;
+            }
+            if (good) {
+                recovery = i * 1000L;
+                break;
+            }
+        }
+        long dropped = timeline.isEmpty() ? 0 : timeline.get(timeline.size() - 1).droppedSessions()
+                - timeline.stream().filter(s -> s.phase() == Phase.SATURATION).reduce((a, b) -> b)
+                .map(Second::droppedSessions).orElse(0L);
+        return new Outcome(path, factor, atSaturation, underOverload, lowest, dropped, recovery, sent, delivered, shed);
+    }
+
+    @Override
+    public Integer call() throws Exception {
+        Results results = new Results(stack.resultsDir);
+        for (String path : paths) {
+            try (ProcessSampler sampler = new ProcessSampler(ProcessSampler.stackProcesses(stack.pidsDir));
+                 LoadPath target = LoadPath.open(path, stack, nodes, out)) {
+                List<Second> timeline = run(path, target);
+                results.writeCpu(results.dir().resolve("cpu-overload-" + path + ".csv"), sampler.samples());
+                target.trips().awaitEchoes(10, () -> { });
+                List<String> lines = new ArrayList<>(List.of(CSV_HEADER));
+                timeline.forEach(s -> lines.add(s.csv()));
+                Files.write(results.dir().resolve("overload-" + path + ".csv"), lines, StandardCharsets.UTF_8);
+                Outcome outcome = outcome(path, factor, timeline, settleSeconds, ReportCommand.SATURATION_P99_MS,
+                        target.trips().sent.get(), target.trips().delivered.get(), target.shed());
+                Files.write(results.dir().resolve("overload.txt"), List.of(outcome.resultLine()), StandardCharsets.UTF_8,
+                        StandardOpenOption.CREATE, StandardOpenOption.APPEND);
+                out.println();
+                out.println(outcome.resultLine());
+            }
+        }
+        return 0;
+    }
+
+    private List<Second> run(String path, LoadPath target) throws InterruptedException {
+        Timeline timeline = new Timeline(path, target);
+        Thread sampler = new Thread(timeline, "overload-sampler");
+        sampler.setDaemon(true);
+        sampler.start();
+        int base = 0;
+        base = phase(target, timeline, Phase.SATURATION, saturation, saturationSeconds, base);
+        base = phase(target, timeline, Phase.OVERLOAD, saturation * factor, overloadSeconds, base);
+        phase(target, timeline, Phase.AFTER, saturation / 2, afterSeconds, base);
+        timeline.stop();
+        sampler.join();
+        return timeline.seconds();
+    }
+
+    /** Runs one phase; returns the first sequence number the next phase may use (they stay unique per node). */
+    private int phase(LoadPath target, Timeline timeline, Phase phase, double perSecond, int seconds, int base)
+            throws InterruptedException {
+        timeline.enter(phase, perSecond);
+        int[] lastSeq = new int[1];
+        Schedule.runFor(nodes, seconds, perSecond * 60 / nodes, arrivals, (node, seq) -> {
+            lastSeq[0] = Math.max(lastSeq[0], seq);
+            target.send(node, base + seq);
+        }, target.trips().sent, () -> {
+            if (System.console() != null) {
+                out.printf(Locale.ROOT, "\r%s %s: %.0f msg/s offered, %s   ", timeline.path, phase, perSecond,
+                        timeline.describe());
+                out.flush();
+            }
+        });
+        return base + lastSeq[0] + 1;
+    }
+
+    /** Takes one {@link Second} a second until stopped. */
+    private static final class Timeline implements Runnable {
+        private final String path;
+        private final LoadPath target;
+        private final List<Second> taken = new ArrayList<>();
+        private volatile Phase phase = Phase.SATURATION;
+        private volatile double offered;
+        private volatile boolean running = true;
+
+        Timeline(String path, LoadPath target) {
+            this.path = path;
+            this.target = target;
+        }
+
+        void enter(Phase next, double perSecond) {
+            offered = perSecond;
+            phase = next;
+        }
+
+        @Override
+        public void run() {
+            int[] second = {0};
+            target.trips().everySecond(() -> running, echoes -> {
+                synchronized (taken) {
+                    taken.add(new Second(path, ++second[0], phase, offered, echoes.delivered(), echoes.p99Ms(),
+                            echoes.meanMs(), target.connected(), target.shed(), target.droppedSessions()));
+                }
+                return true;
+            });
+        }
+
+        void stop() {
+            running = false;
+        }
+
+        List<Second> seconds() {
+            synchronized (taken) {
+                return List.copyOf(taken);
+            }
+        }
+
+        String describe() {
+            synchronized (taken) {
+                if (taken.isEmpty()) {
+                    return "starting";
+                }
+                Second last = taken.get(taken.size() - 1);
+                return String.format(Locale.ROOT, "%d delivered/s, p99 %.1f ms, %d connected, %d shed", last.delivered(),
+                        last.p99Ms(), last.connected(), last.shed());
+            }
+        }
+    }
+
+    /** The timelines of a results folder, by path. */
+    static List<Second> read(Results results, String path) throws IOException {
+        java.nio.file.Path file = results.dir().resolve("overload-" + path + ".csv");
+        if (!Files.exists(file)) {
+            return List.of();
+        }
+        return Files.readAllLines(file, StandardCharsets.UTF_8).stream().skip(1).filter(l -> !l.isBlank())
+                .map(Second::parse).toList();
+    }
+}

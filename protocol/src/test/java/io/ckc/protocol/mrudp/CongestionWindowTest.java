@@ -1,0 +1,99 @@
+package io.ckc.protocol.mrudp;
+
+import io.ckc.protocol.frame.Body;
+import io.ckc.protocol.frame.Frame;
+import org.junit.jupiter.api.Test;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/** Sessions sharing a socket share one congestion window: it grows while acks come in time and halves on a timeout. */
+class CongestionWindowTest {
+
+    private static final ReliabilityConfig CONFIG = new ReliabilityConfig(100, 4_000, 8, 64, 64);
+
+    private static Body body() {
+        return new Body.Delivery(UUID.randomUUID(), "app", new byte[0]);
+    }
+
+    private static long dataFrames(List<Frame> sent) {
+        return sent.stream().filter(f -> f instanceof Frame.Data).count();
+    }
+
+    @Test
+    void sessionsOfOneSocketTogetherNeverHaveMoreFramesInFlightThanTheWindow() {
+        CongestionWindow window = new CongestionWindow(4, 2, 100);
+        List<Frame> sent = new ArrayList<>();
+        ReliableSession a = new ReliableSession(UUID.randomUUID(), 1, CONFIG, window, sent::add);
+        ReliableSession b = new ReliableSession(UUID.randomUUID(), 1, CONFIG, window, sent::add);
+        for (int i = 0; i < 3; i++) {
+            a.send(body(), 0);
+            b.send(body(), 0);
+        }
+        assertThat(dataFrames(sent)).as("4 slots: a took 2, b took 2, 2 wait").isEqualTo(4);
+        assertThat(window.inFlight()).isEqualTo(4);
+
+        a.onAck(1, 5); // frees a slot and grows the window (slow start): a's next frame and one more may go
+        b.tick(10);
+        assertThat(window.limit()).isEqualTo(5);
+        assertThat(dataFrames(sent)).isEqualTo(6);
+        assertThat(a.hasInFlight()).isTrue();
+    }
+
+    @Test
+    void aTimeoutHalvesTheWindowOncePerTimeoutHoweverManyFramesItDelays() {
+        CongestionWindow window = new CongestionWindow(40, 4, 100);
+        List<ReliableSession> sessions = new ArrayList<>();
+        for (int i = 0; i < 20; i++) {
+            ReliableSession session = new ReliableSession(UUID.randomUUID(), 1, CONFIG, window, f -> { });
+            session.send(body(), 0);
+            sessions.add(session);
+        }
+        sessions.forEach(s -> s.tick(150)); // the peer stalled: all 20 frames time out together
+        assertThat(window.limit()).as("one stall is one signal").isEqualTo(20);
+        assertThat(window.reductions()).isEqualTo(1);
+
+        sessions.forEach(s -> s.tick(1_000)); // still no answer after the next timeout: halved again
+        assertThat(window.limit()).isEqualTo(10);
+        assertThat(window.inFlight()).as("retransmissions take no new slot").isEqualTo(20);
+    }
+
+    @Test
+    void afterTheFirstHalvingTheWindowGrowsByAboutOneFramePerWindowOfAcks() {
+        CongestionWindow window = new CongestionWindow(16, 4, 1_000);
+        window.timedOut(0, 100);
+        assertThat(window.limit()).isEqualTo(8);
+        for (int i = 0; i < 8; i++) {
+            window.tryAcquire();
+            window.release(true);
+        }
+        assertThat(window.limit()).as("8 acks of about 1/8 each: just below 9").isEqualTo(8);
+        window.tryAcquire();
+        window.release(true);
+        assertThat(window.limit()).isEqualTo(9);
+    }
+
+    @Test
+    void aClosingSessionGivesItsSlotsBackAndQueuedFramesThatWaitedTooLongAreShed() {
+        CongestionWindow window = new CongestionWindow(2, 1, 10);
+        ReliableSession session = new ReliableSession(UUID.randomUUID(), 1, CONFIG, window, f -> { });
+        for (int i = 0; i < 5; i++) {
+            session.send(body(), i * 100L);
+        }
+        assertThat(session.expireQueued(250, 200)).as("queued at 200, 300 and 400: at 250 none waited 200 ms").isEmpty();
+        assertThat(session.expireQueued(550, 300)).as("at 550 with a 300 ms limit, only the one queued at 200 is shed")
+                .hasSize(1);
+        assertThat(session.drainUnacknowledged()).hasSize(4);
+        assertThat(window.inFlight()).isZero();
+    }
+
+    @Test
+    void badBoundsAreRefused() {
+        assertThatThrownBy(() -> new CongestionWindow(1, 2, 10)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> new CongestionWindow(5, 0, 10)).isInstanceOf(IllegalArgumentException.class);
+    }
+}
