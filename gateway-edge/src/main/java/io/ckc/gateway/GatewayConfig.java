@@ -31,6 +31,7 @@ import java.util.Map;
  *   <tr><td>CKC_UDP_SOCKET_PER_LOOP</td><td>true</td><td>one UDP socket per event loop on the same port (SO_REUSEPORT, where the OS has it); false: one socket for all loops</td></tr>
  *   <tr><td>CKC_ADMIT_PER_SECOND</td><td>2000</td><td>new sessions admitted per second at most (a token bucket, shared out over the event loops); a node refused is told BUSY and tries again after its backoff</td></tr>
  *   <tr><td>CKC_ADMIT_PENDING</td><td>500</td><td>sessions per event loop whose Connected event is not yet in Kafka at most: new ones wait, so admissions slow down as Kafka does</td></tr>
+ *   <tr><td>CKC_DOWNLINK_BACKLOG</td><td>20000</td><td>deliveries taken from Kafka and not yet acknowledged by their nodes at most; above it the gateway reads no more until its nodes catch up, so an overload's backlog stays in Kafka</td></tr>
  * </table>
  */
 public record GatewayConfig(String gatewayId, String kafkaBootstrap, String udpHost, int udpPort, int metricsPort,
@@ -38,7 +39,8 @@ public record GatewayConfig(String gatewayId, String kafkaBootstrap, String udpH
                             int kafkaLingerMs, String publicHost, long reportPeriodMs, long pingIntervalMs,
                             long pingWindowMs, int reportChunk, long gatewayListIntervalMs,
                             boolean miniBuffer, int pingSample, long contextRefreshMs, int eventLoops,
-                            boolean udpSocketPerLoop, int admitPerSecond, int admitPending) {
+                            boolean udpSocketPerLoop, int admitPerSecond, int admitPending,
+                            int downlinkBacklog) {
 
     public static final int DEFAULT_UDP_PORT = 5500;
 
@@ -57,6 +59,9 @@ public record GatewayConfig(String gatewayId, String kafkaBootstrap, String udpH
         }
         if (pingSample <= 0) {
             throw new IllegalArgumentException("CKC_PING_SAMPLE must be positive, got " + pingSample);
+        }
+        if (downlinkBacklog <= 0) {
+            throw new IllegalArgumentException("CKC_DOWNLINK_BACKLOG must be positive, got " + downlinkBacklog);
         }
         if (admitPerSecond <= 0 || admitPending <= 0) {
             throw new IllegalArgumentException("CKC_ADMIT_PER_SECOND and CKC_ADMIT_PENDING must be positive, got "
@@ -95,7 +100,8 @@ public record GatewayConfig(String gatewayId, String kafkaBootstrap, String udpH
                 intOf(env, "CKC_EVENT_LOOPS", Runtime.getRuntime().availableProcessors()),
                 Boolean.parseBoolean(env.getOrDefault("CKC_UDP_SOCKET_PER_LOOP", "true")),
                 intOf(env, "CKC_ADMIT_PER_SECOND", 2_000),
-                intOf(env, "CKC_ADMIT_PENDING", 500));
+                intOf(env, "CKC_ADMIT_PENDING", 500),
+                intOf(env, "CKC_DOWNLINK_BACKLOG", 20_000));
     }
 
     /** Defaults for tests and embedding: the given id and Kafka, any free UDP port, no metrics server. */
@@ -106,26 +112,26 @@ public record GatewayConfig(String gatewayId, String kafkaBootstrap, String udpH
     public GatewayConfig with(String id, String bootstrap, int port, int metrics, Topics topicNames) {
         return new GatewayConfig(id, bootstrap, udpHost, port, metrics, topicNames, maxPayloadBytes, sessionTimeoutMs,
                 reliability, kafkaLingerMs, publicHost, reportPeriodMs, pingIntervalMs, pingWindowMs, reportChunk, gatewayListIntervalMs,
-                miniBuffer, pingSample, contextRefreshMs, eventLoops, udpSocketPerLoop, admitPerSecond, admitPending);
+                miniBuffer, pingSample, contextRefreshMs, eventLoops, udpSocketPerLoop, admitPerSecond, admitPending, downlinkBacklog);
     }
 
     public GatewayConfig withSessionTimeout(long timeoutMs, ReliabilityConfig reliabilityConfig) {
         return new GatewayConfig(gatewayId, kafkaBootstrap, udpHost, udpPort, metricsPort, topics, maxPayloadBytes,
                 timeoutMs, reliabilityConfig, kafkaLingerMs, publicHost, reportPeriodMs, pingIntervalMs, pingWindowMs,
-                reportChunk, gatewayListIntervalMs, miniBuffer, pingSample, contextRefreshMs, eventLoops, udpSocketPerLoop, admitPerSecond, admitPending);
+                reportChunk, gatewayListIntervalMs, miniBuffer, pingSample, contextRefreshMs, eventLoops, udpSocketPerLoop, admitPerSecond, admitPending, downlinkBacklog);
     }
 
     /** Faster reports and pings, for tests of the PoA manager. */
     public GatewayConfig withReports(long reportPeriod, long pingInterval, long pingWindow, int chunk) {
         return new GatewayConfig(gatewayId, kafkaBootstrap, udpHost, udpPort, metricsPort, topics, maxPayloadBytes,
                 sessionTimeoutMs, reliability, kafkaLingerMs, publicHost, reportPeriod, pingInterval, pingWindow, chunk,
-                gatewayListIntervalMs, miniBuffer, pingSample, contextRefreshMs, eventLoops, udpSocketPerLoop, admitPerSecond, admitPending);
+                gatewayListIntervalMs, miniBuffer, pingSample, contextRefreshMs, eventLoops, udpSocketPerLoop, admitPerSecond, admitPending, downlinkBacklog);
     }
 
     public GatewayConfig withMiniBuffer(boolean on) {
         return new GatewayConfig(gatewayId, kafkaBootstrap, udpHost, udpPort, metricsPort, topics, maxPayloadBytes,
                 sessionTimeoutMs, reliability, kafkaLingerMs, publicHost, reportPeriodMs, pingIntervalMs, pingWindowMs,
-                reportChunk, gatewayListIntervalMs, on, pingSample, contextRefreshMs, eventLoops, udpSocketPerLoop, admitPerSecond, admitPending);
+                reportChunk, gatewayListIntervalMs, on, pingSample, contextRefreshMs, eventLoops, udpSocketPerLoop, admitPerSecond, admitPending, downlinkBacklog);
     }
 
     /** The same gateway admitting new sessions at most this fast, with at most this many per loop awaiting their Connected event. */
@@ -133,14 +139,14 @@ public record GatewayConfig(String gatewayId, String kafkaBootstrap, String udpH
         return new GatewayConfig(gatewayId, kafkaBootstrap, udpHost, udpPort, metricsPort, topics, maxPayloadBytes,
                 sessionTimeoutMs, reliability, kafkaLingerMs, publicHost, reportPeriodMs, pingIntervalMs, pingWindowMs,
                 reportChunk, gatewayListIntervalMs, miniBuffer, pingSample, contextRefreshMs, eventLoops, udpSocketPerLoop,
-                perSecond, pending);
+                perSecond, pending, downlinkBacklog);
     }
 
     /** The same gateway writing an unchanged context at least this often (0: every one). */
     public GatewayConfig withContextRefresh(long ms) {
         return new GatewayConfig(gatewayId, kafkaBootstrap, udpHost, udpPort, metricsPort, topics, maxPayloadBytes,
                 sessionTimeoutMs, reliability, kafkaLingerMs, publicHost, reportPeriodMs, pingIntervalMs, pingWindowMs,
-                reportChunk, gatewayListIntervalMs, miniBuffer, pingSample, ms, eventLoops, udpSocketPerLoop, admitPerSecond, admitPending);
+                reportChunk, gatewayListIntervalMs, miniBuffer, pingSample, ms, eventLoops, udpSocketPerLoop, admitPerSecond, admitPending, downlinkBacklog);
     }
 
 

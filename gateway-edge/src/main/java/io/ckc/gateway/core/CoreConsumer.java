@@ -47,6 +47,7 @@ public final class CoreConsumer implements Runnable, AutoCloseable {
     private final ObjectMapper mapper = Json.newMapper();
     private final Thread thread;
     private volatile boolean running = true;
+    private final int maxBacklog;
 
     public CoreConsumer(GatewayConfig config, GatewayCore core, CorePublisher publisher, GatewayMetrics metrics) {
         this.ownTopic = config.topics().gateway(config.gatewayId());
@@ -55,6 +56,7 @@ public final class CoreConsumer implements Runnable, AutoCloseable {
         this.core = core;
         this.publisher = publisher;
         this.metrics = metrics;
+        this.maxBacklog = config.downlinkBacklog();
         Properties props = new Properties();
         props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, config.kafkaBootstrap());
         props.put(ConsumerConfig.GROUP_ID_CONFIG, "ckc-gateway-" + config.gatewayId());
@@ -95,10 +97,20 @@ public final class CoreConsumer implements Runnable, AutoCloseable {
     public void run() {
         try {
             while (running) {
+                // Why: the loops take deliveries faster from here than their nodes acknowledge them when
+                // the nodes or the machine are overloaded; what is not yet taken waits in Kafka, durable
+                // and bounded by retention, instead of in this heap. The partitions are assigned, not
+                // subscribed, so not polling for a while costs no rebalance.
+                while (running && core.downlinkBacklog() > maxBacklog) {
+                    metrics.downlinkWaits.inc();
+                    Thread.sleep(5);
+                }
                 for (ConsumerRecord<String, byte[]> record : consumer.poll(Duration.ofMillis(500))) {
                     handle(record);
                 }
             }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         } catch (WakeupException e) {
             if (running) {
                 throw e;

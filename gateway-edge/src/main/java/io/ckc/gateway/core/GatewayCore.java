@@ -37,6 +37,8 @@ public final class GatewayCore implements AutoCloseable {
     private final CorePublisher publisher;
     private final GatewayMetrics metrics;
     private final SessionShard[] shards;
+    /** Deliveries handed to a loop whose task has not run yet. */
+    private final java.util.concurrent.atomic.AtomicInteger dispatching = new java.util.concurrent.atomic.AtomicInteger();
     /** Gateway-wide timers (reports, ping windows) run on the first shard's loop. */
     private final EventLoop control;
     private final List<ScheduledFuture<?>> timers = new ArrayList<>();
@@ -111,6 +113,19 @@ public final class GatewayCore implements AutoCloseable {
     // ---------------------------------------------------------------------------------------------
     // from Kafka: any thread
 
+    /**
+     * Deliveries taken from Kafka that no node has acknowledged yet: on their way to a loop, queued for
+     * a slot in a socket's congestion window, or in flight. The core consumer reads no more while this
+     * is above CKC_DOWNLINK_BACKLOG, so an overload keeps its backlog in Kafka, not in this heap.
+     */
+    public int downlinkBacklog() {
+        int backlog = dispatching.get();
+        for (SessionShard shard : shards) {
+            backlog += shard.downlinkOpen();
+        }
+        return backlog;
+    }
+
     /** A command from the core (delivery, handover, ping settings), taken to the loop it concerns. */
     public void command(GatewayCommand command) {
         if (command instanceof GatewayCommand.Deliver deliver) {
@@ -122,7 +137,11 @@ public final class GatewayCore implements AutoCloseable {
                 deadLetter("payload missing or larger than " + config.maxPayloadBytes() + " bytes", unicast);
             } else {
                 SessionShard shard = shardOf(mnId);
-                shard.execute(() -> shard.deliver(mnId, unicast, deliver.epoch(), deliver.expiresAt()));
+                dispatching.incrementAndGet();
+                shard.execute(() -> {
+                    dispatching.decrementAndGet();
+                    shard.deliver(mnId, unicast, deliver.epoch(), deliver.expiresAt());
+                });
             }
         } else if (command instanceof GatewayCommand.Handover handover) {
             UUID mnId = nodeIdOf(handover.mnId());

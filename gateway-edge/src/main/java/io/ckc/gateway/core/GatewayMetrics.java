@@ -11,6 +11,7 @@ public final class GatewayMetrics {
     public final Gauge sessions;
     public final Counter connects;
     public final Counter connectsRefused;
+    public final Counter downlinkWaits;
     public final Counter disconnects;
     public final Counter messagesIn;
     public final Counter messagesOut;
@@ -37,6 +38,9 @@ public final class GatewayMetrics {
                 .constLabels(labels).register(registry);
         connectsRefused = Counter.builder().name("ckc_gateway_connects_refused")
                 .help("New sessions refused as BUSY: admitted no faster than the gateway serves them")
+                .constLabels(labels).register(registry);
+        downlinkWaits = Counter.builder().name("ckc_gateway_downlink_waits")
+                .help("5 ms pauses of the core consumer while the deliveries not yet acknowledged were above CKC_DOWNLINK_BACKLOG")
                 .constLabels(labels).register(registry);
         disconnects = Counter.builder().name("ckc_gateway_disconnects").help("Sessions closed, by reason")
                 .labelNames("reason").constLabels(labels).register(registry);

@@ -71,6 +71,8 @@ public final class SessionShard {
     private ScheduledFuture<?> sweep;
     /** Sessions announced and not leaving: what the load report counts. Written on the loop, read by the reporter. */
     private volatile int serving;
+    /** Deliveries taken from the core and not yet acknowledged by their node: the shard's part of the downlink backlog. */
+    private volatile int downlinkOpen;
     /** Sessions opened whose Connected event is not yet in Kafka. */
     private int opening;
     /** Admission token bucket: this shard's share of CKC_ADMIT_PER_SECOND, at most one second's worth saved up. */
@@ -89,6 +91,11 @@ public final class SessionShard {
         this.admitPerMs = config.admitPerSecond() / 1000.0 / shardCount;
         this.admitTokens = admitPerMs * 1000;
         this.admitRefilledMs = nowMs();
+    }
+
+    /** Deliveries this shard took and its nodes have not acknowledged yet; read from any thread. */
+    public int downlinkOpen() {
+        return downlinkOpen;
     }
 
     public int index() {
@@ -241,6 +248,7 @@ public final class SessionShard {
         if (unicast == null) {
             return;
         }
+        downlinkOpen--;
         if (unicast.receipt()) {
             publisher.receipt(Receipt.of(unicast, Receipt.Outcome.DELIVERED, config.gatewayId(), null,
                     System.currentTimeMillis()));
@@ -306,7 +314,9 @@ public final class SessionShard {
         }
         // A session not yet announced still takes it: the node reads it once its connect is acknowledged.
         UUID deliveryId = deliveryIdOf(unicast.messageId());
-        session.unacknowledged.put(deliveryId, unicast);
+        if (session.unacknowledged.put(deliveryId, unicast) == null) {
+            downlinkOpen++;
+        }
         session.link.deliver(deliveryId, unicast.sender(), unicast.payload());
     }
 
@@ -464,6 +474,7 @@ public final class SessionShard {
             return;
         }
         metrics.disconnects.labelValues(why).inc();
+        downlinkOpen -= session.unacknowledged.size();
         publisher.event(MnEvent.disconnected(session.mnId.toString(), config.gatewayId(), session.epoch,
                 System.currentTimeMillis()));
         for (UUID deliveryId : session.link.close()) {

@@ -152,10 +152,13 @@ class SessionShardTest {
         for (String id : List.of("m1", "m2", "m3")) {
             core.command(new GatewayCommand.Deliver(unicast(id, node.toString(), id.equals("m1")), 3, null));
         }
+        assertThat(core.downlinkBacklog()).as("on their way to the loop").isEqualTo(3);
         loop.runPendingTasks();
         assertThat(link.delivered).hasSize(3);
+        assertThat(core.downlinkBacklog()).as("sent, not acknowledged").isEqualTo(3);
 
         shard.delivered(shard.find(node, 3), link.delivered.get(0));
+        assertThat(core.downlinkBacklog()).isEqualTo(2);
         assertThat(publisher.of(Receipt.class)).singleElement()
                 .satisfies(r -> assertThat(r.outcome()).isEqualTo(Receipt.Outcome.DELIVERED));
 
@@ -169,6 +172,7 @@ class SessionShardTest {
                 .containsExactly(MnEvent.Type.CONNECTED, MnEvent.Type.DISCONNECTED);
         assertThat(shard.current(node)).isNull();
         assertThat(shard.serving()).isZero();
+        assertThat(core.downlinkBacklog()).as("what the closed session held went back to the core").isZero();
     }
 
     @Test
