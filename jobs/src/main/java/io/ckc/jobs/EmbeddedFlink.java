@@ -1,9 +1,5 @@
 package io.ckc.jobs;
 
-import io.ckc.jobs.delivery.DeliveryJob;
-import io.ckc.jobs.echo.EchoJob;
-import io.ckc.jobs.groups.GroupDefinerJob;
-import io.ckc.jobs.poa.PoaManagerJob;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.CoreOptions;
 import org.apache.flink.configuration.GlobalConfiguration;
@@ -16,6 +12,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.net.URI;
+import java.util.List;
 import java.util.concurrent.CountDownLatch;
 
 /**
@@ -45,21 +42,16 @@ public final class EmbeddedFlink {
         // The job jar is on this JVM's classpath already: a copy submitted later (./ckc sql) must use
         // those classes, not load a second Kafka client beside them.
         conf.set(CoreOptions.CLASSLOADER_RESOLVE_ORDER, "parent-first");
-        int deliveryParallelism = params.getInt("delivery-parallelism", 1);
-        int echoParallelism = params.has("no-echo") ? 0 : params.getInt("echo-parallelism", 1);
-        int poaParallelism = params.getInt("poa-parallelism", 1);
-        String groupSelection = params.get("group-selection", "grid-cell");
-        int definerSlots = groupSelection.equals("none") ? 0 : 1;
-
+        List<JobCatalog.Launch> jobs = JobCatalog.stack(params);
+        int slots = jobs.stream().mapToInt(JobCatalog.Launch::parallelism).sum();
         MiniCluster cluster = new MiniCluster(new MiniClusterConfiguration.Builder()
                 .setConfiguration(conf)
                 .setNumTaskManagers(1)
-                .setNumSlotsPerTaskManager(deliveryParallelism + echoParallelism + poaParallelism + definerSlots
-                        + params.getInt("spare-slots", 2))
+                .setNumSlotsPerTaskManager(slots + params.getInt("spare-slots", 2))
                 .build());
         cluster.start();
         try {
-            submitJobs(cluster, conf, params, deliveryParallelism, echoParallelism, poaParallelism, groupSelection);
+            submitJobs(cluster, conf, params, jobs);
         } catch (Exception e) {
             LOG.error("Cannot start the jobs", e);
             System.err.println("CKC embedded Flink failed: " + e);
@@ -81,34 +73,15 @@ public final class EmbeddedFlink {
     }
 
     private static void submitJobs(MiniCluster cluster, Configuration conf, ParameterTool params,
-                                   int deliveryParallelism, int echoParallelism, int poaParallelism,
-                                   String groupSelection) throws Exception {
+                                   List<JobCatalog.Launch> jobs) throws Exception {
         URI rest = cluster.getRestAddress().get();
-        StreamExecutionEnvironment deliveryEnv = remote(rest, conf, deliveryParallelism);
-        DeliveryJob.fromArgs(withParallelism(params, deliveryParallelism)).build(deliveryEnv);
-        deliveryEnv.executeAsync(DeliveryJob.NAME);
-        StreamExecutionEnvironment poaEnv = remote(rest, conf, poaParallelism);
-        PoaManagerJob.fromArgs(withParallelism(params, poaParallelism)).build(poaEnv);
-        poaEnv.executeAsync(PoaManagerJob.NAME);
-        if (echoParallelism > 0) {
-            StreamExecutionEnvironment echoEnv = remote(rest, conf, echoParallelism);
-            EchoJob.fromArgs(withParallelism(params, echoParallelism)).build(echoEnv);
-            echoEnv.executeAsync(EchoJob.NAME);
+        for (JobCatalog.Launch job : jobs) {
+            StreamExecutionEnvironment env = remote(rest, conf, job.parallelism());
+            job.kind().program(job.params(params)).accept(env);
+            env.executeAsync(job.flinkName());
         }
-        if (!groupSelection.equals("none")) {
-            StreamExecutionEnvironment definerEnv = remote(rest, conf, 1);
-            GroupDefinerJob definer = GroupDefinerJob.fromArgs(withParallelism(params, 1)
-                    .mergeWith(ParameterTool.fromArgs(new String[] {"--selection", groupSelection})));
-            definer.build(definerEnv);
-            definerEnv.executeAsync(definer.name());
-        }
-        LOG.info("Embedded Flink running at {} (delivery x{}, poa-manager x{}, echo x{}, group definer {})", rest,
-                deliveryParallelism, poaParallelism, echoParallelism, groupSelection);
+        LOG.info("Embedded Flink running at {}: {}", rest, jobs);
         System.out.println("CKC embedded Flink ready: " + rest);
-    }
-
-    private static ParameterTool withParallelism(ParameterTool params, int parallelism) {
-        return params.mergeWith(ParameterTool.fromArgs(new String[] {"--parallelism", String.valueOf(parallelism)}));
     }
 
     private static StreamExecutionEnvironment remote(URI rest, Configuration conf, int parallelism) {

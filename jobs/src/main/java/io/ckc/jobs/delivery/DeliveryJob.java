@@ -1,5 +1,6 @@
 package io.ckc.jobs.delivery;
 
+import io.ckc.jobs.Scaling;
 import io.ckc.jobs.delivery.functions.ExpandGroupcast;
 import io.ckc.jobs.delivery.functions.ParseDeliveryInput;
 import io.ckc.jobs.delivery.functions.RouteToGateway;
@@ -37,7 +38,7 @@ import java.util.List;
  * single groups, indexed by group; a groupcast from {@code ckc.groupcast} is expanded there, metered,
  * into one unicast per member, which then takes the same path as any unicast.
  *
- * <p>Flags (besides {@link KafkaIo}'s, {@link MtdSettings}' and {@link GroupcastSettings}'): {@code --parallelism} (default:
+ * <p>Flags (besides {@link KafkaIo}'s, {@link MtdSettings}' and {@link GroupcastSettings}'): {@code --parallelism}, {@code --max-parallelism} (see {@link Scaling}) (default:
  * the environment's), {@code --route-retention-ms} how long a closed route is remembered (default 3600000).
  * Checkpointing, state backend and restart strategy come from the Flink configuration.
  */
@@ -53,11 +54,11 @@ public final class DeliveryJob {
     private final MtdSettings mtd;
     private final GroupcastSettings groupcast;
     private final long routeRetentionMs;
-    private final int parallelism;
+    private final Scaling scaling;
 
     public DeliveryJob(Source<RawRecord, ?, ?> source, Sink<Outbound> sink, Sink<Receipt> receipts,
                        Sink<DeadLetter> deadLetters, Topics topics, MtdSettings mtd, GroupcastSettings groupcast,
-                       long routeRetentionMs, int parallelism) {
+                       long routeRetentionMs, Scaling scaling) {
         this.source = source;
         this.sink = sink;
         this.receipts = receipts;
@@ -66,7 +67,7 @@ public final class DeliveryJob {
         this.mtd = mtd;
         this.groupcast = groupcast;
         this.routeRetentionMs = routeRetentionMs;
-        this.parallelism = parallelism;
+        this.scaling = scaling;
     }
 
     /** Builds the job from command-line flags with Kafka source and sinks. */
@@ -84,14 +85,12 @@ public final class DeliveryJob {
                 MtdSettings.fromArgs(params),
                 GroupcastSettings.fromArgs(params),
                 params.getLong("route-retention-ms", Duration.ofHours(1).toMillis()),
-                params.getInt("parallelism", -1));
+                Scaling.fromArgs(params, -1));
     }
 
     /** Adds the job's operators to the environment. */
     public void build(StreamExecutionEnvironment env) {
-        if (parallelism > 0) {
-            env.setParallelism(parallelism);
-        }
+        scaling.applyTo(env);
         SingleOutputStreamOperator<DeliveryInput> inputs = env
                 .fromSource(source, WatermarkStrategy.noWatermarks(), "kafka: mn events + unsent + to-mn + groups")
                 .uid("delivery-source")

@@ -1,5 +1,6 @@
 package io.ckc.jobs.echo;
 
+import io.ckc.jobs.Scaling;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.ckc.jobs.io.JsonParser;
 import io.ckc.jobs.io.KafkaIo;
@@ -25,7 +26,7 @@ import java.util.UUID;
  * same payload back to its sender via {@code ckc.to-mn}. The reply's id is derived from the
  * request's, so a replayed request yields a duplicate the node drops.
  *
- * <p>Flags (besides {@link KafkaIo}'s): {@code --parallelism} (default 1), {@code --channel} (echo).
+ * <p>Flags (besides {@link KafkaIo}'s): {@code --parallelism}, {@code --max-parallelism} (see {@link Scaling}) (default 1), {@code --channel} (echo).
  */
 public final class EchoJob {
 
@@ -35,13 +36,13 @@ public final class EchoJob {
     private final Source<RawRecord, ?, ?> source;
     private final Sink<Unicast> sink;
     private final Sink<DeadLetter> deadLetters;
-    private final int parallelism;
+    private final Scaling scaling;
 
-    public EchoJob(Source<RawRecord, ?, ?> source, Sink<Unicast> sink, Sink<DeadLetter> deadLetters, int parallelism) {
+    public EchoJob(Source<RawRecord, ?, ?> source, Sink<Unicast> sink, Sink<DeadLetter> deadLetters, Scaling scaling) {
         this.source = source;
         this.sink = sink;
         this.deadLetters = deadLetters;
-        this.parallelism = parallelism;
+        this.scaling = scaling;
     }
 
     public static EchoJob fromArgs(ParameterTool params) {
@@ -51,7 +52,7 @@ public final class EchoJob {
         return new EchoJob(kafka.source("ckc-echo-app", List.of(topics.app(channel))),
                 kafka.<Unicast>sink("echo", u -> topics.toMn(), Unicast::recipient, u -> u),
                 kafka.deadLetterSink("echo"),
-                params.getInt("parallelism", 1));
+                Scaling.fromArgs(params, 1));
     }
 
     /** The reply to one message: same payload, back to the sending node, with an id derived from the request's. */
@@ -78,7 +79,7 @@ public final class EchoJob {
     }
 
     public void build(StreamExecutionEnvironment env) {
-        env.setParallelism(parallelism);
+        scaling.applyTo(env);
         SingleOutputStreamOperator<AppMessage> messages = env
                 .fromSource(source, WatermarkStrategy.noWatermarks(), "kafka: app.echo")
                 .uid("echo-source")

@@ -1,5 +1,6 @@
 package io.ckc.jobs.groups;
 
+import io.ckc.jobs.Scaling;
 import io.ckc.jobs.groups.functions.ApplyGroupSelection;
 import io.ckc.jobs.groups.functions.ParseContextReport;
 import io.ckc.jobs.io.JsonParser;
@@ -27,7 +28,7 @@ import java.util.List;
  *
  * <p>Flags (besides {@link KafkaIo}'s): {@code --selection} (grid-cell, battery-band, attribute, or
  * a GroupSelection class name; default grid-cell), {@code --selection-arg} (the selection's one
- * String argument, e.g. the grid's cell size in degrees), {@code --parallelism}.
+ * String argument, e.g. the grid's cell size in degrees), {@code --parallelism}, {@code --max-parallelism} (see {@link Scaling}).
  */
 public final class GroupDefinerJob {
 
@@ -37,15 +38,15 @@ public final class GroupDefinerJob {
     private final Sink<GroupAdvertisement> sink;
     private final Sink<DeadLetter> deadLetters;
     private final GroupSelection selection;
-    private final int parallelism;
+    private final Scaling scaling;
 
     public GroupDefinerJob(Source<RawRecord, ?, ?> source, Sink<GroupAdvertisement> sink, Sink<DeadLetter> deadLetters,
-                           GroupSelection selection, int parallelism) {
+                           GroupSelection selection, Scaling scaling) {
         this.source = source;
         this.sink = sink;
         this.deadLetters = deadLetters;
         this.selection = selection;
-        this.parallelism = parallelism;
+        this.scaling = scaling;
     }
 
     public static GroupDefinerJob fromArgs(ParameterTool params) {
@@ -58,7 +59,7 @@ public final class GroupDefinerJob {
                 kafka.<GroupAdvertisement>sink(name, a -> groupsTopic, GroupAdvertisement::key, a -> a),
                 kafka.deadLetterSink(name),
                 selection,
-                params.getInt("parallelism", -1));
+                Scaling.fromArgs(params, -1));
     }
 
     public String name() {
@@ -66,9 +67,7 @@ public final class GroupDefinerJob {
     }
 
     public void build(StreamExecutionEnvironment env) {
-        if (parallelism > 0) {
-            env.setParallelism(parallelism);
-        }
+        scaling.applyTo(env);
         SingleOutputStreamOperator<ContextReport> reports = env
                 .fromSource(source, WatermarkStrategy.noWatermarks(), "kafka: ckc.context")
                 .uid("group-definer-source")

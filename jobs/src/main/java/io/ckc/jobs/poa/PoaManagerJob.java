@@ -1,5 +1,6 @@
 package io.ckc.jobs.poa;
 
+import io.ckc.jobs.Scaling;
 import io.ckc.jobs.io.JsonParser;
 import io.ckc.jobs.io.KafkaIo;
 import io.ckc.jobs.poa.functions.BalanceGateways;
@@ -27,7 +28,7 @@ import java.util.List;
  * windows, and balances nodes by handover commands on the gateways' own topics, summarising each
  * round on {@code ckc.gw.rounds}. Operators drain a gateway with a record on {@code ckc.poa.control}.
  *
- * <p>Flags: {@code --parallelism} of the per-gateway step (the global step runs at 1), every flag of
+ * <p>Flags: {@code --parallelism}, {@code --max-parallelism} (see {@link Scaling}) of the per-gateway step (the global step runs at 1), every flag of
  * {@link PoaSettings} and of {@link KafkaIo}.
  */
 public final class PoaManagerJob {
@@ -42,11 +43,11 @@ public final class PoaManagerJob {
     private final Sink<DeadLetter> deadLetters;
     private final Topics topics;
     private final PoaSettings settings;
-    private final int parallelism;
+    private final Scaling scaling;
 
     public PoaManagerJob(Source<RawRecord, ?, ?> source, Sink<GatewayOrder> orders, Sink<ConnectionStatistics> statistics,
                          Sink<GatewayList> gatewayList, Sink<BalanceRound> rounds, Sink<DeadLetter> deadLetters,
-                         Topics topics, PoaSettings settings, int parallelism) {
+                         Topics topics, PoaSettings settings, Scaling scaling) {
         this.source = source;
         this.orders = orders;
         this.statistics = statistics;
@@ -55,7 +56,7 @@ public final class PoaManagerJob {
         this.deadLetters = deadLetters;
         this.topics = topics;
         this.settings = settings;
-        this.parallelism = parallelism;
+        this.scaling = scaling;
     }
 
     public static PoaManagerJob fromArgs(ParameterTool params) {
@@ -74,13 +75,11 @@ public final class PoaManagerJob {
                 kafka.deadLetterSink("poa-manager"),
                 topics,
                 PoaSettings.fromArgs(params),
-                params.getInt("parallelism", -1));
+                Scaling.fromArgs(params, -1));
     }
 
     public void build(StreamExecutionEnvironment env) {
-        if (parallelism > 0) {
-            env.setParallelism(parallelism);
-        }
+        scaling.applyTo(env);
         SingleOutputStreamOperator<PoaInput> inputs = env
                 .fromSource(source, WatermarkStrategy.noWatermarks(), "kafka: gateway reports")
                 .uid("poa-source")

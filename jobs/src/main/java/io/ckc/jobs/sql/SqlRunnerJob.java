@@ -1,5 +1,6 @@
 package io.ckc.jobs.sql;
 
+import io.ckc.jobs.Scaling;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.table.api.bridge.java.StreamStatementSet;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
@@ -32,7 +33,7 @@ import java.util.regex.Pattern;
  * (ckc.) and {@code rule} (the rule file's name without {@code .sql}).
  *
  * <p>The job is named {@code ckc-sql-<rule>}. Flags: {@code --sql} (the rule file, required), {@code --tables} (tables.sql; {@code none} for
- * a file that defines its own), {@code --parallelism}, and any variable the files use.
+ * a file that defines its own), {@code --parallelism}, {@code --max-parallelism} (see {@link Scaling}), and any variable the files use.
  */
 public final class SqlRunnerJob {
 
@@ -44,13 +45,13 @@ public final class SqlRunnerJob {
 
     private final String name;
     private final String script;
-    private final int parallelism;
+    private final Scaling scaling;
 
     /** A job of the given (already substituted) script. */
-    public SqlRunnerJob(String name, String script, int parallelism) {
+    public SqlRunnerJob(String name, String script, Scaling scaling) {
         this.name = name;
         this.script = script;
-        this.parallelism = parallelism;
+        this.scaling = scaling;
     }
 
     public static SqlRunnerJob fromArgs(ParameterTool params) {
@@ -63,7 +64,7 @@ public final class SqlRunnerJob {
         }
         script.append(read(rule));
         return new SqlRunnerJob(NAME_PREFIX + variables.get("rule"), substitute(script.toString(), variables),
-                params.getInt("parallelism", -1));
+                Scaling.fromArgs(params, -1));
     }
 
     public String name() {
@@ -72,9 +73,7 @@ public final class SqlRunnerJob {
 
     /** Runs the script's SETs and DDL and adds its INSERTs to the environment as one pipeline. */
     public void build(StreamExecutionEnvironment env) {
-        if (parallelism > 0) {
-            env.setParallelism(parallelism);
-        }
+        scaling.applyTo(env);
         StreamStatementSet inserts = run(StreamTableEnvironment.create(env), script);
         if (inserts == null) {
             throw new IllegalArgumentException(name + " has no INSERT: nothing to run");

@@ -1,0 +1,113 @@
+package io.ckc.jobs;
+
+import io.ckc.jobs.delivery.DeliveryJob;
+import io.ckc.jobs.echo.EchoJob;
+import io.ckc.jobs.groups.GroupDefinerJob;
+import io.ckc.jobs.poa.PoaManagerJob;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.util.ParameterTool;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Consumer;
+
+/**
+ * The jobs a CKC stack runs, declared once: {@link EmbeddedFlink} starts them on its MiniCluster, and
+ * {@code ./ckc up --flink URL} asks this class (its {@link #main}) what to submit to a cluster and
+ * how many jobs to wait for. The short name is what the operator commands take as JOB; the Flink job
+ * name is {@code ckc-<name>}.
+ */
+public final class JobCatalog {
+
+    public static final String NAME_PREFIX = "ckc-";
+
+    /** A kind of job: its entry class and how its graph is built from flags. */
+    public enum Kind {
+        DELIVERY(DeliveryJob.class.getName()),
+        POA_MANAGER(PoaManagerJob.class.getName()),
+        ECHO(EchoJob.class.getName()),
+        GROUP_DEFINER(GroupDefinerJob.class.getName());
+
+        private final String entryClass;
+
+        Kind(String entryClass) {
+            this.entryClass = entryClass;
+        }
+
+        public String entryClass() {
+            return entryClass;
+        }
+
+        /** Adds the job's operators to an environment, from the stack's flags merged with the job's own. */
+        public Consumer<StreamExecutionEnvironment> program(ParameterTool params) {
+            return switch (this) {
+                case DELIVERY -> DeliveryJob.fromArgs(params)::build;
+                case POA_MANAGER -> PoaManagerJob.fromArgs(params)::build;
+                case ECHO -> EchoJob.fromArgs(params)::build;
+                case GROUP_DEFINER -> GroupDefinerJob.fromArgs(params)::build;
+            };
+        }
+    }
+
+    /**
+     * One job of a stack.
+     *
+     * @param name its short name, e.g. {@code delivery}, {@code group-definer-grid-cell}
+     * @param args its own flags, after the stack's ({@code --parallelism} among them)
+     */
+    public record Launch(Kind kind, String name, int parallelism, List<String> args) {
+
+        public String flinkName() {
+            return NAME_PREFIX + name;
+        }
+
+        /** The stack's flags, then this job's own. */
+        public ParameterTool params(ParameterTool stackFlags) {
+            return stackFlags.mergeWith(ParameterTool.fromArgs(args.toArray(String[]::new)));
+        }
+    }
+
+    private JobCatalog() {
+    }
+
+    /**
+     * The jobs of a stack: delivery, the PoA manager, the echo application (unless its parallelism is
+     * 0) and the group definer of {@code groupSelection} (unless {@code none}).
+     */
+    public static List<Launch> stack(int deliveryParallelism, int echoParallelism, int poaParallelism,
+                                     String groupSelection) {
+        List<Launch> jobs = new ArrayList<>();
+        jobs.add(launch(Kind.DELIVERY, "delivery", deliveryParallelism));
+        jobs.add(launch(Kind.POA_MANAGER, "poa-manager", poaParallelism));
+        if (echoParallelism > 0) {
+            jobs.add(launch(Kind.ECHO, "echo", echoParallelism));
+        }
+        if (!groupSelection.equals("none")) {
+            jobs.add(new Launch(Kind.GROUP_DEFINER, "group-definer-" + groupSelection, 1,
+                    List.of("--parallelism", "1", "--selection", groupSelection)));
+        }
+        return List.copyOf(jobs);
+    }
+
+    /** The stack from the flags {@link EmbeddedFlink} and {@code ./ckc up} share. */
+    public static List<Launch> stack(ParameterTool params) {
+        return stack(params.getInt("delivery-parallelism", 1),
+                params.has("no-echo") ? 0 : params.getInt("echo-parallelism", 1), params.getInt("poa-parallelism", 1),
+                params.get("group-selection", "grid-cell"));
+    }
+
+    private static Launch launch(Kind kind, String name, int parallelism) {
+        return new Launch(kind, name, parallelism, List.of("--parallelism", String.valueOf(parallelism)));
+    }
+
+    /**
+     * Prints the stack's jobs for {@code ./ckc}: one line each, tab-separated: short name, entry class,
+     * parallelism, then the job's own flags.
+     */
+    public static void main(String[] args) {
+        for (Launch launch : stack(ParameterTool.fromArgs(args))) {
+            System.out.println(String.join("\t", launch.name(), launch.kind().entryClass(),
+                    String.valueOf(launch.parallelism()), String.join("\t", launch.args())));
+        }
+    }
+}
