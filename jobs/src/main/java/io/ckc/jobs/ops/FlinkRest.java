@@ -1,0 +1,201 @@
+package io.ckc.jobs.ops;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+
+import java.io.IOException;
+import java.net.ConnectException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * The part of Flink's REST API the operator commands use: the jobs, their vertices and checkpoints,
+ * savepoints (triggered, or stop-with-savepoint) and their asynchronous results. JSON in and out, no
+ * Flink classes, so the commands run beside any cluster version that speaks this API.
+ */
+final class FlinkRest {
+
+    /** A job as the commands show it; {@code maxParallelism} and {@code parallelism}: the largest over its vertices. */
+    record Job(String name, String id, String state, int parallelism, int maxParallelism, Long lastCheckpointMs,
+               String lastSavepoint) {
+    }
+
+    /** The end of an asynchronous savepoint: its path, or why it failed. */
+    record Savepoint(String location, String failure) {
+    }
+
+    private final URI base;
+    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+    private final ObjectMapper mapper = new ObjectMapper();
+
+    FlinkRest(String url) {
+        this.base = URI.create(url.endsWith("/") ? url : url + "/");
+    }
+
+    String url() {
+        return base.toString();
+    }
+
+    /** Every job the cluster knows, newest first, with its details. */
+    List<Job> jobs() throws IOException {
+        List<Job> jobs = new ArrayList<>();
+        for (JsonNode overview : get("jobs/overview").path("jobs")) {
+            String id = overview.path("jid").asText();
+            JsonNode detail = get("jobs/" + id);
+            int parallelism = 0;
+            int maxParallelism = 0;
+            for (JsonNode vertex : detail.path("vertices")) {
+                parallelism = Math.max(parallelism, vertex.path("parallelism").asInt());
+                maxParallelism = Math.max(maxParallelism, vertex.path("maxParallelism").asInt());
+            }
+            JsonNode latest = checkpoints(id).path("latest");
+            JsonNode completed = latest.path("completed");
+            JsonNode savepoint = latest.path("savepoint");
+            jobs.add(new Job(overview.path("name").asText(), id, overview.path("state").asText(), parallelism,
+                    maxParallelism, completed.isObject() ? completed.path("latest_ack_timestamp").asLong() : null,
+                    savepoint.isObject() ? savepoint.path("external_path").asText() : null));
+        }
+        jobs.sort((a, b) -> a.name().compareTo(b.name()));
+        return jobs;
+    }
+
+    /** A job's checkpoint statistics; empty for a job that has none (no checkpointing, or not started). */
+    private JsonNode checkpoints(String jobId) throws IOException {
+        try {
+            return get("jobs/" + jobId + "/checkpoints");
+        } catch (NotFound e) {
+            return mapper.createObjectNode();
+        }
+    }
+
+    /** An HTTP 404 from the API. */
+    static final class NotFound extends IOException {
+        NotFound(String message) {
+            super(message);
+        }
+    }
+
+    /** The running job with this Flink job name. */
+    Optional<Job> running(String flinkName) throws IOException {
+        return jobs().stream().filter(j -> j.name().equals(flinkName) && j.state().equals("RUNNING")).findFirst();
+    }
+
+    /** Triggers a savepoint ({@code stop}: stop-with-savepoint) and waits for it. */
+    Savepoint savepoint(String jobId, String directory, boolean stop, Duration timeout) throws IOException {
+        ObjectNode body = mapper.createObjectNode();
+        String trigger;
+        if (stop) {
+            body.put("targetDirectory", directory);
+            body.put("drain", false);
+            trigger = post("jobs/" + jobId + "/stop", body).path("request-id").asText();
+        } else {
+            body.put("target-directory", directory);
+            body.put("cancel-job", false);
+            trigger = post("jobs/" + jobId + "/savepoints", body).path("request-id").asText();
+        }
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (System.nanoTime() < deadline) {
+            JsonNode status = get("jobs/" + jobId + "/savepoints/" + trigger);
+            if (status.path("status").path("id").asText().equals("COMPLETED")) {
+                JsonNode operation = status.path("operation");
+                return operation.has("location") ? new Savepoint(operation.path("location").asText(), null)
+                        : new Savepoint(null, operation.path("failure-cause").path("stack-trace").asText(
+                                operation.path("failure-cause").toString()).lines().findFirst().orElse("unknown"));
+            }
+            sleep(200);
+        }
+        return new Savepoint(null, "no result within " + timeout.toSeconds() + " s");
+    }
+
+    /** Uploads a jar; returns its id on the cluster. */
+    String upload(java.nio.file.Path jar) throws IOException {
+        String boundary = "ckc-" + System.nanoTime();
+        byte[] head = ("--" + boundary + "\r\nContent-Disposition: form-data; name=\"jarfile\"; filename=\""
+                + jar.getFileName() + "\"\r\nContent-Type: application/x-java-archive\r\n\r\n").getBytes();
+        byte[] tail = ("\r\n--" + boundary + "--\r\n").getBytes();
+        HttpRequest request = HttpRequest.newBuilder(base.resolve("jars/upload"))
+                .header("Content-Type", "multipart/form-data; boundary=" + boundary)
+                .POST(HttpRequest.BodyPublishers.concat(HttpRequest.BodyPublishers.ofByteArray(head),
+                        HttpRequest.BodyPublishers.ofFile(jar), HttpRequest.BodyPublishers.ofByteArray(tail)))
+                .build();
+        String file = send(request).path("filename").asText();
+        return file.substring(file.lastIndexOf('/') + 1);
+    }
+
+    /** Runs an uploaded jar's entry class, from a savepoint if one is given; returns the job id. */
+    String run(String jarId, String entryClass, int parallelism, List<String> args, String savepoint) throws IOException {
+        ObjectNode body = mapper.createObjectNode();
+        body.put("entryClass", entryClass);
+        body.put("parallelism", parallelism);
+        args.forEach(body.putArray("programArgsList")::add);
+        if (savepoint != null) {
+            body.put("savepointPath", savepoint);
+            body.put("allowNonRestoredState", false);
+        }
+        return post("jars/" + jarId + "/run", body).path("jobid").asText();
+    }
+
+    /** Waits until the job runs; false if it did not within the timeout. */
+    boolean awaitRunning(String jobId, Duration timeout) throws IOException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (System.nanoTime() < deadline) {
+            JsonNode detail = get("jobs/" + jobId);
+            boolean allRunning = detail.path("state").asText().equals("RUNNING");
+            for (JsonNode vertex : detail.path("vertices")) {
+                allRunning &= vertex.path("status").asText().equals("RUNNING");
+            }
+            if (allRunning) {
+                return true;
+            }
+            sleep(100);
+        }
+        return false;
+    }
+
+    private JsonNode get(String path) throws IOException {
+        return send(HttpRequest.newBuilder(base.resolve(path)).GET().build());
+    }
+
+    private JsonNode post(String path, JsonNode body) throws IOException {
+        return send(HttpRequest.newBuilder(base.resolve(path)).header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofString(mapper.writeValueAsString(body))).build());
+    }
+
+    private JsonNode send(HttpRequest request) throws IOException {
+        HttpResponse<String> response;
+        try {
+            response = http.send(request, HttpResponse.BodyHandlers.ofString());
+        } catch (ConnectException e) {
+            throw new IOException("no Flink REST API at " + base + " (is the stack up?)", e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted", e);
+        }
+        JsonNode json = response.body().isBlank() ? mapper.createObjectNode() : mapper.readTree(response.body());
+        if (response.statusCode() >= 300) {
+            JsonNode errors = json.path("errors");
+            String first = errors.isArray() && !errors.isEmpty() ? errors.get(0).asText().lines().findFirst().orElse("")
+                    : response.body();
+            String message = request.method() + " " + request.uri().getPath() + ": HTTP " + response.statusCode() + ": "
+                    + first;
+            throw response.statusCode() == 404 ? new NotFound(message) : new IOException(message);
+        }
+        return json;
+    }
+
+    private static void sleep(long ms) throws IOException {
+        try {
+            Thread.sleep(ms);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted", e);
+        }
+    }
+}

@@ -1,0 +1,282 @@
+package io.ckc.jobs.ops;
+
+import io.ckc.jobs.JobCatalog;
+import io.ckc.jobs.Scaling;
+import org.apache.flink.util.ParameterTool;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.ParentCommand;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
+import java.util.concurrent.Callable;
+
+/**
+ * The operator commands behind {@code ./ckc jobs|savepoint|rescale|restore}: CKC's jobs on a Flink
+ * cluster (the embedded one or a real one) through its REST API. JOB is a job's short name, its
+ * Flink name without {@code ckc-}. Every request is checked before anything is stopped; an error is
+ * one line on stderr and exit code 1.
+ */
+@Command(name = "ckc-jobs", mixinStandardHelpOptions = true,
+        subcommands = {JobsCommand.ListJobs.class, JobsCommand.TakeSavepoint.class, JobsCommand.Rescale.class,
+                JobsCommand.Restore.class},
+        description = "List, savepoint, rescale and restore CKC's Flink jobs.")
+public final class JobsCommand {
+
+    /** Thrown for a request that cannot be carried out: its message is the one line the user sees. */
+    static final class Refused extends Exception {
+        Refused(String message) {
+            super(message);
+        }
+    }
+
+    @Option(names = "--flink", required = true, description = "Flink REST URL")
+    String flink;
+
+    @Option(names = "--savepoint-dir", description = "Where savepoints go (default: the cluster's state.savepoints.dir)")
+    String savepointDir;
+
+    PrintStream out = System.out;
+    PrintStream err = System.err;
+
+    FlinkRest rest() {
+        return new FlinkRest(flink);
+    }
+
+    /** The running CKC job called {@code name}, or a refusal that lists the running ones. */
+    FlinkRest.Job runningJob(FlinkRest rest, String name) throws IOException, Refused {
+        Optional<FlinkRest.Job> job = rest.running(JobCatalog.NAME_PREFIX + name);
+        if (job.isEmpty()) {
+            List<String> running = rest.jobs().stream().filter(j -> j.state().equals("RUNNING"))
+                    .map(j -> j.name().replaceFirst("^" + JobCatalog.NAME_PREFIX, "")).toList();
+            throw new Refused("no running job '" + name + "'; running: " + (running.isEmpty() ? "none" : String.join(", ", running)));
+        }
+        return job.get();
+    }
+
+    /** The stack's catalog entry called {@code name}: what a resubmission runs. */
+    static JobCatalog.Launch launchOf(String name, List<String> stackFlags) throws Refused {
+        List<JobCatalog.Launch> stack = JobCatalog.stack(ParameterTool.fromArgs(stackFlags.toArray(String[]::new)));
+        return stack.stream().filter(l -> l.name().equals(name)).findFirst().orElseThrow(() -> new Refused(
+                "'" + name + "' is not a job of the stack's catalog (" + String.join(", ",
+                        stack.stream().map(JobCatalog.Launch::name).toList()) + "): it cannot be resubmitted from here"));
+    }
+
+    static int checkedParallelism(int parallelism, int maxParallelism) throws Refused {
+        if (parallelism < 1 || parallelism > maxParallelism) {
+            throw new Refused("parallelism must be between 1 and the job's max parallelism " + maxParallelism
+                    + ", got " + parallelism);
+        }
+        return parallelism;
+    }
+
+    static Path checkedJar(Path jar) throws Refused {
+        if (jar == null || !Files.isRegularFile(jar)) {
+            throw new Refused("no job jar at " + jar + ": build it first (./ckc build)");
+        }
+        return jar;
+    }
+
+    /** A savepoint given as a path or a file: URI must exist where this command runs (the local clusters). */
+    static String checkedSavepoint(String savepoint) throws Refused {
+        String local = savepoint.startsWith("file:") ? savepoint.replaceFirst("^file:(//)?", "") : savepoint;
+        if (!savepoint.contains("://") || savepoint.startsWith("file:")) {
+            if (!Files.isDirectory(Path.of(local)) && !Files.isRegularFile(Path.of(local))) {
+                throw new Refused("no savepoint at " + savepoint);
+            }
+        }
+        return savepoint;
+    }
+
+    private int run(Callable<Void> action) {
+        try {
+            action.call();
+            return 0;
+        } catch (Refused e) {
+            err.println("ckc: " + e.getMessage());
+        } catch (IOException e) {
+            err.println("ckc: " + e.getMessage());
+        } catch (Exception e) {
+            err.println("ckc: " + e);
+        }
+        return 1;
+    }
+
+    /** States of a job that will not run again. */
+    static final java.util.Set<String> TERMINAL = java.util.Set.of("FINISHED", "CANCELED", "FAILED", "SUSPENDED");
+
+    @Command(name = "list", description = "The CKC jobs not yet ended: name, id, parallelism, max parallelism, state, last checkpoint and savepoint.")
+    static final class ListJobs implements Callable<Integer> {
+        @ParentCommand
+        JobsCommand parent;
+
+        @Override
+        public Integer call() {
+            return parent.run(() -> {
+                DateTimeFormatter time = DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss").withZone(ZoneOffset.UTC);
+                parent.out.printf("%-28s %-32s %4s %4s %-10s %-20s %s%n", "JOB", "ID", "PAR", "MAX", "STATE",
+                        "LAST CHECKPOINT UTC", "LAST SAVEPOINT");
+                for (FlinkRest.Job job : parent.rest().jobs()) {
+                    if (!job.name().startsWith(JobCatalog.NAME_PREFIX) || TERMINAL.contains(job.state())) {
+                        continue; // the cluster keeps finished jobs; a rescaled job's old run is one
+                    }
+                    parent.out.printf(Locale.ROOT, "%-28s %-32s %4d %4d %-10s %-20s %s%n",
+                            job.name().substring(JobCatalog.NAME_PREFIX.length()), job.id(), job.parallelism(),
+                            job.maxParallelism(), job.state(),
+                            job.lastCheckpointMs() == null ? "-" : time.format(Instant.ofEpochMilli(job.lastCheckpointMs())),
+                            job.lastSavepoint() == null ? "-" : job.lastSavepoint());
+                }
+                return null;
+            });
+        }
+    }
+
+    @Command(name = "savepoint", description = "Takes a savepoint of a running job (--stop: and stops it); prints its path.")
+    static final class TakeSavepoint implements Callable<Integer> {
+        @ParentCommand
+        JobsCommand parent;
+
+        @Parameters(index = "0", description = "JOB")
+        String job;
+
+        @Option(names = "--stop", description = "Stop the job with the savepoint")
+        boolean stop;
+
+        @Override
+        public Integer call() {
+            return parent.run(() -> {
+                FlinkRest rest = parent.rest();
+                FlinkRest.Job running = parent.runningJob(rest, job);
+                long start = System.nanoTime();
+                FlinkRest.Savepoint savepoint = rest.savepoint(running.id(), parent.savepointDir, stop, Duration.ofMinutes(5));
+                if (savepoint.location() == null) {
+                    throw new Refused("savepoint of " + job + " failed: " + savepoint.failure());
+                }
+                parent.out.printf(Locale.ROOT, "RESULT op=%s job=%s savepoint_ms=%d savepoint=%s%n",
+                        stop ? "stop-with-savepoint" : "savepoint", job, (System.nanoTime() - start) / 1_000_000,
+                        savepoint.location());
+                return null;
+            });
+        }
+    }
+
+    @Command(name = "rescale", description = "Stops a job with a savepoint and starts it again from there at a new parallelism.")
+    static final class Rescale implements Callable<Integer> {
+        @ParentCommand
+        JobsCommand parent;
+
+        @Parameters(index = "0", description = "JOB")
+        String job;
+
+        @Parameters(index = "1", description = "PARALLELISM")
+        int parallelism;
+
+        @Option(names = "--jar", required = true, description = "The jobs jar the job is resubmitted from")
+        Path jar;
+
+        @Parameters(index = "2..*", description = "The stack's job flags (as given to ./ckc up after --)")
+        List<String> stackFlags = new ArrayList<>();
+
+        @Override
+        public Integer call() {
+            return parent.run(() -> {
+                FlinkRest rest = parent.rest();
+                FlinkRest.Job running = parent.runningJob(rest, job);
+                checkedParallelism(parallelism, running.maxParallelism());
+                JobCatalog.Launch launch = launchOf(job, stackFlags);
+                String jarId = rest.upload(checkedJar(jar)); // before anything stops: a failed upload changes nothing
+                long start = System.nanoTime();
+                FlinkRest.Savepoint savepoint = rest.savepoint(running.id(), parent.savepointDir, true, Duration.ofMinutes(5));
+                if (savepoint.location() == null) {
+                    throw new Refused("stop-with-savepoint of " + job + " failed, the job keeps running: " + savepoint.failure());
+                }
+                long saved = System.nanoTime();
+                String id = resubmit(rest, jarId, launch, parallelism, stackFlags, savepoint.location());
+                long runningAt = System.nanoTime();
+                parent.out.printf(Locale.ROOT, "RESULT op=savepoint job=%s from=%d to=%d savepoint_ms=%d restart_ms=%d "
+                                + "total_ms=%d job_id=%s savepoint=%s%n", job, running.parallelism(), parallelism,
+                        (saved - start) / 1_000_000, (runningAt - saved) / 1_000_000, (runningAt - start) / 1_000_000, id,
+                        savepoint.location());
+                return null;
+            });
+        }
+    }
+
+    @Command(name = "restore", description = "Starts a job of the stack from a savepoint.")
+    static final class Restore implements Callable<Integer> {
+        @ParentCommand
+        JobsCommand parent;
+
+        @Parameters(index = "0", description = "JOB")
+        String job;
+
+        @Parameters(index = "1", description = "SAVEPOINT")
+        String savepoint;
+
+        @Option(names = "--parallelism", description = "Parallelism (default: the stack's)")
+        Integer parallelism;
+
+        @Option(names = "--jar", required = true, description = "The jobs jar")
+        Path jar;
+
+        @Parameters(index = "2..*", description = "The stack's job flags (as given to ./ckc up after --)")
+        List<String> stackFlags = new ArrayList<>();
+
+        @Override
+        public Integer call() {
+            return parent.run(() -> {
+                FlinkRest rest = parent.rest();
+                if (rest.running(JobCatalog.NAME_PREFIX + job).isPresent()) {
+                    throw new Refused(job + " is running: rescale it, or stop it with './ckc savepoint " + job
+                            + " --stop' first");
+                }
+                checkedSavepoint(savepoint);
+                JobCatalog.Launch launch = launchOf(job, stackFlags);
+                ParameterTool flags = launch.params(ParameterTool.fromArgs(stackFlags.toArray(String[]::new)));
+                int target = checkedParallelism(parallelism == null ? launch.parallelism() : parallelism,
+                        Scaling.fromArgs(flags, -1).maxParallelism());
+                String jarId = rest.upload(checkedJar(jar));
+                long start = System.nanoTime();
+                String id = resubmit(rest, jarId, launch, target, stackFlags, savepoint);
+                parent.out.printf(Locale.ROOT, "RESULT op=restore job=%s to=%d restart_ms=%d job_id=%s savepoint=%s%n", job,
+                        target, (System.nanoTime() - start) / 1_000_000, id, savepoint);
+                return null;
+            });
+        }
+    }
+
+    /** Runs the job again from a savepoint at a parallelism and waits until it runs. */
+    static String resubmit(FlinkRest rest, String jarId, JobCatalog.Launch launch, int parallelism,
+                           List<String> stackFlags, String savepoint) throws IOException, Refused {
+        List<String> args = new ArrayList<>(stackFlags);
+        args.addAll(launch.args());
+        args.addAll(List.of("--parallelism", String.valueOf(parallelism)));
+        String id;
+        try {
+            id = rest.run(jarId, launch.kind().entryClass(), parallelism, args, savepoint);
+        } catch (IOException e) {
+            throw new Refused("cannot start " + launch.name() + " from " + savepoint + " (" + e.getMessage()
+                    + "); start it again with: ./ckc restore " + launch.name() + " " + savepoint);
+        }
+        if (!rest.awaitRunning(id, Duration.ofMinutes(2))) {
+            throw new Refused(launch.name() + " (job " + id + ") is not running 2 minutes after its restore from " + savepoint);
+        }
+        return id;
+    }
+
+    public static void main(String[] args) {
+        System.exit(new CommandLine(new JobsCommand()).execute(args));
+    }
+}
