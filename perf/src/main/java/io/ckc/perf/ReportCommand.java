@@ -350,6 +350,9 @@ final class ReportCommand implements Callable<Integer> {
             if (!overloaded.isEmpty()) {
                 overloadSection(html, results, overloaded);
             }
+            if (Files.exists(results.dir().resolve("rescale.csv"))) {
+                rescaleSection(html, results);
+            }
             return html.append("</body></html>\n").toString();
         }
 
@@ -544,6 +547,40 @@ final class ReportCommand implements Callable<Integer> {
                     Charts.Scale.LINEAR, delivered));
             html.append(Charts.line("p99 RTT under overload", "time (s)", "p99 RTT (ms, log scale)", Charts.Scale.LOG_Y,
                     p99));
+            html.append("</div>");
+        }
+
+        /** The rescale run: its RESULT lines; delivered echoes and p99 RTT second by second, each rescale marked. */
+        private static void rescaleSection(StringBuilder html, Results results) throws IOException {
+            html.append("<h2>Rescaling under load</h2><p class=\"note\">A constant load through the echo app; every "
+                    + "interval one job is rescaled by savepoint (stop-with-savepoint, resubmitted at the new parallelism). "
+                    + "downtime_ms: the longest run of seconds without an echo; gap_ms: until p99 is back under twice its "
+                    + "level before the rescale. Vertical lines: when each rescale began.</p><pre>");
+            Path text = results.dir().resolve("rescale.txt");
+            if (Files.exists(text)) {
+                Files.readAllLines(text, StandardCharsets.UTF_8).forEach(l -> html.append(Charts.escape(l)).append('\n'));
+            }
+            html.append("</pre><div class=\"charts\">");
+            List<String[]> rows = Files.readAllLines(results.dir().resolve("rescale.csv"), StandardCharsets.UTF_8).stream()
+                    .skip(1).map(l -> l.split(",", -1)).toList();
+            double[] t = rows.stream().mapToDouble(r -> Double.parseDouble(r[0])).toArray();
+            double[] delivered = rows.stream().mapToDouble(r -> Double.parseDouble(r[1])).toArray();
+            double[] p99 = rows.stream().mapToDouble(r -> Double.parseDouble(r[3])).toArray();
+            double maxDelivered = java.util.Arrays.stream(delivered).max().orElse(1);
+            double maxP99 = java.util.Arrays.stream(p99).filter(v -> !Double.isNaN(v)).max().orElse(1);
+            List<Charts.Series> throughput = new ArrayList<>(List.of(Charts.Series.of("ckc", t, delivered)));
+            List<Charts.Series> latency = new ArrayList<>(List.of(Charts.Series.of("ckc", t, p99)));
+            for (String[] r : rows) {
+                if (r.length > 4 && !r[4].isBlank()) {
+                    double at = Double.parseDouble(r[0]);
+                    throughput.add(Charts.Series.reference(r[4], new double[] {at, at}, new double[] {0, maxDelivered}));
+                    latency.add(Charts.Series.reference(r[4], new double[] {at, at}, new double[] {0.1, maxP99}));
+                }
+            }
+            html.append(Charts.line("Delivered while rescaling", "time (s)", "delivered echoes (msg/s)", Charts.Scale.LINEAR,
+                    throughput));
+            html.append(Charts.line("p99 RTT while rescaling", "time (s)", "p99 RTT (ms, log scale)", Charts.Scale.LOG_Y,
+                    latency));
             html.append("</div>");
         }
 

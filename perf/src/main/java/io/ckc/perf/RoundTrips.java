@@ -20,7 +20,10 @@ final class RoundTrips {
     final AtomicLong sent = new AtomicLong();
     final AtomicLong delivered = new AtomicLong();
     final AtomicLong duplicates = new AtomicLong();
+    /** Echoes of a node that came after an echo of a later message of the same node. */
+    final AtomicLong reordered = new AtomicLong();
     private final BitSet[] received;
+    private final int[] highestSeq;
     private final Recorder interval = new Recorder(MAX_RTT_MICROS, 3);
     private final Histogram total = new Histogram(MAX_RTT_MICROS, 3);
     private double[] sumBySeq = new double[64];
@@ -28,8 +31,10 @@ final class RoundTrips {
 
     RoundTrips(int nodes) {
         received = new BitSet[nodes];
+        highestSeq = new int[nodes];
         for (int i = 0; i < nodes; i++) {
             received[i] = new BitSet();
+            highestSeq[i] = -1;
         }
     }
 
@@ -42,6 +47,11 @@ final class RoundTrips {
                 return false;
             }
             seen.set(seq);
+            if (seq < highestSeq[node]) {
+                reordered.incrementAndGet();
+            } else {
+                highestSeq[node] = seq;
+            }
         }
         delivered.incrementAndGet();
         record(seq, rttMicros);
@@ -86,8 +96,8 @@ final class RoundTrips {
         return means;
     }
 
-    /** The echoes of one second: how many arrived, and their p99 and mean RTT in ms (NaN if none). */
-    record Second(long delivered, double p99Ms, double meanMs) {
+    /** The echoes of one second: how many arrived, and their p50, p99 and mean RTT in ms (NaN if none). */
+    record Second(long delivered, double p50Ms, double p99Ms, double meanMs) {
     }
 
     /**
@@ -109,6 +119,7 @@ final class RoundTrips {
             Histogram interval = takeInterval();
             boolean any = interval.getTotalCount() > 0;
             if (!running.getAsBoolean() || !each.test(new Second(now - lastDelivered,
+                    any ? interval.getValueAtPercentile(50) / 1000.0 : Double.NaN,
                     any ? interval.getValueAtPercentile(99) / 1000.0 : Double.NaN,
                     any ? interval.getMean() / 1000.0 : Double.NaN))) {
                 return;
