@@ -24,8 +24,8 @@ import java.util.concurrent.Callable;
  * interval, before any rescale, is the run's baseline. One sample a second goes to
  * {@code rescale.csv}; per rescale a {@code RESULT op=savepoint job=.. from=.. to=.. savepoint_ms=..
  * restart_ms=.. downtime_ms=.. gap_ms=..} line (downtime: the longest run of seconds without a single
- * echo; gap: until p99 RTT is back under twice its level in the 10 s before the rescale, for 3 s in
- * a row), and for the run {@code RESULT scenario=rescale sent=.. delivered=.. lost=.. mn_duplicates=..
+ * echo; gap: from the first second the rescale shows (no echo, or p99 RTT above twice its median of the
+ * 10 s before) until p99 is back under that for 3 s in a row; 0 if it never showed), and for the run {@code RESULT scenario=rescale sent=.. delivered=.. lost=.. mn_duplicates=..
  * reordered=..} (echoes a node got twice after its own dedupe, and echoes that came after a later
  * message's).
  */
@@ -90,8 +90,12 @@ final class RescaleCommand implements Callable<Integer> {
                 }
             }, "rescale-load");
             load.start();
-            for (String op : ops) {
-                Thread.sleep(intervalSeconds * 1000L);
+            long began = System.nanoTime();
+            for (int k = 1; k <= ops.size(); k++) {
+                String op = ops.get(k - 1);
+                // On the interval's grid, whatever the rescale before took: each gets a full interval after it.
+                long due = began + k * intervalSeconds * 1_000_000_000L;
+                Thread.sleep(Math.max(0, (due - System.nanoTime()) / 1_000_000));
                 String[] parts = op.split(":");
                 int start;
                 synchronized (timeline) {
@@ -144,24 +148,30 @@ final class RescaleCommand implements Callable<Integer> {
 
     /** The RESULT line of one rescale, from the seconds from its start up to (not including) {@code end}. */
     static String resultLine(Op op, List<Second> timeline, int end) {
-        double before = median(timeline.stream().filter(s -> s.second() >= op.startSecond() - 10
+        double limit = 2 * median(timeline.stream().filter(s -> s.second() >= op.startSecond() - 10
                 && s.second() < op.startSecond()).mapToDouble(Second::p99Ms).filter(v -> !Double.isNaN(v)).toArray());
+        List<Second> window = timeline.stream().filter(s -> s.second() >= op.startSecond() && s.second() < end).toList();
         int longestQuiet = 0;
         int quiet = 0;
+        Integer disturbed = null;
         Integer back = null;
-        List<Second> window = timeline.stream().filter(s -> s.second() >= op.startSecond() && s.second() < end).toList();
         for (int i = 0; i < window.size(); i++) {
-            quiet = window.get(i).delivered() == 0 ? quiet + 1 : 0;
+            Second s = window.get(i);
+            quiet = s.delivered() == 0 ? quiet + 1 : 0;
             longestQuiet = Math.max(longestQuiet, quiet);
-            if (back == null && i + 3 <= window.size() && window.subList(i, i + 3).stream()
-                    .allMatch(s -> !Double.isNaN(s.p99Ms()) && s.p99Ms() <= 2 * before)) {
+            if (disturbed == null && (s.delivered() == 0 || !(s.p99Ms() <= limit))) {
+                disturbed = i; // the rescale begins to show: the command itself starts a JVM first
+            }
+            if (disturbed != null && back == null && i > disturbed && i + 3 <= window.size()
+                    && window.subList(i, i + 3).stream().allMatch(w -> w.delivered() > 0 && w.p99Ms() <= limit)) {
                 back = i;
             }
         }
+        String gap = disturbed == null ? "0" : back == null ? "none" : String.valueOf((back - disturbed) * 1000L);
         return String.format(Locale.ROOT, "RESULT op=savepoint job=%s from=%s to=%d savepoint_ms=%s restart_ms=%s "
                         + "downtime_ms=%d gap_ms=%s p99_before_ms=%.1f", op.job(), op.result().getOrDefault("from", "?"),
                 op.to(), op.result().getOrDefault("savepoint_ms", "failed"), op.result().getOrDefault("restart_ms", "failed"),
-                longestQuiet * 1000, back == null ? "none" : String.valueOf(back * 1000L), before);
+                longestQuiet * 1000, gap, limit / 2);
     }
 
     private static double median(double[] values) {

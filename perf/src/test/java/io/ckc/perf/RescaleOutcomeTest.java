@@ -24,9 +24,11 @@ class RescaleOutcomeTest {
         String line = RescaleCommand.resultLine(op, timeline, 15);
         assertThat(line).isEqualTo("RESULT op=savepoint job=delivery from=1 to=2 savepoint_ms=650 restart_ms=4000 "
                 + "downtime_ms=3000 gap_ms=7000 p99_before_ms=10.0");
-        // seconds 5-7 silent; p99 under 2 x 10 ms for three seconds from second 12 (index 7 of the window) on:
-        // second 11 had 30 ms.
+        // seconds 5-7 silent: the rescale shows from second 5; p99 under 2 x 10 ms for three seconds from
+        // second 12 on (second 11 had 30 ms): 7 s.
         assertThat(RescaleCommand.resultLine(new RescaleCommand.Op("echo", 1, 5, Map.of()), timeline.subList(0, 9), 10))
                 .contains("savepoint_ms=failed", "gap_ms=none");
+        assertThat(RescaleCommand.resultLine(new RescaleCommand.Op("echo", 1, 2, Map.of()), timeline.subList(0, 4), 5))
+                .as("a rescale that never shows has no gap").contains("downtime_ms=0 gap_ms=0");
     }
 }
