@@ -554,8 +554,9 @@ final class ReportCommand implements Callable<Integer> {
         private static void rescaleSection(StringBuilder html, Results results) throws IOException {
             html.append("<h2>Rescaling under load</h2><p class=\"note\">A constant load through the echo app; every "
                     + "interval one job is rescaled by savepoint (stop-with-savepoint, resubmitted at the new parallelism). "
-                    + "downtime_ms: the longest run of seconds without an echo; gap_ms: until p99 is back under twice its "
-                    + "level before the rescale. Vertical lines: when each rescale began.</p><pre>");
+                    + "downtime_ms: the longest run of seconds without an echo; gap_ms: from the first second the rescale "
+                    + "shows until p99 is back under twice its level before it for 3 s. Vertical lines: when each "
+                    + "./ckc rescale began (it starts a JVM first: the rescale itself shows a few seconds later).</p><pre>");
             Path text = results.dir().resolve("rescale.txt");
             if (Files.exists(text)) {
                 Files.readAllLines(text, StandardCharsets.UTF_8).forEach(l -> html.append(Charts.escape(l)).append('\n'));
@@ -568,13 +569,14 @@ final class ReportCommand implements Callable<Integer> {
             double[] p99 = rows.stream().mapToDouble(r -> Double.parseDouble(r[3])).toArray();
             double maxDelivered = java.util.Arrays.stream(delivered).max().orElse(1);
             double maxP99 = java.util.Arrays.stream(p99).filter(v -> !Double.isNaN(v)).max().orElse(1);
+            double minP99 = java.util.Arrays.stream(p99).filter(v -> v > 0).min().orElse(1);
             List<Charts.Series> throughput = new ArrayList<>(List.of(Charts.Series.of("ckc", t, delivered)));
             List<Charts.Series> latency = new ArrayList<>(List.of(Charts.Series.of("ckc", t, p99)));
             for (String[] r : rows) {
                 if (r.length > 4 && !r[4].isBlank()) {
                     double at = Double.parseDouble(r[0]);
                     throughput.add(Charts.Series.reference(r[4], new double[] {at, at}, new double[] {0, maxDelivered}));
-                    latency.add(Charts.Series.reference(r[4], new double[] {at, at}, new double[] {0.1, maxP99}));
+                    latency.add(Charts.Series.reference(r[4], new double[] {at, at}, new double[] {minP99, maxP99}));
                 }
             }
             html.append(Charts.line("Delivered while rescaling", "time (s)", "delivered echoes (msg/s)", Charts.Scale.LINEAR,
