@@ -63,7 +63,7 @@ class MtdITCase {
     private final ObjectMapper mapper = Json.newMapper();
 
     @Test
-    void nodesAwayLongerThanSomeTtlsGetExactlyTheLiveMessagesOnceInOrderAcrossAJobRestart() throws Exception {
+    void nodesAwayLongerThanSomeTtlsGetExactlyTheLiveMessagesOnceInOrderAcrossARestartAndTwoRescales() throws Exception {
         Topics topics = KAFKA.freshTopics();
         KAFKA.createTopics(topics, List.of(), List.of("gw-1"));
         ParameterTool params = ParameterTool.fromArgs(new String[] {
@@ -130,10 +130,17 @@ class MtdITCase {
             }
             long phaseTwoSentAt = System.currentTimeMillis();
 
-            // 3. The delivery job restarts from its latest checkpoint while the messages wait in its state.
+            // 3. While the messages wait in its state, the delivery job restarts from its latest checkpoint,
+            // then is rescaled by savepoint from 2 to 1 and back to 2: every node's parked messages, in
+            // their key groups, must move with it, in order and with their deadlines.
             Path restored = jobs.restartFromLatestCheckpoint(DeliveryJob.NAME, DeliveryJob.fromArgs(params)::build,
                     30_000);
             System.out.println("MTD IT: delivery job restarted from " + restored);
+            ParameterTool narrow = params.mergeWith(ParameterTool.fromArgs(new String[] {"--parallelism", "1"}));
+            System.out.println("MTD IT: rescaled to 1 from "
+                    + jobs.rescaleFromSavepoint(DeliveryJob.NAME, DeliveryJob.fromArgs(narrow)::build));
+            System.out.println("MTD IT: rescaled to 2 from "
+                    + jobs.rescaleFromSavepoint(DeliveryJob.NAME, DeliveryJob.fromArgs(params)::build));
 
             // 4. After the short TTLs have passed, one more message for everyone, then the nodes come back.
             Thread.sleep(Math.max(0, phaseTwoSentAt + SHORT_TTL_MS + 500 - System.currentTimeMillis()));

@@ -5,6 +5,7 @@ import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.ExternalizedCheckpointRetention;
 import org.apache.flink.configuration.StateRecoveryOptions;
 import org.apache.flink.core.execution.JobClient;
+import org.apache.flink.core.execution.SavepointFormatType;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 
 import java.io.IOException;
@@ -22,7 +23,8 @@ import java.util.stream.Stream;
 /**
  * CKC jobs started on the test's MiniCluster, each checkpointing every second into its own retained
  * directory, so a test can cancel a job and start it again from its latest checkpoint, as an
- * operator would after a crash. Closing cancels them all.
+ * operator would after a crash, or stop it with a savepoint and start it again at another
+ * parallelism. Closing cancels them all.
  */
 final class RunningJobs implements AutoCloseable {
 
@@ -63,6 +65,31 @@ final class RunningJobs implements AutoCloseable {
         running.cancel().get(30, TimeUnit.SECONDS);
         clients.put(name, submit(name, job, latest.get()));
         return latest.get();
+    }
+
+    /**
+     * Stops the job with a savepoint and starts it again from that savepoint, built by {@code job} (at
+     * its new parallelism, say), as {@code ./ckc rescale} does on a cluster. Returns the savepoint.
+     */
+    Path rescaleFromSavepoint(String name, JobBuilder job) throws Exception {
+        JobClient running = clients.get(name);
+        String savepoint = null;
+        long deadline = System.currentTimeMillis() + 60_000;
+        while (savepoint == null) {
+            try {
+                savepoint = running.stopWithSavepoint(false, checkpoints.resolve(name + "-savepoints").toUri().toString(),
+                        SavepointFormatType.CANONICAL).get(60, TimeUnit.SECONDS);
+            } catch (java.util.concurrent.ExecutionException e) {
+                // A job just (re)started takes a savepoint only once all its tasks run: ask again.
+                if (System.currentTimeMillis() > deadline) {
+                    throw e;
+                }
+                Thread.sleep(200);
+            }
+        }
+        Path path = Path.of(java.net.URI.create(savepoint));
+        clients.put(name, submit(name, job, path));
+        return path;
     }
 
     private JobClient submit(String name, JobBuilder job, Path restoreFrom) throws Exception {

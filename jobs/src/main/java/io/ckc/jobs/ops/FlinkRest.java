@@ -22,9 +22,12 @@ import java.util.Optional;
  */
 final class FlinkRest {
 
-    /** A job as the commands show it; {@code maxParallelism} and {@code parallelism}: the largest over its vertices. */
+    /**
+     * A job as the commands show it; {@code maxParallelism} and {@code parallelism}: the largest over its
+     * vertices; {@code tasksRunning}: every vertex runs (a job is RUNNING a moment before its tasks are).
+     */
     record Job(String name, String id, String state, int parallelism, int maxParallelism, Long lastCheckpointMs,
-               String lastSavepoint) {
+               String lastSavepoint, boolean tasksRunning) {
     }
 
     /** The end of an asynchronous savepoint: its path, or why it failed. */
@@ -51,16 +54,18 @@ final class FlinkRest {
             JsonNode detail = get("jobs/" + id);
             int parallelism = 0;
             int maxParallelism = 0;
+            boolean tasksRunning = !detail.path("vertices").isEmpty();
             for (JsonNode vertex : detail.path("vertices")) {
                 parallelism = Math.max(parallelism, vertex.path("parallelism").asInt());
                 maxParallelism = Math.max(maxParallelism, vertex.path("maxParallelism").asInt());
+                tasksRunning &= vertex.path("status").asText().equals("RUNNING");
             }
             JsonNode latest = checkpoints(id).path("latest");
             JsonNode completed = latest.path("completed");
             JsonNode savepoint = latest.path("savepoint");
             jobs.add(new Job(overview.path("name").asText(), id, overview.path("state").asText(), parallelism,
                     maxParallelism, completed.isObject() ? completed.path("latest_ack_timestamp").asLong() : null,
-                    savepoint.isObject() ? savepoint.path("external_path").asText() : null));
+                    savepoint.isObject() ? savepoint.path("external_path").asText() : null, tasksRunning));
         }
         jobs.sort((a, b) -> a.name().compareTo(b.name()));
         return jobs;
@@ -82,9 +87,10 @@ final class FlinkRest {
         }
     }
 
-    /** The running job with this Flink job name. */
+    /** The job with this Flink job name whose tasks all run. */
     Optional<Job> running(String flinkName) throws IOException {
-        return jobs().stream().filter(j -> j.name().equals(flinkName) && j.state().equals("RUNNING")).findFirst();
+        return jobs().stream().filter(j -> j.name().equals(flinkName) && j.state().equals("RUNNING") && j.tasksRunning())
+                .findFirst();
     }
 
     /** Triggers a savepoint ({@code stop}: stop-with-savepoint) and waits for it. */
