@@ -45,10 +45,15 @@ class ScalingTest {
         assertThat(graph.getStreamNodes()).isNotEmpty();
         for (StreamNode node : graph.getStreamNodes()) {
             assertThat(node.getTransformationUID()).as("uid of %s", node.getOperatorName()).isNotBlank();
-            assertThat(node.getMaxParallelism()).as("max parallelism of %s", node.getOperatorName()).isEqualTo(64);
+            if (node.getMaxParallelism() != 1) { // a global step (the PoA manager's balancing) stays at 1 for good
+                assertThat(node.getMaxParallelism()).as("max parallelism of %s", node.getOperatorName()).isEqualTo(64);
+            } else {
+                assertThat(node.getParallelism()).as("parallelism of the global %s", node.getOperatorName()).isOne();
+            }
         }
-        assertThat(graphOf(job, "--bootstrap", "unused:9092").getStreamNodes())
-                .allSatisfy(node -> assertThat(node.getMaxParallelism()).isEqualTo(Scaling.DEFAULT_MAX_PARALLELISM));
+        assertThat(graph.getStreamNodes()).anyMatch(node -> node.getMaxParallelism() == 64 && node.getParallelism() == 2);
+        assertThat(graphOf(job, "--bootstrap", "unused:9092").getStreamNodes()).allSatisfy(node ->
+                assertThat(node.getMaxParallelism()).isIn(1, Scaling.DEFAULT_MAX_PARALLELISM));
     }
 
     @Test

@@ -165,6 +165,50 @@ final class FlinkRest {
         return false;
     }
 
+    /** Whether the cluster runs the adaptive scheduler: the one that rescales a running job in place. */
+    boolean adaptiveScheduler() throws IOException {
+        for (JsonNode entry : get("jobmanager/config")) {
+            if (entry.path("key").asText().equals("jobmanager.scheduler")) {
+                return entry.path("value").asText().equalsIgnoreCase("adaptive");
+            }
+        }
+        return false;
+    }
+
+    /**
+     * Asks the adaptive scheduler to run every vertex of the job at {@code parallelism} (at most its max
+     * parallelism: a vertex with max parallelism 1 stays at 1).
+     */
+    void requireParallelism(String jobId, int parallelism) throws IOException {
+        ObjectNode requirements = mapper.createObjectNode();
+        for (JsonNode vertex : get("jobs/" + jobId).path("vertices")) {
+            ObjectNode bounds = requirements.putObject(vertex.path("id").asText()).putObject("parallelism");
+            bounds.put("lowerBound", 1);
+            bounds.put("upperBound", Math.min(parallelism, vertex.path("maxParallelism").asInt()));
+        }
+        send(HttpRequest.newBuilder(base.resolve("jobs/" + jobId + "/resource-requirements"))
+                .header("Content-Type", "application/json")
+                .PUT(HttpRequest.BodyPublishers.ofString(mapper.writeValueAsString(requirements))).build());
+    }
+
+    /** Waits until every vertex that may run at {@code parallelism} does, and runs. */
+    boolean awaitParallelism(String jobId, int parallelism, Duration timeout) throws IOException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (System.nanoTime() < deadline) {
+            JsonNode detail = get("jobs/" + jobId);
+            boolean done = detail.path("state").asText().equals("RUNNING") && !detail.path("vertices").isEmpty();
+            for (JsonNode vertex : detail.path("vertices")) {
+                int wanted = Math.min(parallelism, vertex.path("maxParallelism").asInt());
+                done &= vertex.path("parallelism").asInt() == wanted && vertex.path("status").asText().equals("RUNNING");
+            }
+            if (done) {
+                return true;
+            }
+            sleep(100);
+        }
+        return false;
+    }
+
     private JsonNode get(String path) throws IOException {
         return send(HttpRequest.newBuilder(base.resolve(path)).GET().build());
     }

@@ -186,6 +186,9 @@ public final class JobsCommand {
         @Option(names = "--jar", required = true, description = "The jobs jar the job is resubmitted from")
         Path jar;
 
+        @Option(names = "--in-place", description = "Rescale the running job through the adaptive scheduler, no savepoint")
+        boolean inPlace;
+
         @Parameters(index = "2..*", description = "The stack's job flags (as given to ./ckc up after --)")
         List<String> stackFlags = new ArrayList<>();
 
@@ -195,6 +198,10 @@ public final class JobsCommand {
                 FlinkRest rest = parent.rest();
                 FlinkRest.Job running = parent.runningJob(rest, job);
                 checkedParallelism(parallelism, running.maxParallelism());
+                if (inPlace) {
+                    inPlace(rest, running);
+                    return null;
+                }
                 JobCatalog.Launch launch = launchOf(job, stackFlags);
                 String jarId = rest.upload(checkedJar(jar)); // before anything stops: a failed upload changes nothing
                 long start = System.nanoTime();
@@ -211,6 +218,24 @@ public final class JobsCommand {
                         savepoint.location());
                 return null;
             });
+        }
+
+        /**
+         * The adaptive scheduler's resource requirements: the job restarts from its latest checkpoint at the
+         * new parallelism. Only a cluster started with the adaptive scheduler can.
+         */
+        private void inPlace(FlinkRest rest, FlinkRest.Job running) throws IOException, Refused {
+            if (!rest.adaptiveScheduler()) {
+                throw new Refused("--in-place needs a cluster with the adaptive scheduler (./ckc flink-cluster start "
+                        + "--adaptive, then ./ckc up --flink URL); this one has the default scheduler: rescale by savepoint");
+            }
+            long start = System.nanoTime();
+            rest.requireParallelism(running.id(), parallelism);
+            if (!rest.awaitParallelism(running.id(), parallelism, Duration.ofMinutes(2))) {
+                throw new Refused(job + " did not reach parallelism " + parallelism + " within 2 minutes");
+            }
+            parent.out.printf(Locale.ROOT, "RESULT op=in-place job=%s from=%d to=%d rescale_ms=%d job_id=%s%n", job,
+                    running.parallelism(), parallelism, (System.nanoTime() - start) / 1_000_000, running.id());
         }
     }
 

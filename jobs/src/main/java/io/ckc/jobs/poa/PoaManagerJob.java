@@ -95,12 +95,13 @@ public final class PoaManagerJob {
                 .keyBy(view -> BalanceGateways.ALL)
                 .process(new BalanceGateways(settings))
                 .setParallelism(1)
+                .setMaxParallelism(1) // one global step: no rescale, by savepoint or in place, may widen it
                 .uid("poa-balance")
                 .name("rank, list, reconfigure pings, balance");
-        balanced.sinkTo(orders).setParallelism(1).uid("poa-orders-sink").name("kafka: ckc.gw.<gateway>");
-        balanced.getSideOutput(BalanceGateways.GATEWAY_LIST).sinkTo(gatewayList).setParallelism(1)
+        balanced.sinkTo(orders).setParallelism(1).setMaxParallelism(1).uid("poa-orders-sink").name("kafka: ckc.gw.<gateway>");
+        balanced.getSideOutput(BalanceGateways.GATEWAY_LIST).sinkTo(gatewayList).setParallelism(1).setMaxParallelism(1)
                 .uid("poa-list-sink").name("kafka: gateway list");
-        balanced.getSideOutput(BalanceGateways.ROUNDS).sinkTo(rounds).setParallelism(1)
+        balanced.getSideOutput(BalanceGateways.ROUNDS).sinkTo(rounds).setParallelism(1).setMaxParallelism(1)
                 .uid("poa-rounds-sink").name("kafka: balance rounds");
         views.getSideOutput(TrackGateway.STATISTICS).sinkTo(statistics).uid("poa-stats-sink")
                 .name("kafka: connection statistics");

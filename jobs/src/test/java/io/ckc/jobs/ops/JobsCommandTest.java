@@ -135,6 +135,10 @@ class JobsCommandTest {
 
         assertThat(probeRunning()).as("nothing was stopped").isTrue();
 
+        Outcome notAdaptive = run("--flink", url, "rescale", "probe", "2", "--in-place", "--jar", "missing.jar");
+        assertThat(notAdaptive.code()).isOne();
+        assertThat(notAdaptive.err()).contains("--in-place needs a cluster with the adaptive scheduler");
+
         Outcome noCluster = run("--flink", "http://127.0.0.1:1", "list");
         assertThat(noCluster.code()).isOne();
         assertThat(noCluster.err()).startsWith("ckc: no Flink REST API at http://127.0.0.1:1/");
