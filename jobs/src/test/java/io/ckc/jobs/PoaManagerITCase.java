@@ -62,7 +62,7 @@ class PoaManagerITCase {
     private static final int MAX_HANDOVERS_PER_ROUND = 100;
 
     @Test
-    void sixHundredNodesOnOneGatewaySpreadOverThreeThenLeaveAKilledOneWithEveryEchoExactlyOnce() throws Exception {
+    void sixHundredNodesOnOneGatewaySpreadOverThreeThenLeaveAKilledOneWithEveryEchoExactlyOnceAcrossRescales() throws Exception {
         Topics topics = KAFKA.freshTopics();
         List<String> gatewayIds = List.of("gw-1", "gw-2", "gw-3");
         KAFKA.createTopics(topics, List.of("echo"), gatewayIds);
@@ -138,10 +138,16 @@ class PoaManagerITCase {
             Await.until("every node connected", 60, () -> connected.get() == NODES);
             long balancingStart = System.currentTimeMillis();
 
-            // Echo traffic while the nodes are being handed over.
+            // Echo traffic while the nodes are being handed over; halfway, the delivery job is rescaled by
+            // savepoint from 2 to 1: its routing table must move with it, or echoes go to the wrong gateway.
+            ParameterTool narrow = params.mergeWith(ParameterTool.fromArgs(new String[] {"--parallelism", "1"}));
             for (int m = 0; m < MESSAGES; m++) {
                 for (MobileNode node : nodes) {
                     node.send("echo", ByteBuffer.allocate(4).putInt(m).array(), null);
+                }
+                if (m == MESSAGES / 2) {
+                    System.out.println("PoA IT: delivery rescaled to 1 from "
+                            + jobs.rescaleFromSavepoint(DeliveryJob.NAME, DeliveryJob.fromArgs(narrow)::build));
                 }
                 Thread.sleep(1_000);
             }
@@ -165,6 +171,11 @@ class PoaManagerITCase {
             assertThat(statistics).as("connection statistics of the loaded gateway's ping windows")
                     .anyMatch(s -> s.gatewayId().equals("gw-1") && s.answered() > 0 && s.medianMs() != null);
 
+            // The PoA manager is rescaled by savepoint from 2 to 1: gateway statistics, liveness timers and
+            // the nodes' handover cooldowns must survive it (none is handed over again; gw-3's death is seen).
+            System.out.println("PoA IT: PoA manager rescaled to 1 from "
+                    + jobs.rescaleFromSavepoint(PoaManagerJob.NAME, PoaManagerJob.fromArgs(narrow)::build));
+
             // Kill gw-3: it leaves the gateway list and its nodes reconnect to the others.
             Gateway killed = gateways.remove(2);
             long killedAt = System.currentTimeMillis();
@@ -176,6 +187,8 @@ class PoaManagerITCase {
             System.out.printf("PoA IT: gw-3 delisted %d ms after it stopped (X = %d periods of %d ms); counts %s%n",
                     delistedAfterMs, LIVENESS_PERIODS, REPORT_PERIOD_MS, countsByGateway(nodes));
             assertThat(listed(latestList)).containsExactlyInAnyOrder("gw-1", "gw-2");
+            assertThat(handovers.values()).as("no node handed over twice across the PoA manager's rescale: "
+                    + "the cooldowns came along").allMatch(h -> h.get() <= 1);
             nodes.forEach(MobileNode::close);
         } finally {
             for (Gateway gateway : gateways) {
