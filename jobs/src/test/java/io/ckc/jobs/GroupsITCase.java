@@ -67,7 +67,7 @@ class GroupsITCase {
     private final Map<String, Map<UUID, AtomicInteger>> arrivals = new ConcurrentHashMap<>();
 
     @Test
-    void groupcastsReachExactlyTheMembersOfUdfAndSqlGroupsAndBroadcastsReachEveryNode() throws Exception {
+    void groupcastsReachExactlyTheMembersOfUdfAndSqlGroupsAcrossRescalesAndBroadcastsReachEveryNode() throws Exception {
         Topics topics = KAFKA.freshTopics();
         KAFKA.createTopics(topics, List.of("status"), List.of("gw-a", "gw-b"));
         String[] common = {"--bootstrap", KAFKA.bootstrapServers(), "--topic-prefix", topics.prefix(),
@@ -132,6 +132,14 @@ class GroupsITCase {
             UUID inBoth = nodes.get(0).id(); // cell A and low battery: groups of two definers
             assertThat(arrivals.get(toCellA)).containsKey(inBoth);
             assertThat(arrivals.get(fromNode)).containsKey(inBoth);
+
+            // The delivery job (the membership index) and the grid definer (each node's last groups) are
+            // rescaled by savepoint from 2 to 1: what follows only works if both states came along.
+            GroupDefinerJob narrowGrid = GroupDefinerJob.fromArgs(params(common, "--selection", "grid-cell",
+                    "--parallelism", "1"));
+            System.out.println("Groups IT: rescaled delivery from "
+                    + jobs.rescaleFromSavepoint(DeliveryJob.NAME, DeliveryJob.fromArgs(params(common, "--parallelism", "1"))::build)
+                    + " and the grid definer from " + jobs.rescaleFromSavepoint(grid.name(), narrowGrid::build));
 
             // Node 1 moves to cell B: it joins B and stops getting A's groupcasts.
             MobileNode mover = nodes.get(1);
