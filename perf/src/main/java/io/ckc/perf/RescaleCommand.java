@@ -169,8 +169,9 @@ final class RescaleCommand implements Callable<Integer> {
         }
         String gap = disturbed == null ? "0" : back == null ? "none" : String.valueOf((back - disturbed) * 1000L);
         return String.format(Locale.ROOT, "RESULT op=savepoint job=%s from=%s to=%d savepoint_ms=%s restart_ms=%s "
-                        + "downtime_ms=%d gap_ms=%s p99_before_ms=%.1f", op.job(), op.result().getOrDefault("from", "?"),
-                op.to(), op.result().getOrDefault("savepoint_ms", "failed"), op.result().getOrDefault("restart_ms", "failed"),
+                        + "caught_up_ms=%s downtime_ms=%d gap_ms=%s p99_before_ms=%.1f", op.job(),
+                op.result().getOrDefault("from", "?"), op.to(), op.result().getOrDefault("savepoint_ms", "failed"),
+                op.result().getOrDefault("restart_ms", "failed"), op.result().getOrDefault("caught_up_ms", "unknown"),
                 longestQuiet * 1000, gap, limit / 2);
     }
 

@@ -20,10 +20,10 @@ class RescaleOutcomeTest {
             timeline.add(new RescaleCommand.Second(i + 1, delivered[i], p99[i] / 2, p99[i]));
         }
         RescaleCommand.Op op = new RescaleCommand.Op("delivery", 2, 5,
-                Map.of("from", "1", "savepoint_ms", "650", "restart_ms", "4000"));
+                Map.of("from", "1", "savepoint_ms", "650", "restart_ms", "4000", "caught_up_ms", "5100"));
         String line = RescaleCommand.resultLine(op, timeline, 15);
         assertThat(line).isEqualTo("RESULT op=savepoint job=delivery from=1 to=2 savepoint_ms=650 restart_ms=4000 "
-                + "downtime_ms=3000 gap_ms=7000 p99_before_ms=10.0");
+                + "caught_up_ms=5100 downtime_ms=3000 gap_ms=7000 p99_before_ms=10.0");
         // seconds 5-7 silent: the rescale shows from second 5; p99 under 2 x 10 ms for three seconds from
         // second 12 on (second 11 had 30 ms): 7 s.
         assertThat(RescaleCommand.resultLine(new RescaleCommand.Op("echo", 1, 5, Map.of()), timeline.subList(0, 9), 10))

@@ -209,6 +209,54 @@ final class FlinkRest {
         return false;
     }
 
+    /**
+     * Records the job's sources have yet to read (Kafka lag, FLIP-33's {@code pendingRecords}, summed over
+     * subtasks and sources), or null while no source reports it yet.
+     */
+    Long pendingRecords(String jobId) throws IOException {
+        Long total = null;
+        for (JsonNode vertex : get("jobs/" + jobId).path("vertices")) {
+            if (!vertex.path("name").asText().startsWith("Source:")) {
+                continue;
+            }
+            String metrics = "jobs/" + jobId + "/vertices/" + vertex.path("id").asText() + "/subtasks/metrics";
+            for (JsonNode metric : get(metrics)) {
+                String id = metric.path("id").asText();
+                if (!id.endsWith(".pendingRecords")) {
+                    continue;
+                }
+                for (JsonNode value : get(metrics + "?agg=sum&get=" + java.net.URLEncoder.encode(id,
+                        java.nio.charset.StandardCharsets.UTF_8).replace("+", "%20"))) {
+                    if (value.has("sum")) {
+                        total = (total == null ? 0 : total) + value.path("sum").asLong();
+                    }
+                }
+            }
+        }
+        return total;
+    }
+
+    /**
+     * Waits until the job's sources are at most {@code records} behind; false if not within the timeout,
+     * or if no source reported its lag within 15 s (a Kafka source reports it only once it has read
+     * something: an idle job never does).
+     */
+    boolean awaitCaughtUp(String jobId, long records, Duration timeout) throws IOException {
+        long start = System.nanoTime();
+        long deadline = start + timeout.toNanos();
+        while (System.nanoTime() < deadline) {
+            Long pending = pendingRecords(jobId);
+            if (pending != null && pending <= records) {
+                return true;
+            }
+            if (pending == null && System.nanoTime() - start > Math.min(Duration.ofSeconds(15).toNanos(), timeout.toNanos())) {
+                return false;
+            }
+            sleep(200);
+        }
+        return false;
+    }
+
     private JsonNode get(String path) throws IOException {
         return send(HttpRequest.newBuilder(base.resolve(path)).GET().build());
     }

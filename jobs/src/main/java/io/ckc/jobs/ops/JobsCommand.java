@@ -48,6 +48,14 @@ public final class JobsCommand {
     @Option(names = "--savepoint-dir", description = "Where savepoints go (default: the cluster's state.savepoints.dir)")
     String savepointDir;
 
+    @Option(names = "--caught-up-records", defaultValue = "1000",
+            description = "A rescaled job has caught up once its sources are at most this many records behind (default ${DEFAULT-VALUE})")
+    long caughtUpRecords;
+
+    @Option(names = "--caught-up-wait", defaultValue = "120",
+            description = "Seconds to wait at most for a rescaled job to catch up; 0: do not wait (default ${DEFAULT-VALUE})")
+    long caughtUpWaitSeconds;
+
     PrintStream out = System.out;
     PrintStream err = System.err;
 
@@ -98,6 +106,19 @@ public final class JobsCommand {
             }
         }
         return savepoint;
+    }
+
+    /**
+     * Milliseconds from {@code since} until the job's sources are back within {@code --caught-up-records}
+     * of the end of their topics; "unknown" if its sources report no lag (an idle job), stay behind for
+     * {@code --caught-up-wait}, or that is 0.
+     */
+    String caughtUp(FlinkRest rest, String jobId, long since) throws IOException {
+        if (caughtUpWaitSeconds <= 0) {
+            return "unknown";
+        }
+        return rest.awaitCaughtUp(jobId, caughtUpRecords, Duration.ofSeconds(caughtUpWaitSeconds))
+                ? String.valueOf((System.nanoTime() - since) / 1_000_000) : "unknown";
     }
 
     private int run(Callable<Void> action) {
@@ -212,10 +233,11 @@ public final class JobsCommand {
                 long saved = System.nanoTime();
                 String id = resubmit(rest, jarId, launch, parallelism, stackFlags, savepoint.location());
                 long runningAt = System.nanoTime();
+                String caughtUp = parent.caughtUp(rest, id, runningAt);
                 parent.out.printf(Locale.ROOT, "RESULT op=savepoint job=%s from=%d to=%d savepoint_ms=%d restart_ms=%d "
-                                + "total_ms=%d job_id=%s savepoint=%s%n", job, running.parallelism(), parallelism,
-                        (saved - start) / 1_000_000, (runningAt - saved) / 1_000_000, (runningAt - start) / 1_000_000, id,
-                        savepoint.location());
+                                + "caught_up_ms=%s total_ms=%d job_id=%s savepoint=%s%n", job, running.parallelism(),
+                        parallelism, (saved - start) / 1_000_000, (runningAt - saved) / 1_000_000, caughtUp,
+                        (runningAt - start) / 1_000_000, id, savepoint.location());
                 return null;
             });
         }
@@ -234,8 +256,10 @@ public final class JobsCommand {
             if (!rest.awaitParallelism(running.id(), parallelism, Duration.ofMinutes(2))) {
                 throw new Refused(job + " did not reach parallelism " + parallelism + " within 2 minutes");
             }
-            parent.out.printf(Locale.ROOT, "RESULT op=in-place job=%s from=%d to=%d rescale_ms=%d job_id=%s%n", job,
-                    running.parallelism(), parallelism, (System.nanoTime() - start) / 1_000_000, running.id());
+            long rescaled = System.nanoTime();
+            String caughtUp = parent.caughtUp(rest, running.id(), rescaled);
+            parent.out.printf(Locale.ROOT, "RESULT op=in-place job=%s from=%d to=%d rescale_ms=%d caught_up_ms=%s job_id=%s%n",
+                    job, running.parallelism(), parallelism, (rescaled - start) / 1_000_000, caughtUp, running.id());
         }
     }
 
