@@ -54,18 +54,16 @@ final class FlinkRest {
             JsonNode detail = get("jobs/" + id);
             int parallelism = 0;
             int maxParallelism = 0;
-            boolean tasksRunning = !detail.path("vertices").isEmpty();
             for (JsonNode vertex : detail.path("vertices")) {
                 parallelism = Math.max(parallelism, vertex.path("parallelism").asInt());
                 maxParallelism = Math.max(maxParallelism, vertex.path("maxParallelism").asInt());
-                tasksRunning &= vertex.path("status").asText().equals("RUNNING");
             }
             JsonNode latest = checkpoints(id).path("latest");
             JsonNode completed = latest.path("completed");
             JsonNode savepoint = latest.path("savepoint");
             jobs.add(new Job(overview.path("name").asText(), id, overview.path("state").asText(), parallelism,
                     maxParallelism, completed.isObject() ? completed.path("latest_ack_timestamp").asLong() : null,
-                    savepoint.isObject() ? savepoint.path("external_path").asText() : null, tasksRunning));
+                    savepoint.isObject() ? savepoint.path("external_path").asText() : null, runs(detail, 0)));
         }
         jobs.sort((a, b) -> a.name().compareTo(b.name()));
         return jobs;
@@ -89,7 +87,7 @@ final class FlinkRest {
 
     /** The job with this Flink job name whose tasks all run. */
     Optional<Job> running(String flinkName) throws IOException {
-        return jobs().stream().filter(j -> j.name().equals(flinkName) && j.state().equals("RUNNING") && j.tasksRunning())
+        return jobs().stream().filter(j -> j.name().equals(flinkName) && j.tasksRunning())
                 .findFirst();
     }
 
@@ -148,21 +146,33 @@ final class FlinkRest {
         return post("jars/" + jarId + "/run", body).path("jobid").asText();
     }
 
-    /** Waits until the job runs; false if it did not within the timeout. */
-    boolean awaitRunning(String jobId, Duration timeout) throws IOException {
+    /**
+     * Waits until the job and all its tasks run, each vertex at {@code parallelism} where its max
+     * parallelism allows (0: at any parallelism); false if not within the timeout.
+     */
+    boolean awaitRunning(String jobId, int parallelism, Duration timeout) throws IOException {
         long deadline = System.nanoTime() + timeout.toNanos();
         while (System.nanoTime() < deadline) {
             JsonNode detail = get("jobs/" + jobId);
-            boolean allRunning = detail.path("state").asText().equals("RUNNING");
-            for (JsonNode vertex : detail.path("vertices")) {
-                allRunning &= vertex.path("status").asText().equals("RUNNING");
-            }
-            if (allRunning) {
+            if (runs(detail, parallelism)) {
                 return true;
+            }
+            if (JobsCommand.TERMINAL.contains(detail.path("state").asText())) {
+                return false; // failed at start: no use waiting
             }
             sleep(100);
         }
         return false;
+    }
+
+    /** Whether a job's details say it runs with every vertex's tasks running, at {@code parallelism} unless 0. */
+    private static boolean runs(JsonNode detail, int parallelism) {
+        boolean runs = detail.path("state").asText().equals("RUNNING") && !detail.path("vertices").isEmpty();
+        for (JsonNode vertex : detail.path("vertices")) {
+            runs &= vertex.path("status").asText().equals("RUNNING") && (parallelism == 0
+                    || vertex.path("parallelism").asInt() == Math.min(parallelism, vertex.path("maxParallelism").asInt()));
+        }
+        return runs;
     }
 
     /** Whether the cluster runs the adaptive scheduler: the one that rescales a running job in place. */
@@ -191,23 +201,6 @@ final class FlinkRest {
                 .PUT(HttpRequest.BodyPublishers.ofString(mapper.writeValueAsString(requirements))).build());
     }
 
-    /** Waits until every vertex that may run at {@code parallelism} does, and runs. */
-    boolean awaitParallelism(String jobId, int parallelism, Duration timeout) throws IOException {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        while (System.nanoTime() < deadline) {
-            JsonNode detail = get("jobs/" + jobId);
-            boolean done = detail.path("state").asText().equals("RUNNING") && !detail.path("vertices").isEmpty();
-            for (JsonNode vertex : detail.path("vertices")) {
-                int wanted = Math.min(parallelism, vertex.path("maxParallelism").asInt());
-                done &= vertex.path("parallelism").asInt() == wanted && vertex.path("status").asText().equals("RUNNING");
-            }
-            if (done) {
-                return true;
-            }
-            sleep(100);
-        }
-        return false;
-    }
 
     /**
      * Records the job's sources have yet to read (Kafka lag, FLIP-33's {@code pendingRecords}, summed over

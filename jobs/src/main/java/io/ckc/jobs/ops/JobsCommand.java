@@ -24,15 +24,16 @@ import java.util.Optional;
 import java.util.concurrent.Callable;
 
 /**
- * The operator commands behind {@code ./ckc jobs|savepoint|rescale|restore}: CKC's jobs on a Flink
+ * The operator commands behind {@code ./ckc jobs|savepoint|rescale|restore}, and the submissions of
+ * {@code ./ckc up --flink} and {@code ./ckc sql}: CKC's jobs on a Flink
  * cluster (the embedded one or a real one) through its REST API. JOB is a job's short name, its
  * Flink name without {@code ckc-}. Every request is checked before anything is stopped; an error is
  * one line on stderr and exit code 1.
  */
 @Command(name = "ckc-jobs", mixinStandardHelpOptions = true,
         subcommands = {JobsCommand.ListJobs.class, JobsCommand.TakeSavepoint.class, JobsCommand.Rescale.class,
-                JobsCommand.Restore.class},
-        description = "List, savepoint, rescale and restore CKC's Flink jobs.")
+                JobsCommand.Restore.class, JobsCommand.Submit.class, JobsCommand.Run.class},
+        description = "Submit, list, savepoint, rescale and restore CKC's Flink jobs.")
 public final class JobsCommand {
 
     /** Thrown for a request that cannot be carried out: its message is the one line the user sees. */
@@ -231,7 +232,7 @@ public final class JobsCommand {
                     throw new Refused("stop-with-savepoint of " + job + " failed, the job keeps running: " + savepoint.failure());
                 }
                 long saved = System.nanoTime();
-                String id = resubmit(rest, jarId, launch, parallelism, stackFlags, savepoint.location());
+                String id = start(rest, jarId, launch, parallelism, stackFlags, savepoint.location());
                 long runningAt = System.nanoTime();
                 String caughtUp = parent.caughtUp(rest, id, runningAt);
                 parent.out.printf(Locale.ROOT, "RESULT op=savepoint job=%s from=%d to=%d savepoint_ms=%d restart_ms=%d "
@@ -253,7 +254,7 @@ public final class JobsCommand {
             }
             long start = System.nanoTime();
             rest.requireParallelism(running.id(), parallelism);
-            if (!rest.awaitParallelism(running.id(), parallelism, Duration.ofMinutes(2))) {
+            if (!rest.awaitRunning(running.id(), parallelism, Duration.ofMinutes(2))) {
                 throw new Refused(job + " did not reach parallelism " + parallelism + " within 2 minutes");
             }
             long rescaled = System.nanoTime();
@@ -298,7 +299,7 @@ public final class JobsCommand {
                         Scaling.fromArgs(flags, -1).maxParallelism());
                 String jarId = rest.upload(checkedJar(jar));
                 long start = System.nanoTime();
-                String id = resubmit(rest, jarId, launch, target, stackFlags, savepoint);
+                String id = start(rest, jarId, launch, target, stackFlags, savepoint);
                 parent.out.printf(Locale.ROOT, "RESULT op=restore job=%s to=%d restart_ms=%d job_id=%s savepoint=%s%n", job,
                         target, (System.nanoTime() - start) / 1_000_000, id, savepoint);
                 return null;
@@ -306,21 +307,82 @@ public final class JobsCommand {
         }
     }
 
-    /** Runs the job again from a savepoint at a parallelism and waits until it runs. */
-    static String resubmit(FlinkRest rest, String jarId, JobCatalog.Launch launch, int parallelism,
-                           List<String> stackFlags, String savepoint) throws IOException, Refused {
+    @Command(name = "submit", description = "Uploads the jobs jar and starts the stack's jobs from the job catalog; "
+            + "prints each job's name and id once it runs.")
+    static final class Submit implements Callable<Integer> {
+        @ParentCommand
+        JobsCommand parent;
+
+        @Option(names = "--jar", required = true, description = "The jobs jar")
+        Path jar;
+
+        @Parameters(description = "The stack's flags: --bootstrap, --delivery-parallelism, --echo-parallelism, job flags")
+        List<String> stackFlags = new ArrayList<>();
+
+        @Override
+        public Integer call() {
+            return parent.run(() -> {
+                FlinkRest rest = parent.rest();
+                String jarId = rest.upload(checkedJar(jar));
+                for (JobCatalog.Launch launch : JobCatalog.stack(ParameterTool.fromArgs(stackFlags.toArray(String[]::new)))) {
+                    parent.out.println(launch.flinkName() + " " + start(rest, jarId, launch, launch.parallelism(),
+                            stackFlags, null));
+                }
+                return null;
+            });
+        }
+    }
+
+    @Command(name = "run", description = "Uploads the jobs jar and starts one entry class (a SQL rule's runner); prints the job id once it runs.")
+    static final class Run implements Callable<Integer> {
+        @ParentCommand
+        JobsCommand parent;
+
+        @Parameters(index = "0", description = "The entry class")
+        String entryClass;
+
+        @Option(names = "--jar", required = true, description = "The jobs jar")
+        Path jar;
+
+        @Option(names = "--parallelism", defaultValue = "1", description = "Parallelism (default ${DEFAULT-VALUE})")
+        int parallelism;
+
+        @Parameters(index = "1..*", description = "The job's flags")
+        List<String> args = new ArrayList<>();
+
+        @Override
+        public Integer call() {
+            return parent.run(() -> {
+                FlinkRest rest = parent.rest();
+                String id = rest.run(rest.upload(checkedJar(jar)), entryClass, parallelism, args, null);
+                if (!rest.awaitRunning(id, 0, Duration.ofMinutes(2))) {
+                    throw new Refused(entryClass + " (job " + id + ") did not start running: see the Flink log");
+                }
+                parent.out.println(id);
+                return null;
+            });
+        }
+    }
+
+    /**
+     * Starts a job of the catalog at a parallelism, from a savepoint if one is given, and waits until it
+     * runs: the stack's flags, then the job's own.
+     */
+    static String start(FlinkRest rest, String jarId, JobCatalog.Launch launch, int parallelism,
+                        List<String> stackFlags, String savepoint) throws IOException, Refused {
         List<String> args = new ArrayList<>(stackFlags);
         args.addAll(launch.args());
         args.addAll(List.of("--parallelism", String.valueOf(parallelism)));
+        String from = savepoint == null ? "" : " from " + savepoint;
         String id;
         try {
             id = rest.run(jarId, launch.kind().entryClass(), parallelism, args, savepoint);
         } catch (IOException e) {
-            throw new Refused("cannot start " + launch.name() + " from " + savepoint + " (" + e.getMessage()
-                    + "); start it again with: ./ckc restore " + launch.name() + " " + savepoint);
+            throw new Refused("cannot start " + launch.name() + from + " (" + e.getMessage() + ")"
+                    + (savepoint == null ? "" : "; start it again with: ./ckc restore " + launch.name() + " " + savepoint));
         }
-        if (!rest.awaitRunning(id, Duration.ofMinutes(2))) {
-            throw new Refused(launch.name() + " (job " + id + ") is not running 2 minutes after its restore from " + savepoint);
+        if (!rest.awaitRunning(id, 0, Duration.ofMinutes(2))) {
+            throw new Refused(launch.name() + " (job " + id + ") is not running 2 minutes after its start" + from);
         }
         return id;
     }
