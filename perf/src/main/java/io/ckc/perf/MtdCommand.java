@@ -88,7 +88,8 @@ final class MtdCommand implements Callable<Integer> {
     @Mixin
     StackOptions stack = new StackOptions();
 
-    private final PrintStream out = System.out;
+    /** Progress and figures; {@code perf rescale}, which runs mtd_2 beside its load, sends them to a file. */
+    PrintStream out = System.out;
     private final ObjectMapper mapper = Json.newMapper();
 
     @Override
@@ -119,7 +120,8 @@ final class MtdCommand implements Callable<Integer> {
         return passed ? 0 : 1;
     }
 
-    private MtdRun.Result run(Configuration configuration) throws Exception {
+    /** One configuration on the stack's single gateway: connect, send while nodes come and go, drain. */
+    MtdRun.Result run(Configuration configuration) throws Exception {
         Topics topics = new Topics(topicPrefix, Topics.DEFAULT.appPrefix());
         String gateway = stack.gateways.get(0);
         String sender = "perf-" + configuration.id() + "-" + UUID.randomUUID().toString().substring(0, 8);

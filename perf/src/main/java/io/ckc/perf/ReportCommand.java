@@ -553,9 +553,13 @@ final class ReportCommand implements Callable<Integer> {
         /** The rescale run: its RESULT lines; delivered echoes and p99 RTT second by second, each rescale marked. */
         private static void rescaleSection(StringBuilder html, Results results) throws IOException {
             html.append("<h2>Rescaling under load</h2><p class=\"note\">A constant load through the echo app; every "
-                    + "interval one job is rescaled by savepoint (stop-with-savepoint, resubmitted at the new parallelism). "
+                    + "interval one job is rescaled by savepoint (stop-with-savepoint, resubmitted at the new parallelism) "
+                    + "or in place (the adaptive scheduler). Beside it, the paper's mtd_2 outbound scenario keeps MTD "
+                    + "buffers in flight (30% of its nodes leave and come back; last RESULT line). The first interval, "
+                    + "before any rescale, is the same load with no rescale. "
                     + "downtime_ms: the longest run of seconds without an echo; gap_ms: from the first second the rescale "
-                    + "shows until p99 is back under twice its level before it for 3 s. Vertical lines: when each "
+                    + "shows until p99 is back under twice its level before it for 3 s; lost, duplicates and reordered "
+                    + "over each rescale's interval. Vertical lines: when each "
                     + "./ckc rescale began (it starts a JVM first: the rescale itself shows a few seconds later).</p><pre>");
             Path text = results.dir().resolve("rescale.txt");
             if (Files.exists(text)) {

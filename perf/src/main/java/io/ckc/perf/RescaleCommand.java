@@ -1,5 +1,8 @@
 package io.ckc.perf;
 
+import io.ckc.protocol.kafka.Topics;
+import io.ckc.protocol.records.AppMessage;
+import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -11,29 +14,41 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.BitSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
+import java.util.concurrent.FutureTask;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * {@code perf rescale}: the load test users run while they rescale. A fleet sends a constant load
  * through the echo application; every {@code --interval-seconds} one rescale of {@code --ops} runs
- * ({@code ./ckc rescale JOB P}: stop-with-savepoint, resubmit at the new parallelism). The first
- * interval, before any rescale, is the run's baseline. One sample a second goes to
- * {@code rescale.csv}; per rescale a {@code RESULT op=savepoint job=.. from=.. to=.. savepoint_ms=..
- * restart_ms=.. downtime_ms=.. gap_ms=..} line (downtime: the longest run of seconds without a single
- * echo; gap: from the first second the rescale shows (no echo, or p99 RTT above twice its median of the
- * 10 s before) until p99 is back under that for 3 s in a row; 0 if it never showed), and for the run {@code RESULT scenario=rescale sent=.. delivered=.. lost=.. mn_duplicates=..
- * reordered=..} (echoes a node got twice after its own dedupe, and echoes that came after a later
- * message's).
+ * ({@code ./ckc rescale JOB P}: stop-with-savepoint, resubmit at the new parallelism; with
+ * {@code :in-place}, {@code ./ckc rescale JOB P --in-place} on a cluster with the adaptive scheduler).
+ * The first interval, before any rescale, is the run's baseline. Beside the load, the paper's
+ * outbound scenario mtd_2 runs on {@code --roaming-nodes} more nodes: an application sends each a
+ * unicast with a TTL, and 30% of them keep leaving and coming back, so MTD buffers are in flight
+ * across every rescale.
+ *
+ * <p>One sample a second goes to {@code rescale.csv}. Per rescale a {@code RESULT op=savepoint|in-place
+ * job=.. from=.. to=..} line: the command's own timings, downtime (the longest run of seconds without a
+ * single echo), gap (from the first second the rescale shows (no echo, or p99 RTT above twice its
+ * median of the 10 s before) until p99 is back under that for 3 s in a row; 0 if it never showed), and
+ * over its interval: messages lost (sent in it, never echoed), app_duplicates (messages the echo
+ * application read twice), mn_duplicates (echoes a node got twice after its own dedupe) and reordered
+ * (echoes that came after a later message's of the same node). Then one for the whole run and one for
+ * the MTD messages (delivered, expired, expired before their deadline, delivered after it).
  */
 @Command(name = "rescale", mixinStandardHelpOptions = true,
-        description = "Constant load through the echo app while jobs are rescaled by savepoint: downtime, gap, loss, duplicates, order.")
+        description = "Constant load through the echo app, with MTD messages in flight, while jobs are rescaled: downtime, gap, loss, duplicates, order.")
 final class RescaleCommand implements Callable<Integer> {
 
     static final String CSV_HEADER = "second,delivered_per_s,rtt_p50_ms,rtt_p99_ms,rescale";
+    static final String IN_PLACE = "in-place";
 
     @Option(names = "--nodes", defaultValue = "2000", description = "Simulated nodes (default ${DEFAULT-VALUE})")
     int nodes;
@@ -42,8 +57,19 @@ final class RescaleCommand implements Callable<Integer> {
     double rate;
 
     @Option(names = "--ops", split = ",", defaultValue = "delivery:2,delivery:1,echo:2,echo:1",
-            description = "Rescales in order, JOB:PARALLELISM (default ${DEFAULT-VALUE})")
+            description = "Rescales in order, JOB:PARALLELISM by savepoint or JOB:PARALLELISM:in-place (default ${DEFAULT-VALUE})")
     List<String> ops;
+
+    @Option(names = "--roaming-nodes", defaultValue = "300",
+            description = "Nodes of the MTD scenario beside the load (mtd_2: 30% leave and come back); 0: none (default ${DEFAULT-VALUE})")
+    int roamingNodes;
+
+    @Option(names = "--away-seconds", defaultValue = "20", description = "How long a roaming node stays away each time (default ${DEFAULT-VALUE})")
+    int awaySeconds;
+
+    @Option(names = "--ttl-ms", defaultValue = "15000",
+            description = "TTL of the MTD scenario's messages: shorter than an absence, so some expire and some are replayed (default ${DEFAULT-VALUE})")
+    long ttlMs;
 
     @Option(names = "--interval-seconds", defaultValue = "30", description = "Seconds before the first rescale and between rescales (default ${DEFAULT-VALUE})")
     int intervalSeconds;
@@ -56,53 +82,83 @@ final class RescaleCommand implements Callable<Integer> {
 
     PrintStream out = System.out;
 
-    /** One second of the run. */
-    record Second(int second, long delivered, double p50Ms, double p99Ms) {
+    /**
+     * One second of the run: its echoes, and the run's counters at its end (messages numbered below
+     * {@code seqMark} had been sent by then).
+     */
+    record Second(int second, long delivered, double p50Ms, double p99Ms, int seqMark, long mnDuplicates,
+                  long reordered, long appDuplicates) {
     }
 
-    /** One rescale: when it started (the second of the timeline), and what {@code ./ckc rescale} printed. */
-    record Op(String job, int to, int startSecond, Map<String, String> result) {
+    /** One rescale: how, when it started (the second of the timeline), and what {@code ./ckc rescale} printed. */
+    record Op(String job, int to, boolean inPlace, int startSecond, Map<String, String> result) {
+
+        static Op parse(String spec, int startSecond) {
+            String[] parts = spec.split(":");
+            if (parts.length < 2 || parts.length > 3 || (parts.length == 3 && !parts[2].equals(IN_PLACE))) {
+                throw new IllegalArgumentException("--ops: JOB:PARALLELISM or JOB:PARALLELISM:in-place, got " + spec);
+            }
+            return new Op(parts[0], Integer.parseInt(parts[1]), parts.length == 3, startSecond, Map.of());
+        }
+
+        Op withResult(Map<String, String> printed) {
+            return new Op(job, to, inPlace, startSecond, printed);
+        }
     }
 
     @Override
     public Integer call() throws Exception {
         Results results = new Results(stack.resultsDir);
+        List<Op> planned = ops.stream().map(spec -> Op.parse(spec, 0)).toList(); // bad --ops fail before the load
         List<Second> timeline = new ArrayList<>();
         List<Op> done = new ArrayList<>();
-        try (LoadPath fleet = LoadPath.open(Results.CKC, stack, nodes, out)) {
+        int[] sentPerNode = new int[nodes];
+        AtomicInteger seqMark = new AtomicInteger();
+        AppReads app = new AppReads(nodes);
+        int seconds = intervalSeconds * (planned.size() + 1);
+        MtdCommand mtd = roamingNodes > 0 ? mtdScenario(results.dir(), seconds) : null;
+        try (LoadPath fleet = LoadPath.open(Results.CKC, stack, nodes, out);
+             TopicFollower appReader = new TopicFollower(stack.bootstrap, Topics.DEFAULT.app("echo"), AppMessage.class,
+                     app::read, out)) {
             RoundTrips trips = fleet.trips();
             boolean[] running = {true};
             Thread sampler = new Thread(() -> trips.everySecond(() -> running[0], echoes -> {
                 synchronized (timeline) {
-                    timeline.add(new Second(timeline.size() + 1, echoes.delivered(), echoes.p50Ms(), echoes.p99Ms()));
+                    timeline.add(new Second(timeline.size() + 1, echoes.delivered(), echoes.p50Ms(), echoes.p99Ms(),
+                            seqMark.get(), trips.duplicates.get(), trips.reordered.get(), app.duplicates.get()));
                 }
                 return true;
             }), "rescale-sampler");
             sampler.setDaemon(true);
             sampler.start();
-            int seconds = intervalSeconds * (ops.size() + 1);
             Thread load = new Thread(() -> {
                 try {
-                    Schedule.runFor(nodes, seconds, rate * 60 / nodes, Schedule.Arrivals.CONSTANT, fleet::send,
-                            trips.sent, () -> { });
+                    Schedule.runFor(nodes, seconds, rate * 60 / nodes, Schedule.Arrivals.CONSTANT, (node, seq) -> {
+                        fleet.send(node, seq);
+                        sentPerNode[node] = seq + 1; // this thread only; read after it is joined
+                        seqMark.accumulateAndGet(seq + 1, Math::max);
+                    }, trips.sent, () -> { });
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
                 }
             }, "rescale-load");
+            FutureTask<MtdRun.Result> roaming = new FutureTask<>(() -> mtd.run(MtdCommand.Configuration.named("mtd_2")));
+            if (mtd != null) {
+                new Thread(roaming, "rescale-mtd").start();
+            }
             load.start();
             long began = System.nanoTime();
-            for (int k = 1; k <= ops.size(); k++) {
-                String op = ops.get(k - 1);
+            for (int k = 1; k <= planned.size(); k++) {
+                Op op = planned.get(k - 1);
                 // On the interval's grid, whatever the rescale before took: each gets a full interval after it.
                 long due = began + k * intervalSeconds * 1_000_000_000L;
                 Thread.sleep(Math.max(0, (due - System.nanoTime()) / 1_000_000));
-                String[] parts = op.split(":");
                 int start;
                 synchronized (timeline) {
                     start = timeline.size() + 1;
                 }
-                out.printf("second %d: ./ckc rescale %s %s%n", start, parts[0], parts[1]);
-                done.add(new Op(parts[0], Integer.parseInt(parts[1]), start, rescale(parts[0], parts[1])));
+                out.printf("second %d: ./ckc rescale %s %d%s%n", start, op.job(), op.to(), op.inPlace() ? " --in-place" : "");
+                done.add(new Op(op.job(), op.to(), op.inPlace(), start, Map.of()).withResult(rescale(op)));
             }
             load.join();
             trips.awaitEchoes(15, () -> { });
@@ -116,20 +172,81 @@ final class RescaleCommand implements Callable<Integer> {
             List<String> lines = new ArrayList<>();
             for (int i = 0; i < done.size(); i++) {
                 int end = i + 1 < done.size() ? done.get(i + 1).startSecond() : seconds0.size() + 1;
-                lines.add(resultLine(done.get(i), seconds0, end));
+                lines.add(resultLine(done.get(i), seconds0, end, trips.missing(seqAt(seconds0, done.get(i).startSecond() - 1),
+                        seqAt(seconds0, end - 1), sentPerNode)));
             }
-            lines.add(String.format(Locale.ROOT, "RESULT scenario=rescale sent=%d delivered=%d lost=%d mn_duplicates=%d "
-                            + "reordered=%d", trips.sent.get(), trips.delivered.get(), trips.lost(), trips.duplicates.get(),
-                    trips.reordered.get()));
+            lines.add(String.format(Locale.ROOT, "RESULT scenario=rescale sent=%d delivered=%d lost=%d app_duplicates=%d "
+                            + "mn_duplicates=%d reordered=%d", trips.sent.get(), trips.delivered.get(), trips.lost(),
+                    app.duplicates.get(), trips.duplicates.get(), trips.reordered.get()));
+            if (mtd != null) {
+                MtdRun.Result r = roaming.get();
+                lines.add(String.format(Locale.ROOT, "RESULT scenario=rescale-mtd nodes=%d away_s=%d ttl_ms=%d sent=%d "
+                                + "delivered=%d expired=%d expired_early=%d delivered_late=%d dropped=%d lost=%d "
+                                + "mn_duplicates=%d absences=%d", roamingNodes, awaySeconds, ttlMs, r.sent(), r.replied(),
+                        r.expired(), r.expiredEarly(), r.expiredDelivered(), r.dropped(),
+                        r.sent() - r.replied() - r.expired() - r.dropped(), r.duplicates(), r.absences()));
+            }
             Files.write(results.dir().resolve("rescale.txt"), lines, StandardCharsets.UTF_8);
             lines.forEach(out::println);
+        } finally {
+            if (mtd != null) {
+                mtd.out.close();
+            }
         }
         return 0;
     }
 
-    /** Runs {@code ckc rescale JOB P}; returns the key=value pairs of its RESULT line (empty if it failed). */
-    private Map<String, String> rescale(String job, String parallelism) throws IOException, InterruptedException {
-        Process process = new ProcessBuilder(ckc.toString(), "rescale", job, parallelism).redirectErrorStream(true).start();
+    /**
+     * The paper's mtd_2 on the stack's gateway, sized to last as long as the load: a unicast every 10 s
+     * to each roaming node; its progress goes to {@code mtd.log}.
+     */
+    private MtdCommand mtdScenario(Path dir, int seconds) throws IOException {
+        if (stack.gateways.size() != 1) {
+            throw new IllegalArgumentException("--gateways: perf rescale runs on one gateway");
+        }
+        MtdCommand mtd = new MtdCommand();
+        new CommandLine(mtd).parseArgs("--configs", "mtd_2", "--mtd", "true", "--nodes", String.valueOf(roamingNodes),
+                "--rate", "6", "--messages", String.valueOf(Math.max(1, seconds / 10)), "--ttl-ms", String.valueOf(ttlMs),
+                "--disconnect-seconds", String.valueOf(awaySeconds), "--gateways", stack.gateways.get(0),
+                "--bootstrap", stack.bootstrap, "--io-threads", "1", "--results", dir.toString());
+        mtd.out = new PrintStream(Files.newOutputStream(dir.resolve("mtd.log")), true, StandardCharsets.UTF_8);
+        return mtd;
+    }
+
+    /** The messages the echo application read: each node's numbers, and those read twice. */
+    static final class AppReads {
+        final AtomicLong duplicates = new AtomicLong();
+        private final BitSet[] seen;
+
+        AppReads(int nodes) {
+            seen = new BitSet[nodes];
+            for (int i = 0; i < nodes; i++) {
+                seen[i] = new BitSet();
+            }
+        }
+
+        void read(AppMessage message) {
+            EchoPayload payload = EchoPayload.decode(message.payload());
+            if (payload.node() < 0 || payload.node() >= seen.length) {
+                return; // not this run's
+            }
+            BitSet node = seen[payload.node()];
+            synchronized (node) {
+                if (node.get(payload.seq())) {
+                    duplicates.incrementAndGet();
+                }
+                node.set(payload.seq());
+            }
+        }
+    }
+
+    /** Runs {@code ckc rescale JOB P [--in-place]}; returns the key=value pairs of its RESULT line (empty if it failed). */
+    private Map<String, String> rescale(Op op) throws IOException, InterruptedException {
+        List<String> command = new ArrayList<>(List.of(ckc.toString(), "rescale", op.job(), String.valueOf(op.to())));
+        if (op.inPlace()) {
+            command.add("--in-place");
+        }
+        Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
         Map<String, String> result = new LinkedHashMap<>();
         for (String line : new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8).split("\n")) {
             out.println("  " + line);
@@ -146,8 +263,18 @@ final class RescaleCommand implements Callable<Integer> {
         return result;
     }
 
+    /** The messages sent by the end of second {@code second} (0: none yet). */
+    static int seqAt(List<Second> timeline, int second) {
+        return second <= 0 ? 0 : timeline.get(Math.min(second, timeline.size()) - 1).seqMark();
+    }
+
+    /** The run's counter in {@code counter} at the end of second {@code second} (0 before the first). */
+    private static long counterAt(List<Second> timeline, int second, java.util.function.ToLongFunction<Second> counter) {
+        return second <= 0 ? 0 : counter.applyAsLong(timeline.get(Math.min(second, timeline.size()) - 1));
+    }
+
     /** The RESULT line of one rescale, from the seconds from its start up to (not including) {@code end}. */
-    static String resultLine(Op op, List<Second> timeline, int end) {
+    static String resultLine(Op op, List<Second> timeline, int end, long lost) {
         double limit = 2 * median(timeline.stream().filter(s -> s.second() >= op.startSecond() - 10
                 && s.second() < op.startSecond()).mapToDouble(Second::p99Ms).filter(v -> !Double.isNaN(v)).toArray());
         List<Second> window = timeline.stream().filter(s -> s.second() >= op.startSecond() && s.second() < end).toList();
@@ -168,11 +295,19 @@ final class RescaleCommand implements Callable<Integer> {
             }
         }
         String gap = disturbed == null ? "0" : back == null ? "none" : String.valueOf((back - disturbed) * 1000L);
-        return String.format(Locale.ROOT, "RESULT op=savepoint job=%s from=%s to=%d savepoint_ms=%s restart_ms=%s "
-                        + "caught_up_ms=%s downtime_ms=%d gap_ms=%s p99_before_ms=%.1f", op.job(),
-                op.result().getOrDefault("from", "?"), op.to(), op.result().getOrDefault("savepoint_ms", "failed"),
-                op.result().getOrDefault("restart_ms", "failed"), op.result().getOrDefault("caught_up_ms", "unknown"),
-                longestQuiet * 1000, gap, limit / 2);
+        int before = op.startSecond() - 1;
+        int last = end - 1;
+        String timings = op.inPlace()
+                ? "rescale_ms=" + op.result().getOrDefault("rescale_ms", "failed")
+                : "savepoint_ms=" + op.result().getOrDefault("savepoint_ms", "failed") + " restart_ms="
+                        + op.result().getOrDefault("restart_ms", "failed");
+        return String.format(Locale.ROOT, "RESULT op=%s job=%s from=%s to=%d %s caught_up_ms=%s downtime_ms=%d gap_ms=%s "
+                        + "lost=%d app_duplicates=%d mn_duplicates=%d reordered=%d p99_before_ms=%.1f",
+                op.inPlace() ? IN_PLACE : "savepoint", op.job(), op.result().getOrDefault("from", "?"), op.to(), timings,
+                op.result().getOrDefault("caught_up_ms", "unknown"), longestQuiet * 1000, gap, lost,
+                counterAt(timeline, last, Second::appDuplicates) - counterAt(timeline, before, Second::appDuplicates),
+                counterAt(timeline, last, Second::mnDuplicates) - counterAt(timeline, before, Second::mnDuplicates),
+                counterAt(timeline, last, Second::reordered) - counterAt(timeline, before, Second::reordered), limit / 2);
     }
 
     private static double median(double[] values) {
@@ -187,7 +322,8 @@ final class RescaleCommand implements Callable<Integer> {
     private static void write(Path file, List<Second> timeline, List<Op> ops) throws IOException {
         List<String> lines = new ArrayList<>(List.of(CSV_HEADER));
         for (Second s : timeline) {
-            String mark = ops.stream().filter(o -> o.startSecond() == s.second()).map(o -> o.job() + "->" + o.to())
+            String mark = ops.stream().filter(o -> o.startSecond() == s.second())
+                    .map(o -> o.job() + "->" + o.to() + (o.inPlace() ? " " + IN_PLACE : ""))
                     .findFirst().orElse("");
             lines.add(String.format(Locale.ROOT, "%d,%d,%.3f,%.3f,%s", s.second(), s.delivered(), s.p50Ms(), s.p99Ms(), mark));
         }

@@ -136,4 +136,22 @@ final class RoundTrips {
     long lost() {
         return sent.get() - delivered.get();
     }
+
+    /**
+     * Messages numbered {@code [fromSeq, toSeq)} that were sent ({@code sentPerNode[node]} messages each,
+     * numbered from 0) and never echoed: the losses of one stretch of a run.
+     */
+    long missing(int fromSeq, int toSeq, int[] sentPerNode) {
+        long missing = 0;
+        for (int node = 0; node < received.length; node++) {
+            int to = Math.min(toSeq, sentPerNode[node]);
+            if (to <= fromSeq) {
+                continue;
+            }
+            synchronized (received[node]) {
+                missing += (to - fromSeq) - received[node].get(fromSeq, to).cardinality();
+            }
+        }
+        return missing;
+    }
 }

@@ -16,12 +16,8 @@ import org.apache.flink.test.junit5.InjectClusterClient;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import picocli.CommandLine;
 
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -60,20 +56,18 @@ class InPlaceRescaleTest {
         try {
             FlinkRest rest = new FlinkRest(url);
             Await.until("the probe running", 30, () -> running(rest));
-            CommandLine cli = new CommandLine(new JobsCommand());
-            ByteArrayOutputStream out = new ByteArrayOutputStream();
-            cli.<JobsCommand>getCommand().out = new PrintStream(out, true, StandardCharsets.UTF_8);
             // The probe reads no Kafka topic, so it has no lag to catch up on: no wait for it.
-            assertThat(cli.execute("--flink", url, "--caught-up-wait", "0", "rescale", "probe", "2", "--in-place",
-                    "--jar", "unused.jar")).isZero();
-            assertThat(out.toString(StandardCharsets.UTF_8)).startsWith("RESULT op=in-place job=probe from=1 to=2 rescale_ms=")
+            Commands.Outcome widen = Commands.run("--flink", url, "--caught-up-wait", "0", "rescale", "probe", "2",
+                    "--in-place", "--jar", "unused.jar");
+            assertThat(widen.code()).as(widen.err()).isZero();
+            assertThat(widen.out()).startsWith("RESULT op=in-place job=probe from=1 to=2 rescale_ms=")
                     .contains("caught_up_ms=unknown");
             FlinkRest.Job widened = rest.running("ckc-probe").orElseThrow();
             assertThat(widened.parallelism()).isEqualTo(2);
             assertThat(widened.id()).as("the same job, not a resubmission").isEqualTo(job.getJobID().toHexString());
 
-            assertThat(cli.execute("--flink", url, "--caught-up-wait", "0", "rescale", "probe", "1", "--in-place",
-                    "--jar", "unused.jar")).isZero();
+            assertThat(Commands.run("--flink", url, "--caught-up-wait", "0", "rescale", "probe", "1", "--in-place",
+                    "--jar", "unused.jar").code()).isZero();
             assertThat(rest.running("ckc-probe").orElseThrow().parallelism()).isOne();
         } finally {
             job.cancel().get();

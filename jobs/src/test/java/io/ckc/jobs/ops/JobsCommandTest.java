@@ -17,12 +17,8 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
-import picocli.CommandLine;
 
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.stream.Stream;
@@ -44,10 +40,6 @@ class JobsCommandTest {
 
     @TempDir
     Path savepoints;
-
-    /** What one command printed and returned. */
-    record Outcome(int code, String out, String err) {
-    }
 
     /** Per test: the extension points the execution environment at its cluster only around each test. */
     @BeforeEach
@@ -71,16 +63,6 @@ class JobsCommandTest {
         probe.cancel().get();
     }
 
-    private Outcome run(String... args) {
-        JobsCommand command = new JobsCommand();
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        ByteArrayOutputStream err = new ByteArrayOutputStream();
-        command.out = new PrintStream(out, true, StandardCharsets.UTF_8);
-        command.err = new PrintStream(err, true, StandardCharsets.UTF_8);
-        int code = new CommandLine(command).execute(args);
-        return new Outcome(code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
-    }
-
     private boolean probeRunning() {
         try {
             return new FlinkRest(url).running("ckc-probe").isPresent();
@@ -92,7 +74,7 @@ class JobsCommandTest {
     @Test
     void theListShowsTheJobByItsShortNameWithItsParallelismAndMaxParallelism() throws Exception {
         Await.until("the probe job running", 30, this::probeRunning);
-        Outcome list = run("--flink", url, "list");
+        Commands.Outcome list = Commands.run("--flink", url, "list");
         assertThat(list.code()).as(list.err()).isZero();
         assertThat(list.out()).containsPattern("(?m)^probe\\s+[0-9a-f]{32}\\s+1\\s+128\\s+RUNNING\\s");
     }
@@ -100,7 +82,7 @@ class JobsCommandTest {
     @Test
     void aSavepointIsWrittenWhereAskedAndItsPathPrinted() throws Exception {
         Await.until("the probe job running", 30, this::probeRunning);
-        Outcome savepoint = run("--flink", url, "--savepoint-dir", savepoints.toUri().toString(), "savepoint", "probe");
+        Commands.Outcome savepoint = Commands.run("--flink", url, "--savepoint-dir", savepoints.toUri().toString(), "savepoint", "probe");
         assertThat(savepoint.code()).as(savepoint.err()).isZero();
         assertThat(savepoint.out()).startsWith("RESULT op=savepoint job=probe savepoint_ms=");
         try (Stream<Path> written = Files.list(savepoints)) {
@@ -112,34 +94,34 @@ class JobsCommandTest {
     @Test
     void badRequestsGetOneLineAndStopNothing() throws Exception {
         Await.until("the probe job running", 30, this::probeRunning);
-        Outcome unknown = run("--flink", url, "savepoint", "nope");
+        Commands.Outcome unknown = Commands.run("--flink", url, "savepoint", "nope");
         assertThat(unknown.code()).isOne();
         assertThat(unknown.err()).isEqualTo("ckc: no running job 'nope'; running: probe" + System.lineSeparator());
 
-        Outcome tooWide = run("--flink", url, "rescale", "probe", "500", "--jar", "missing.jar");
+        Commands.Outcome tooWide = Commands.run("--flink", url, "rescale", "probe", "500", "--jar", "missing.jar");
         assertThat(tooWide.code()).isOne();
         assertThat(tooWide.err()).contains("parallelism must be between 1 and the job's max parallelism 128, got 500");
 
-        Outcome notInCatalog = run("--flink", url, "rescale", "probe", "2", "--jar", "missing.jar");
+        Commands.Outcome notInCatalog = Commands.run("--flink", url, "rescale", "probe", "2", "--jar", "missing.jar");
         assertThat(notInCatalog.code()).isOne();
         assertThat(notInCatalog.err()).contains("'probe' is not a job of the stack's catalog (delivery, poa-manager, "
                 + "echo, group-definer-grid-cell)");
 
-        Outcome noSavepoint = run("--flink", url, "restore", "delivery", "/no/such/savepoint", "--jar", "missing.jar");
+        Commands.Outcome noSavepoint = Commands.run("--flink", url, "restore", "delivery", "/no/such/savepoint", "--jar", "missing.jar");
         assertThat(noSavepoint.code()).isOne();
         assertThat(noSavepoint.err()).contains("no savepoint at /no/such/savepoint");
 
-        Outcome noJar = run("--flink", url, "restore", "delivery", savepoints.toString(), "--jar", "missing.jar");
+        Commands.Outcome noJar = Commands.run("--flink", url, "restore", "delivery", savepoints.toString(), "--jar", "missing.jar");
         assertThat(noJar.code()).isOne();
         assertThat(noJar.err()).contains("no job jar at missing.jar");
 
         assertThat(probeRunning()).as("nothing was stopped").isTrue();
 
-        Outcome notAdaptive = run("--flink", url, "rescale", "probe", "2", "--in-place", "--jar", "missing.jar");
+        Commands.Outcome notAdaptive = Commands.run("--flink", url, "rescale", "probe", "2", "--in-place", "--jar", "missing.jar");
         assertThat(notAdaptive.code()).isOne();
         assertThat(notAdaptive.err()).contains("--in-place needs a cluster with the adaptive scheduler");
 
-        Outcome noCluster = run("--flink", "http://127.0.0.1:1", "list");
+        Commands.Outcome noCluster = Commands.run("--flink", "http://127.0.0.1:1", "list");
         assertThat(noCluster.code()).isOne();
         assertThat(noCluster.err()).startsWith("ckc: no Flink REST API at http://127.0.0.1:1/");
     }

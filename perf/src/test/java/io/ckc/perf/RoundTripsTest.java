@@ -1,0 +1,29 @@
+package io.ckc.perf;
+
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** The echo bookkeeping: once per (node, seq), repeats and reorderings counted, losses per stretch of numbers. */
+class RoundTripsTest {
+
+    @Test
+    void echoesCountOnceAndLossesAreFoundByMessageNumber() {
+        RoundTrips trips = new RoundTrips(2);
+        for (int seq : new int[] {0, 1, 3, 2, 5}) { // node 0 misses 4; 2 comes after 3
+            trips.arrived(0, seq, 1_000);
+        }
+        assertThat(trips.arrived(0, 5, 1_000)).isFalse();
+        for (int seq = 0; seq < 3; seq++) { // node 1 sent only 4 and misses 3
+            trips.arrived(1, seq, 1_000);
+        }
+        int[] sent = {6, 4};
+        assertThat(trips.delivered.get()).isEqualTo(8);
+        assertThat(trips.duplicates.get()).isOne();
+        assertThat(trips.reordered.get()).isOne();
+        assertThat(trips.missing(0, 10, sent)).isEqualTo(2);
+        assertThat(trips.missing(4, 10, sent)).as("node 0's 4, not node 1's 3").isOne();
+        assertThat(trips.missing(0, 3, sent)).isZero();
+        assertThat(trips.missing(5, 6, sent)).isZero();
+    }
+}
