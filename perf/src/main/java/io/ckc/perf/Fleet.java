@@ -70,13 +70,17 @@ final class Fleet implements AutoCloseable {
         }
         NodeListener listener = listenerOf.apply(this);
         for (int i = 0; i < nodeCount; i++) {
-            nodes.add(new MobileNode(new UUID(NODE_ID_HIGH, i), transports.get(i % transportCount),
+            nodes.add(new MobileNode(new UUID(idHigh, i), transports.get(i % transportCount),
                     gateways.get(i % gateways.size()), listener, ClientConfig.DEFAULT));
         }
     }
 
-    /** Node ids carry their index in the low bits, so callbacks find a node's counters without a map. */
-    private static final long NODE_ID_HIGH = UUID.randomUUID().getMostSignificantBits();
+    /**
+     * Node ids carry their index in the low bits, so callbacks find a node's counters without a map, and
+     * the fleet's own random high bits, so two fleets of one run (perf rescale's load and its roaming
+     * MTD nodes) never share a node id.
+     */
+    private final long idHigh = UUID.randomUUID().getMostSignificantBits();
 
     static int indexOf(MobileNode node) {
         return (int) node.id().getLeastSignificantBits();

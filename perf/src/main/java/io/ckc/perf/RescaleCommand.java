@@ -183,8 +183,8 @@ final class RescaleCommand implements Callable<Integer> {
                 lines.add(String.format(Locale.ROOT, "RESULT scenario=rescale-mtd nodes=%d away_s=%d ttl_ms=%d sent=%d "
                                 + "delivered=%d expired=%d expired_early=%d delivered_late=%d dropped=%d lost=%d "
                                 + "mn_duplicates=%d absences=%d", roamingNodes, awaySeconds, ttlMs, r.sent(), r.replied(),
-                        r.expired(), r.expiredEarly(), r.expiredDelivered(), r.dropped(),
-                        r.sent() - r.replied() - r.expired() - r.dropped(), r.duplicates(), r.absences()));
+                        r.expired(), r.expiredEarly(), r.expiredDelivered(), r.dropped(), r.unaccounted(), r.duplicates(),
+                        r.absences()));
             }
             Files.write(results.dir().resolve("rescale.txt"), lines, StandardCharsets.UTF_8);
             lines.forEach(out::println);
