@@ -19,7 +19,9 @@ CREATE TABLE context_topic (
   'topic' = '${topic-prefix}context',
   'properties.bootstrap.servers' = '${bootstrap}',
   'properties.group.id' = 'ckc-sql-${rule}',
-  'scan.startup.mode' = 'group-offsets',
+  -- Where a rule starts: where it left off (its consumer group), else from the beginning;
+  -- ./ckc sql replace starts a rule's new version with --startup-mode earliest-offset.
+  'scan.startup.mode' = '${startup-mode:-group-offsets}',
   'properties.auto.offset.reset' = 'earliest',
   'format' = 'raw'
 );

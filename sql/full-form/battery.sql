@@ -1,3 +1,4 @@
+-- The full form of sql/battery.sql, for reference: what the runner makes of the short form.
 -- Grouping rule: nodes whose battery is below a threshold are in group <definer>/low; nodes above
 -- it, or that do not report a battery, are in none of this rule's groups. Written only on change.
 --

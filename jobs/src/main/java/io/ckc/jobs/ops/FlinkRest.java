@@ -118,6 +118,19 @@ final class FlinkRest {
         return new Savepoint(null, "no result within " + timeout.toSeconds() + " s");
     }
 
+    /** A job's global job parameters (its "user config"): labels a job carries, such as a rule's definer id. */
+    java.util.Map<String, String> userConfig(String jobId) throws IOException {
+        java.util.Map<String, String> labels = new java.util.LinkedHashMap<>();
+        get("jobs/" + jobId + "/config").path("execution-config").path("user-config").properties()
+                .forEach(e -> labels.put(e.getKey(), e.getValue().asText()));
+        return labels;
+    }
+
+    /** When the job started, in epoch milliseconds. */
+    long startTime(String jobId) throws IOException {
+        return get("jobs/" + jobId).path("start-time").asLong();
+    }
+
     /** Uploads a jar; returns its id on the cluster. */
     String upload(java.nio.file.Path jar) throws IOException {
         String boundary = "ckc-" + System.nanoTime();

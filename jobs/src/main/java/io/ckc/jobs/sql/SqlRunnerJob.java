@@ -1,6 +1,7 @@
 package io.ckc.jobs.sql;
 
 import io.ckc.jobs.Scaling;
+import org.apache.flink.configuration.Configuration;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.table.api.bridge.java.StreamStatementSet;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
@@ -22,9 +23,10 @@ import java.util.regex.Pattern;
 
 /**
  * Runs a grouping rule written in Flink SQL (paper section 7, without Java): the table definitions
- * ({@code sql/tables.sql}) and then the rule's file, as one Flink job. Handles {@code SET 'k' = 'v'},
- * DDL and views, and {@code INSERT}s, alone or inside {@code EXECUTE STATEMENT SET BEGIN ... END};
- * all of a file's INSERTs run together as one job.
+ * ({@code sql/tables.sql}) and then the rule's file, as one Flink job. A rule is one query in the
+ * short form, wrapped into advertisements and dead letters (see {@link GroupingRule}), or the full
+ * form: {@code SET 'k' = 'v'}, DDL and views, and {@code INSERT}s, alone or inside
+ * {@code EXECUTE STATEMENT SET BEGIN ... END}; all of a file's INSERTs run together as one job.
  *
  * <p>Files are read from the file system, or else from the {@code sql/} folder packed in the job jar,
  * so {@code --sql geofence.sql} works on any cluster. Before parsing, {@code ${name}} and
@@ -32,8 +34,10 @@ import java.util.regex.Pattern;
  * with neither is an error. Always defined: {@code bootstrap} (127.0.0.1:9092), {@code topic-prefix}
  * (ckc.) and {@code rule} (the rule file's name without {@code .sql}).
  *
- * <p>The job is named {@code ckc-sql-<rule>}. Flags: {@code --sql} (the rule file, required), {@code --tables} (tables.sql; {@code none} for
- * a file that defines its own), {@code --parallelism}, {@code --max-parallelism} (see {@link Scaling}), and any variable the files use.
+ * <p>The job is named {@code ckc-sql-<rule>} and labelled with its rule and definer id. Flags:
+ * {@code --sql} (the rule file, required), {@code --tables} (tables.sql; {@code none} for a file that
+ * defines its own), {@code --definer} (a short-form rule's definer id when its file has no header),
+ * {@code --parallelism}, {@code --max-parallelism} (see {@link Scaling}), and any variable the files use.
  */
 public final class SqlRunnerJob {
 
@@ -42,43 +46,83 @@ public final class SqlRunnerJob {
     private static final Pattern STATEMENT_SET_BEGIN = Pattern.compile("(?is)EXECUTE\\s+STATEMENT\\s+SET\\s+BEGIN\\s+(.*)");
 
     public static final String NAME_PREFIX = "ckc-sql-";
+    /** Labels of a rule's job in its global job parameters (the REST API's user config). */
+    public static final String RULE_LABEL = "ckc.rule";
+    public static final String DEFINER_LABEL = "ckc.definer";
+    static final String DEFAULT_DATABASE = "`default_catalog`.`default_database`.";
 
     private final String name;
-    private final String script;
+    private final String tables;
+    private final GroupingRule rule;
     private final Scaling scaling;
 
-    /** A job of the given (already substituted) script. */
-    public SqlRunnerJob(String name, String script, Scaling scaling) {
+    /**
+     * A job of a rule, after the tables' script (both already substituted; {@code tables} may be empty
+     * for a full-form rule that defines its own).
+     */
+    public SqlRunnerJob(String name, String tables, GroupingRule rule, Scaling scaling) {
         this.name = name;
-        this.script = script;
+        this.tables = tables;
+        this.rule = rule;
         this.scaling = scaling;
     }
 
     public static SqlRunnerJob fromArgs(ParameterTool params) {
-        String rule = params.getRequired("sql");
-        Map<String, String> variables = variables(params.toMap(), rule);
+        String file = params.getRequired("sql");
+        Map<String, String> variables = variables(params.toMap(), file);
         String tablesFile = params.get("tables", "tables.sql");
-        StringBuilder script = new StringBuilder();
-        if (!tablesFile.equals("none")) {
-            script.append(read(tablesFile)).append('\n');
-        }
-        script.append(read(rule));
-        return new SqlRunnerJob(NAME_PREFIX + variables.get("rule"), substitute(script.toString(), variables),
-                Scaling.fromArgs(params, -1));
+        String tables = tablesFile.equals("none") ? "" : substitute(read(tablesFile), variables);
+        GroupingRule rule = new GroupingRule(file, substitute(read(file), variables),
+                variables.getOrDefault("definer", variables.get("rule")));
+        return new SqlRunnerJob(NAME_PREFIX + variables.get("rule"), tables, rule, Scaling.fromArgs(params, -1));
     }
 
     public String name() {
         return name;
     }
 
-    /** Runs the script's SETs and DDL and adds its INSERTs to the environment as one pipeline. */
+    public GroupingRule rule() {
+        return rule;
+    }
+
+    /** Plans the rule over the tables and adds it to the environment as one pipeline. */
     public void build(StreamExecutionEnvironment env) {
         scaling.applyTo(env);
-        StreamStatementSet inserts = run(StreamTableEnvironment.create(env), script);
-        if (inserts == null) {
-            throw new IllegalArgumentException(name + " has no INSERT: nothing to run");
+        Configuration labels = new Configuration(); // shown by the REST API: ./ckc sql list reads them
+        labels.setString(RULE_LABEL, name.substring(NAME_PREFIX.length()));
+        labels.setString(DEFINER_LABEL, rule.definer());
+        env.getConfig().setGlobalJobParameters(labels);
+        plan(StreamTableEnvironment.create(env), tables, rule).attachAsDataStream();
+    }
+
+    /**
+     * The tables' script run, then the rule: a short-form rule wrapped into its advertisements and dead
+     * letters, a full-form one as written. A rule that does not parse or plan is a {@link GroupingRule.RuleError}.
+     */
+    public static StreamStatementSet plan(StreamTableEnvironment env, String tables, GroupingRule rule) {
+        StreamStatementSet tableInserts = run(env, tables);
+        if (tableInserts != null) {
+            throw new IllegalArgumentException("the tables' script has INSERTs: only a rule writes");
         }
-        inserts.attachAsDataStream();
+        if (!rule.isShort()) {
+            StreamStatementSet inserts;
+            try {
+                inserts = run(env, String.join(";\n", rule.fullFormStatements()));
+            } catch (RuntimeException e) {
+                throw rule.error(GroupingRule.rootMessage(e));
+            }
+            if (inserts == null) {
+                throw rule.error("no INSERT and not one SELECT: nothing to run");
+            }
+            return inserts;
+        }
+        rule.applySets(env);
+        String advertisements = rule.advertisements(env);
+        StreamStatementSet inserts = env.createStatementSet();
+        inserts.addInsertSql("INSERT INTO " + DEFAULT_DATABASE + "group_advertisements " + advertisements);
+        inserts.addInsertSql("INSERT INTO " + DEFAULT_DATABASE + "dead_letters SELECT * FROM " + DEFAULT_DATABASE
+                + "malformed_context");
+        return inserts;
     }
 
     public void execute(StreamExecutionEnvironment env) throws Exception {
@@ -110,6 +154,9 @@ public final class SqlRunnerJob {
      * null when the script has no INSERT.
      */
     public static StreamStatementSet run(StreamTableEnvironment tables, String script) {
+        if (script.isBlank()) {
+            return null;
+        }
         List<String> inserts = new ArrayList<>();
         for (String statement : statements(script)) {
             Matcher set = SET.matcher(statement);
@@ -139,11 +186,21 @@ public final class SqlRunnerJob {
      * statements are dropped.
      */
     public static List<String> statements(String script) {
-        List<String> statements = new ArrayList<>();
+        return locatedStatements(script).stream().map(GroupingRule.Statement::text).toList();
+    }
+
+    /** {@link #statements}, each with the offset of its first character in the script. */
+    public static List<GroupingRule.Statement> locatedStatements(String script) {
+        List<GroupingRule.Statement> statements = new ArrayList<>();
         StringBuilder current = new StringBuilder();
+        int start = -1;
         char quote = 0;
         for (int i = 0; i < script.length(); i++) {
             char c = script.charAt(i);
+            if (start < 0 && !Character.isWhitespace(c) && c != ';'
+                    && !(c == '-' && i + 1 < script.length() && script.charAt(i + 1) == '-')) {
+                start = i;
+            }
             if (quote != 0) {
                 current.append(c);
                 if (c == quote) {
@@ -158,7 +215,8 @@ public final class SqlRunnerJob {
                 }
                 current.append('\n');
             } else if (c == ';') {
-                add(statements, current);
+                add(statements, current, start);
+                start = -1;
             } else {
                 current.append(c);
             }
@@ -166,7 +224,7 @@ public final class SqlRunnerJob {
         if (quote != 0) {
             throw new IllegalArgumentException("unclosed " + quote + " quote in the SQL script");
         }
-        add(statements, current);
+        add(statements, current, start);
         return statements;
     }
 
@@ -208,10 +266,10 @@ public final class SqlRunnerJob {
         }
     }
 
-    private static void add(List<String> statements, StringBuilder current) {
+    private static void add(List<GroupingRule.Statement> statements, StringBuilder current, int start) {
         String statement = current.toString().trim();
         if (!statement.isEmpty()) {
-            statements.add(statement);
+            statements.add(new GroupingRule.Statement(statement, start));
         }
         current.setLength(0);
     }
