@@ -13,5 +13,5 @@ SELECT
   window_start,
   window_end
 FROM TABLE(HOP(TABLE context_reports, DESCRIPTOR(`ts`),
-               INTERVAL '${slide-seconds:-60}' SECOND, INTERVAL '${window-seconds:-300}' SECOND))
+               INTERVAL '${slide-seconds:-60}' SECOND(6), INTERVAL '${window-seconds:-300}' SECOND(6)))
 WHERE latitude IS NOT NULL AND longitude IS NOT NULL

@@ -20,6 +20,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 
@@ -37,7 +38,7 @@ class SqlRulesITCase {
 
     @RegisterExtension
     static final MiniClusterExtension FLINK = new MiniClusterExtension(
-            new MiniClusterResourceConfiguration.Builder().setNumberTaskManagers(1).setNumberSlotsPerTaskManager(6)
+            new MiniClusterResourceConfiguration.Builder().setNumberTaskManagers(1).setNumberSlotsPerTaskManager(12)
                     .build());
 
     private static final Context DOWNTOWN = new Context(-22.905, -43.175, 0.5, Map.of());
@@ -46,24 +47,37 @@ class SqlRulesITCase {
     @Test
     void geofenceBatteryAndZoneWindowRulesWriteTheAdvertisementsTheUdfDefinerWould() throws Exception {
         Topics topics = KAFKA.freshTopics();
+        Topics fullFormTopics = KAFKA.freshTopics(); // the same rules in the full form, beside them
         KAFKA.createTopics(topics, List.of(), List.of());
+        KAFKA.createTopics(fullFormTopics, List.of(), List.of());
         List<GroupAdvertisement> advertisements = new CopyOnWriteArrayList<>();
+        List<GroupAdvertisement> fullFormAdvertisements = new CopyOnWriteArrayList<>();
         List<DeadLetter> deadLetters = new CopyOnWriteArrayList<>();
         try (RunningJobs jobs = new RunningJobs();
              AutoCloseable groups = KAFKA.followJson(topics.groups(), GroupAdvertisement.class, advertisements::add);
+             AutoCloseable fullGroups = KAFKA.followJson(fullFormTopics.groups(), GroupAdvertisement.class,
+                     fullFormAdvertisements::add);
              AutoCloseable dead = KAFKA.followJson(topics.deadLetter(), DeadLetter.class, deadLetters::add);
              KafkaProducer<String, byte[]> gateway = KAFKA.producer()) {
-            for (String rule : List.of("geofence.sql", "battery.sql", "zone-recent.sql")) {
+            for (String rule : List.of("geofence.sql", "battery.sql", "zone-recent.sql", "full-form/geofence.sql",
+                    "full-form/battery.sql", "full-form/zone-recent.sql")) {
+                Topics target = rule.startsWith("full-form/") ? fullFormTopics : topics;
                 SqlRunnerJob job = SqlRunnerJob.fromArgs(ParameterTool.fromArgs(new String[] {
                         "--sql", "../sql/" + rule, "--tables", "../sql/tables.sql", "--bootstrap", KAFKA.bootstrapServers(),
-                        "--topic-prefix", topics.prefix(), "--parallelism", "2",
+                        "--topic-prefix", target.prefix(), "--parallelism", "2",
                         "--window-seconds", "4", "--slide-seconds", "2"}));
-                jobs.start(job.name(), job::build);
+                jobs.start(rule, job::build);
             }
             var mapper = Json.newMapper();
             Map<String, Context> latest = new ConcurrentHashMap<>();
-            Runnable report = () -> latest.forEach((mn, context) -> gateway.send(new ProducerRecord<>(topics.context(), mn,
-                    Json.write(mapper, new ContextReport(mn, "gw-1", System.currentTimeMillis(), context)))));
+            // Each report to both context topics with one timestamp: both forms see the same event times.
+            Runnable report = () -> latest.forEach((mn, context) -> {
+                long now = System.currentTimeMillis();
+                byte[] json = Json.write(mapper, new ContextReport(mn, "gw-1", now, context));
+                for (Topics target : List.of(topics, fullFormTopics)) {
+                    gateway.send(new ProducerRecord<>(target.context(), null, now, mn, json));
+                }
+            });
             latest.put("mn-in", DOWNTOWN);
             latest.put("mn-out", SUBURB_LOW_BATTERY);
             latest.put("mn-cross", SUBURB_LOW_BATTERY);
@@ -99,6 +113,24 @@ class SqlRulesITCase {
             assertThat(zone.expiresAt()).isEqualTo(zone.timestamp() + 2_000);
             assertThat(latestOf(advertisements, "sql-zone-recent", "mn-out").groups()).containsExactly("zone:-2299:-4336");
             assertThat(advertisements).allSatisfy(a -> assertThat(a.definerId()).startsWith("sql-"));
+
+            // The short form writes what the full form does: per node, the same groups after the same reports.
+            Await.until("the full forms caught up", 30, () -> Set.of("sql-geofence", "sql-battery").stream().allMatch(
+                    d -> Set.of("mn-in", "mn-out", "mn-cross").stream().allMatch(mn -> history(fullFormAdvertisements, d, mn)
+                            .size() == history(advertisements, d, mn).size()))
+                    && latestOf(fullFormAdvertisements, "sql-zone-recent", "mn-in") != null);
+            for (String definer : List.of("sql-geofence", "sql-battery")) {
+                for (String mn : List.of("mn-in", "mn-out", "mn-cross")) {
+                    assertThat(history(advertisements, definer, mn)).as(definer + " " + mn)
+                            .isEqualTo(history(fullFormAdvertisements, definer, mn));
+                }
+            }
+            for (String mn : List.of("mn-in", "mn-out")) {
+                GroupAdvertisement shortForm = latestOf(advertisements, "sql-zone-recent", mn);
+                GroupAdvertisement fullForm = latestOf(fullFormAdvertisements, "sql-zone-recent", mn);
+                assertThat(shortForm.groups()).isEqualTo(fullForm.groups());
+                assertThat(shortForm.expiresAt() - shortForm.timestamp()).isEqualTo(fullForm.expiresAt() - fullForm.timestamp());
+            }
 
             assertThat(deadLetters).extracting(DeadLetter::source)
                     .contains("sql:geofence", "sql:battery", "sql:zone-recent");

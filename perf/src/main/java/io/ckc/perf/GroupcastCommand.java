@@ -26,8 +26,9 @@ import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * {@code ./ckc perf groupcast}: {@code members} nodes report a position in one grid cell and
- * {@code others} in another, spread over the gateways; once the stack's grid-cell definer has
- * grouped them all and the delivery job has indexed the group (a warm-up groupcast reached every
+ * {@code others} in another (with {@code --member-attribute} and {@code --other-attribute}, context
+ * attributes too), spread over the gateways; once the definer of {@code --group} (the stack's grid-cell
+ * definer by default, or a SQL rule) has written an advertisement for each and the delivery job has indexed the group (a warm-up groupcast reached every
  * member), one groupcast to the members' cell is timed until the last member has it. Counts
  * members missed and extra deliveries (duplicates, or to nodes outside the group); both must be 0.
  * Ends with {@code RESULT members=.. delivered=.. missed=.. extra=.. last_ms=.. per_s=..}.
@@ -51,6 +52,15 @@ final class GroupcastCommand implements Callable<Integer> {
     @Option(names = "--others", defaultValue = "500", description = "Nodes outside it, to catch extra deliveries (default ${DEFAULT-VALUE})")
     int others;
 
+    @Option(names = "--group", description = "The group to groupcast to, <definer>/<name> (default: the grid-cell group of the members' place)")
+    String group;
+
+    @Option(names = "--member-attribute", description = "A context attribute of the members, e.g. role=driver (repeatable)")
+    Map<String, String> memberAttributes = Map.of();
+
+    @Option(names = "--other-attribute", description = "A context attribute of the other nodes, e.g. role=passenger (repeatable)")
+    Map<String, String> otherAttributes = Map.of();
+
     @Option(names = "--channel", defaultValue = "status", description = "Channel the nodes report their context on (default ${DEFAULT-VALUE})")
     String channel;
 
@@ -70,14 +80,22 @@ final class GroupcastCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         List<InetSocketAddress> addresses = gateways.stream().map(DemoCommand::address).toList();
         int total = members + others;
-        String group = "grid-cell/" + new GridCellSelection()
+        String group = this.group != null ? this.group : "grid-cell/" + new GridCellSelection()
                 .groupsOf("any", MEMBER_PLACE.latitude(), MEMBER_PLACE.longitude(), null, Map.of()).iterator().next();
+        if (group.indexOf('/') <= 0) {
+            throw new IllegalArgumentException("--group: <definer>/<name>, got " + group);
+        }
+        String definer = group.substring(0, group.indexOf('/'));
+        Context memberContext = new Context(MEMBER_PLACE.latitude(), MEMBER_PLACE.longitude(), MEMBER_PLACE.battery(),
+                memberAttributes);
+        Context otherContext = new Context(OTHER_PLACE.latitude(), OTHER_PLACE.longitude(), OTHER_PLACE.battery(),
+                otherAttributes);
         out.printf(Locale.ROOT, "Groupcast: %d members of %s and %d other nodes on %d gateway(s)%n", members, group,
                 others, addresses.size());
         Set<String> grouped = ConcurrentHashMap.newKeySet();
         try (TopicFollower advertisements = new TopicFollower(bootstrap, Topics.DEFAULT.groups(), GroupAdvertisement.class,
                 a -> {
-                    if (a.definerId().equals("grid-cell")) {
+                    if (a.definerId().equals(definer)) {
                         grouped.add(a.mnId());
                     }
                 }, out);
@@ -99,10 +117,10 @@ final class GroupcastCommand implements Callable<Integer> {
             out.printf(Locale.ROOT, "%n%d of %d nodes connected in %.1f s; reporting context...%n", fleet.connected.get(),
                     total, (System.nanoTime() - start) / 1e9);
             for (int i = 0; i < total; i++) {
-                fleet.node(i).send(channel, new byte[] {1}, i < members ? MEMBER_PLACE : OTHER_PLACE);
+                fleet.node(i).send(channel, new byte[] {1}, i < members ? memberContext : otherContext);
             }
             Fleet.waitFor(() -> grouped.size() >= total, 180, progress);
-            out.printf("%nThe grid-cell definer grouped %d of %d nodes%n", grouped.size(), total);
+            out.printf("%nThe %s definer grouped %d of %d nodes%n", definer, grouped.size(), total);
 
             Arrivals warmUp = send(app, group, fleet);
             await(warmUp, progress);

@@ -77,7 +77,8 @@ public final class RulesCommand {
     /** Parses and plans the rule against the tables in a local environment: what the cluster would run. */
     void check(Loaded loaded) throws JobsCommand.Refused {
         try {
-            StreamTableEnvironment tables = StreamTableEnvironment.create(StreamExecutionEnvironment.createLocalEnvironment(1));
+            // Planned, never run: the JVM's own environment (a local one from the command line).
+            StreamTableEnvironment tables = StreamTableEnvironment.create(StreamExecutionEnvironment.getExecutionEnvironment());
             SqlRunnerJob.plan(tables, loaded.tables(), loaded.rule()).explain();
         } catch (GroupingRule.RuleError e) {
             throw new JobsCommand.Refused(e.describe());
@@ -185,18 +186,21 @@ public final class RulesCommand {
                 if (!Files.isRegularFile(context)) {
                     throw new JobsCommand.Refused("no sample file " + context);
                 }
-                Map<String, RuleTrial.Groups> groups;
+                RuleTrial.Outcome outcome;
                 try {
-                    groups = RuleTrial.run(loaded.tables(), loaded.rule(), Files.readAllLines(context));
+                    outcome = RuleTrial.run(loaded.tables(), loaded.rule(), Files.readAllLines(context));
                 } catch (GroupingRule.RuleError e) {
                     throw new JobsCommand.Refused(e.describe());
                 }
                 DateTimeFormatter time = DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss").withZone(ZoneOffset.UTC);
-                parent.out.printf("%-24s %-8s %s%n", "NODE", "RECORDS", "GROUPS (" + loaded.rule().definer() + "/...)");
-                for (RuleTrial.Groups g : groups.values()) {
-                    parent.out.printf(Locale.ROOT, "%-24s %-8d %s%s%n", g.mnId(), g.records(),
+                parent.out.printf("%-24s %s%n", "NODE", "GROUPS (" + loaded.rule().definer() + "/...)");
+                for (RuleTrial.Groups g : outcome.groups().values()) {
+                    parent.out.printf(Locale.ROOT, "%-24s %s%s%n", g.mnId(),
                             g.groups().isEmpty() ? "-" : String.join(" ", g.groups()),
                             g.expiresAt() == null ? "" : "  (leased until " + time.format(Instant.ofEpochMilli(g.expiresAt())) + " UTC)");
+                }
+                if (outcome.malformed() > 0) {
+                    parent.out.println(outcome.malformed() + " sample(s) not a context report: dead letters on the stack");
                 }
                 return null;
             });

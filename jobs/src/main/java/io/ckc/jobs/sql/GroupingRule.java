@@ -2,10 +2,12 @@ package io.ckc.jobs.sql;
 
 import org.apache.flink.table.api.Table;
 import org.apache.flink.table.api.TableEnvironment;
+import org.apache.flink.table.api.config.ExecutionConfigOptions;
 import org.apache.flink.table.catalog.Column;
 import org.apache.flink.table.catalog.ResolvedSchema;
 import org.apache.flink.table.types.logical.LogicalTypeFamily;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -23,7 +25,8 @@ import java.util.regex.Pattern;
  * {@code window_start} and {@code window_end} from a windowing function over {@code context_reports}),
  * each window's rows are the memberships, leased until {@code -- lease-seconds:} (default: the
  * window's length) past the window's end. The runner wraps it into the records Java definers write:
- * key {@code <definer>/<mnId>}, the node's groups as one set, written only when they change.
+ * key {@code <definer>/<mnId>}, the node's groups as one set, written only when they change (an
+ * unwindowed rule within {@value #MINI_BATCH_MS} ms of the report).
  *
  * <p><b>Full form</b>: {@code INSERT}s into {@code group_advertisements} (usually inside
  * {@code EXECUTE STATEMENT SET}), run as written.
@@ -39,6 +42,8 @@ public final class GroupingRule {
     /** The database the short form's unwindowed query runs in: there, {@code context_reports} is each node's latest report. */
     static final String LATEST = "ckc_latest";
     private static final String TABLES = "`default_catalog`.`default_database`.";
+    /** How long an unwindowed rule gathers changes before it writes them. */
+    static final long MINI_BATCH_MS = 500;
 
     /** A statement of the file: its text (comments blanked) and where it starts in the file. */
     public record Statement(String text, int offset) {
@@ -172,6 +177,11 @@ public final class GroupingRule {
         // Unwindowed: the query ran against each node's latest report (the database LATEST). Every node
         // that reported has one '' row besides the query's, so it has a row (its groups, maybe none)
         // even when the query gives it none; grouped by the record key, each change is one upsert.
+        // A new report retracts the node's rows of the one before and adds its own: in mini-batches the
+        // aggregate sees both at once and writes only a real change, never the groups half-way.
+        tables.getConfig().set(ExecutionConfigOptions.TABLE_EXEC_MINIBATCH_ENABLED, true);
+        tables.getConfig().set(ExecutionConfigOptions.TABLE_EXEC_MINIBATCH_ALLOW_LATENCY, Duration.ofMillis(MINI_BATCH_MS));
+        tables.getConfig().set(ExecutionConfigOptions.TABLE_EXEC_MINIBATCH_SIZE, 5_000L);
         return "SELECT `key`, '" + def + "', LAST_VALUE(mnId), ARRAY_REMOVE(ARRAY_AGG(DISTINCT grp), ''), "
                 + "UNIX_TIMESTAMP() * 1000, CAST(NULL AS BIGINT)\n"
                 + "FROM (\n"

@@ -27,22 +27,30 @@ import java.util.TreeSet;
  */
 public final class RuleTrial {
 
-    /** The rule's last advertisement of one node, and how many it wrote for it (only changes are written). */
-    public record Groups(String mnId, TreeSet<String> groups, Long expiresAt, int records) {
+    /** The rule's last advertisement of one node: its groups, and for a windowed rule their lease. */
+    public record Groups(String mnId, TreeSet<String> groups, Long expiresAt) {
+    }
+
+    /**
+     * What a trial gave: each node's groups after the samples, by node id (nodes the rule never wrote are
+     * absent), and how many samples are not context reports (dead letters on the stack).
+     */
+    public record Outcome(Map<String, Groups> groups, int malformed) {
     }
 
     private RuleTrial() {
     }
 
-    /** Each node's groups after the samples, by node id; nodes the rule never wrote are absent. */
-    public static Map<String, Groups> run(String tables, GroupingRule rule, List<String> samples) throws Exception {
+    public static Outcome run(String tables, GroupingRule rule, List<String> samples) throws Exception {
         if (!rule.isShort()) {
             throw rule.error("try runs short-form rules (one SELECT); a full-form rule's INSERTs write to Kafka");
         }
-        StreamExecutionEnvironment env = StreamExecutionEnvironment.createLocalEnvironment(1);
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(); // local from the command line
+        env.setParallelism(1);
         StreamTableEnvironment tableEnv = StreamTableEnvironment.create(env);
         ObjectMapper mapper = new ObjectMapper();
         List<Row> rows = new ArrayList<>();
+        int malformed = 0;
         for (int i = 0; i < samples.size(); i++) {
             String line = samples.get(i).strip();
             if (line.isEmpty()) {
@@ -52,8 +60,9 @@ public final class RuleTrial {
             try {
                 JsonNode report = mapper.readTree(line);
                 ts = report.path("timestamp").asLong(ts);
+                malformed += report.path("mnId").isTextual() ? 0 : 1;
             } catch (Exception e) {
-                // not JSON: the rule's tables make it a dead letter, as on the stack
+                malformed++; // not JSON: the tables make it a dead letter, as on the stack
             }
             rows.add(Row.of(line, 0, (long) i, ts));
         }
@@ -85,10 +94,9 @@ public final class RuleTrial {
                         groups.add(String.valueOf(group));
                     }
                 }
-                Groups before = byNode.get(mnId);
-                byNode.put(mnId, new Groups(mnId, groups, (Long) row.getField(5), before == null ? 1 : before.records() + 1));
+                byNode.put(mnId, new Groups(mnId, groups, (Long) row.getField(5)));
             }
         }
-        return byNode;
+        return new Outcome(byNode, malformed);
     }
 }

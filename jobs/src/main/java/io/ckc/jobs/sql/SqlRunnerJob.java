@@ -246,15 +246,16 @@ public final class SqlRunnerJob {
         return out.toString();
     }
 
-    /** A file on disk, or else the one of that name packed in the job jar under sql/. */
+    /** A file on disk, or else the one packed in the job jar under sql/ (by its path there, e.g. full-form/battery.sql, or its name). */
     public static String read(String file) {
         Path path = Path.of(file);
         try {
             if (Files.isRegularFile(path)) {
                 return Files.readString(path);
             }
-            try (InputStream packed = SqlRunnerJob.class.getClassLoader()
-                    .getResourceAsStream("sql/" + path.getFileName())) {
+            ClassLoader loader = SqlRunnerJob.class.getClassLoader();
+            InputStream found = path.isAbsolute() ? null : loader.getResourceAsStream("sql/" + file.replace('\\', '/'));
+            try (InputStream packed = found != null ? found : loader.getResourceAsStream("sql/" + path.getFileName())) {
                 if (packed == null) {
                     throw new IllegalArgumentException("no SQL file " + file + " (nor sql/" + path.getFileName()
                             + " in the job jar)");

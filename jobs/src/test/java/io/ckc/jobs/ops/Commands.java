@@ -3,8 +3,15 @@ package io.ckc.jobs.ops;
 import picocli.CommandLine;
 
 import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.OutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.jar.Attributes;
+import java.util.jar.JarOutputStream;
+import java.util.jar.Manifest;
 
 /** Runs the operator commands in the test's JVM, as {@code ./ckc} runs them in its own, and keeps what they printed. */
 final class Commands {
@@ -14,6 +21,30 @@ final class Commands {
     }
 
     private Commands() {
+    }
+
+    /**
+     * A jar with only a manifest: the REST API uploads and runs it like the shaded jobs jar, and its
+     * entry classes resolve from the test's classpath (the MiniCluster's parent class loader), which the
+     * test phase has and the shaded jar, built after it, does not yet.
+     */
+    static Path classpathJar(Path jar) throws IOException {
+        Manifest manifest = new Manifest();
+        manifest.getMainAttributes().put(Attributes.Name.MANIFEST_VERSION, "1.0");
+        try (OutputStream out = Files.newOutputStream(jar); JarOutputStream ignored = new JarOutputStream(out, manifest)) {
+            return jar;
+        }
+    }
+
+    /** Runs the rule commands ({@code ./ckc sql ...}) likewise. */
+    static Outcome rules(String... args) {
+        RulesCommand command = new RulesCommand();
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        command.out = new PrintStream(out, true, StandardCharsets.UTF_8);
+        command.err = new PrintStream(err, true, StandardCharsets.UTF_8);
+        int code = new CommandLine(command).execute(args);
+        return new Outcome(code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
     }
 
     static Outcome run(String... args) {

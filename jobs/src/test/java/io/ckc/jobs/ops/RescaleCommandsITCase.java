@@ -23,10 +23,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
-import java.io.IOException;
-import java.io.OutputStream;
 import java.nio.ByteBuffer;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -37,9 +34,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.jar.Attributes;
-import java.util.jar.JarOutputStream;
-import java.util.jar.Manifest;
 import java.util.stream.IntStream;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -71,7 +65,7 @@ class RescaleCommandsITCase {
         KAFKA.createTopics(topics, List.of("echo"), List.of("gw-1"));
         List<String> stack = List.of("--bootstrap", KAFKA.bootstrapServers(), "--topic-prefix", topics.prefix(),
                 "--app-topic-prefix", topics.appPrefix(), "--group-selection", "none");
-        String jar = classpathJar(dir.resolve("ckc-jobs.jar")).toString();
+        String jar = Commands.classpathJar(dir.resolve("ckc-jobs.jar")).toString();
         String savepoints = dir.resolve("savepoints").toUri().toString();
 
         Map<String, AtomicInteger> appReads = new ConcurrentHashMap<>();
@@ -194,18 +188,5 @@ class RescaleCommandsITCase {
             IntStream.range(0, sent).filter(seq -> !got.contains(seq)).forEach(seq -> missing.merge(seq, 1L, Long::sum));
         }
         return missing;
-    }
-
-    /**
-     * A jar with only a manifest: the REST API uploads and runs it like the shaded jobs jar, and its
-     * entry classes resolve from the test's classpath (the MiniCluster's parent class loader), which the
-     * test phase has and the shaded jar, built after it, does not yet.
-     */
-    private static Path classpathJar(Path jar) throws IOException {
-        Manifest manifest = new Manifest();
-        manifest.getMainAttributes().put(Attributes.Name.MANIFEST_VERSION, "1.0");
-        try (OutputStream out = Files.newOutputStream(jar); JarOutputStream ignored = new JarOutputStream(out, manifest)) {
-            return jar;
-        }
     }
 }

@@ -47,11 +47,15 @@ class SqlRunnerJobTest {
 
     @Test
     void everyShippedRuleParsesIntoStatementsWithItsDefaults() {
-        for (String rule : new String[] {"geofence.sql", "battery.sql", "zone-recent.sql"}) {
-            String script = SqlRunnerJob.read("tables.sql") + SqlRunnerJob.read(rule);
-            String substituted = SqlRunnerJob.substitute(script, SqlRunnerJob.variables(Map.of(), rule));
+        for (String rule : new String[] {"geofence.sql", "battery.sql", "zone-recent.sql", "drivers.sql"}) {
+            String substituted = SqlRunnerJob.substitute(SqlRunnerJob.read("tables.sql") + SqlRunnerJob.read(rule),
+                    SqlRunnerJob.variables(Map.of(), rule));
             assertThat(substituted).doesNotContain("${");
-            assertThat(SqlRunnerJob.statements(substituted)).anyMatch(s -> s.startsWith("EXECUTE STATEMENT SET"));
+            assertThat(new GroupingRule(rule, SqlRunnerJob.substitute(SqlRunnerJob.read(rule),
+                    SqlRunnerJob.variables(Map.of(), rule)), "x").isShort()).as(rule + " in the short form").isTrue();
+            String full = SqlRunnerJob.substitute(SqlRunnerJob.read("../sql/full-form/" + rule.replace("drivers", "battery")),
+                    SqlRunnerJob.variables(Map.of(), rule));
+            assertThat(SqlRunnerJob.statements(full)).anyMatch(s -> s.startsWith("EXECUTE STATEMENT SET"));
         }
     }
 }
