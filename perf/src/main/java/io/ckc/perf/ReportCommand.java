@@ -575,6 +575,9 @@ final class ReportCommand implements Callable<Integer> {
             double maxP99 = java.util.Arrays.stream(p99).filter(v -> !Double.isNaN(v)).max().orElse(1);
             double minP99 = java.util.Arrays.stream(p99).filter(v -> v > 0).min().orElse(1);
             List<Charts.Series> throughput = new ArrayList<>(List.of(Charts.Series.of("ckc", t, delivered)));
+            if (rows.stream().allMatch(r -> r.length > 5)) { // sent per second: runs since it was recorded
+                throughput.add(Charts.Series.reference("sent", t, rows.stream().mapToDouble(r -> Double.parseDouble(r[5])).toArray()));
+            }
             List<Charts.Series> latency = new ArrayList<>(List.of(Charts.Series.of("ckc", t, p99)));
             for (String[] r : rows) {
                 if (r.length > 4 && !r[4].isBlank()) {

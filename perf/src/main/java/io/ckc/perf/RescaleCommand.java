@@ -47,7 +47,7 @@ import java.util.concurrent.atomic.AtomicLong;
         description = "Constant load through the echo app, with MTD messages in flight, while jobs are rescaled: downtime, gap, loss, duplicates, order.")
 final class RescaleCommand implements Callable<Integer> {
 
-    static final String CSV_HEADER = "second,delivered_per_s,rtt_p50_ms,rtt_p99_ms,rescale";
+    static final String CSV_HEADER = "second,delivered_per_s,rtt_p50_ms,rtt_p99_ms,rescale,sent_per_s";
     static final String IN_PLACE = "in-place";
 
     @Option(names = "--nodes", defaultValue = "2000", description = "Simulated nodes (default ${DEFAULT-VALUE})")
@@ -86,7 +86,7 @@ final class RescaleCommand implements Callable<Integer> {
      * One second of the run: its echoes, and the run's counters at its end (messages numbered below
      * {@code seqMark} had been sent by then).
      */
-    record Second(int second, long delivered, double p50Ms, double p99Ms, int seqMark, long mnDuplicates,
+    record Second(int second, long delivered, double p50Ms, double p99Ms, int seqMark, long sent, long mnDuplicates,
                   long reordered, long appDuplicates) {
     }
 
@@ -125,7 +125,8 @@ final class RescaleCommand implements Callable<Integer> {
             Thread sampler = new Thread(() -> trips.everySecond(() -> running[0], echoes -> {
                 synchronized (timeline) {
                     timeline.add(new Second(timeline.size() + 1, echoes.delivered(), echoes.p50Ms(), echoes.p99Ms(),
-                            seqMark.get(), trips.duplicates.get(), trips.reordered.get(), app.duplicates.get()));
+                            seqMark.get(), trips.sent.get(), trips.duplicates.get(), trips.reordered.get(),
+                            app.duplicates.get()));
                 }
                 return true;
             }), "rescale-sampler");
@@ -321,11 +322,14 @@ final class RescaleCommand implements Callable<Integer> {
 
     private static void write(Path file, List<Second> timeline, List<Op> ops) throws IOException {
         List<String> lines = new ArrayList<>(List.of(CSV_HEADER));
+        long sentBefore = 0;
         for (Second s : timeline) {
             String mark = ops.stream().filter(o -> o.startSecond() == s.second())
                     .map(o -> o.job() + "->" + o.to() + (o.inPlace() ? " " + IN_PLACE : ""))
                     .findFirst().orElse("");
-            lines.add(String.format(Locale.ROOT, "%d,%d,%.3f,%.3f,%s", s.second(), s.delivered(), s.p50Ms(), s.p99Ms(), mark));
+            lines.add(String.format(Locale.ROOT, "%d,%d,%.3f,%.3f,%s,%d", s.second(), s.delivered(), s.p50Ms(), s.p99Ms(), mark,
+                    s.sent() - sentBefore));
+            sentBefore = s.sent();
         }
         Files.write(file, lines, StandardCharsets.UTF_8);
     }

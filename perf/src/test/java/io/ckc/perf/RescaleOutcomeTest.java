@@ -17,7 +17,7 @@ class RescaleOutcomeTest {
         for (int i = 0; i < delivered.length; i++) {
             // 100 messages numbered per second; a node's duplicate, a reordering and an app duplicate each as counted
             timeline.add(new RescaleCommand.Second(i + 1, delivered[i], p99[i] / 2, p99[i], (i + 1) * 100,
-                    duplicates[i], duplicates[i] * 2, duplicates[i] * 3));
+                    (i + 1) * 100L, duplicates[i], duplicates[i] * 2, duplicates[i] * 3));
         }
         return timeline;
     }
