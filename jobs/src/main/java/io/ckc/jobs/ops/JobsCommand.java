@@ -123,18 +123,24 @@ public final class JobsCommand {
     }
 
     private int run(Callable<Void> action) {
+        return attempt(err, action);
+    }
+
+    /** Runs one operator command: exit code 0, or 1 with one line on {@code err} (the commands' shared way to fail). */
+    static int attempt(PrintStream err, Callable<Void> action) {
         try {
             action.call();
             return 0;
-        } catch (Refused e) {
-            err.println("ckc: " + e.getMessage());
-        } catch (IOException e) {
+        } catch (Refused | IOException e) {
             err.println("ckc: " + e.getMessage());
         } catch (Exception e) {
             err.println("ckc: " + e);
         }
         return 1;
     }
+
+    /** Times as the commands print them: UTC, to the second. */
+    static final DateTimeFormatter UTC_TIME = DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss").withZone(ZoneOffset.UTC);
 
     /** States of a job that will not run again. */
     static final java.util.Set<String> TERMINAL = java.util.Set.of("FINISHED", "CANCELED", "FAILED", "SUSPENDED");
@@ -147,7 +153,6 @@ public final class JobsCommand {
         @Override
         public Integer call() {
             return parent.run(() -> {
-                DateTimeFormatter time = DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss").withZone(ZoneOffset.UTC);
                 parent.out.printf("%-28s %-32s %4s %4s %-10s %-20s %s%n", "JOB", "ID", "PAR", "MAX", "STATE",
                         "LAST CHECKPOINT UTC", "LAST SAVEPOINT");
                 for (FlinkRest.Job job : parent.rest().jobs()) {
@@ -157,7 +162,7 @@ public final class JobsCommand {
                     parent.out.printf(Locale.ROOT, "%-28s %-32s %4d %4d %-10s %-20s %s%n",
                             job.name().substring(JobCatalog.NAME_PREFIX.length()), job.id(), job.parallelism(),
                             job.maxParallelism(), job.state(),
-                            job.lastCheckpointMs() == null ? "-" : time.format(Instant.ofEpochMilli(job.lastCheckpointMs())),
+                            job.lastCheckpointMs() == null ? "-" : UTC_TIME.format(Instant.ofEpochMilli(job.lastCheckpointMs())),
                             job.lastSavepoint() == null ? "-" : job.lastSavepoint());
                 }
                 return null;

@@ -5,6 +5,7 @@ import io.ckc.jobs.sql.RuleTrial;
 import io.ckc.jobs.sql.SqlRunnerJob;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
+import org.apache.flink.util.ParameterTool;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -17,8 +18,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.ZoneOffset;
-import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -50,8 +49,15 @@ public final class RulesCommand {
     PrintStream out = System.out;
     PrintStream err = System.err;
 
-    /** A rule file with the flags given after it, substituted and parsed. */
-    record Loaded(String file, String ruleName, GroupingRule rule, String tables, List<String> flags) {
+    /** A rule file with the flags given after it, as the runner reads them (the same flags start its job). */
+    record Loaded(String file, SqlRunnerJob job, List<String> flags) {
+        GroupingRule rule() {
+            return job.rule();
+        }
+
+        String ruleName() {
+            return job.name().substring(SqlRunnerJob.NAME_PREFIX.length());
+        }
     }
 
     Loaded load(String file, List<String> flags) throws JobsCommand.Refused {
@@ -60,13 +66,8 @@ public final class RulesCommand {
         }
         List<String> args = new ArrayList<>(List.of("--sql", file, "--tables", tables));
         args.addAll(flags);
-        Map<String, String> variables = SqlRunnerJob.variables(
-                org.apache.flink.util.ParameterTool.fromArgs(args.toArray(String[]::new)).toMap(), file);
         try {
-            String tablesScript = SqlRunnerJob.substitute(SqlRunnerJob.read(tables), variables);
-            GroupingRule rule = new GroupingRule(file, SqlRunnerJob.substitute(SqlRunnerJob.read(file), variables),
-                    variables.getOrDefault("definer", variables.get("rule")));
-            return new Loaded(file, variables.get("rule"), rule, tablesScript, args);
+            return new Loaded(file, SqlRunnerJob.fromArgs(ParameterTool.fromArgs(args.toArray(String[]::new))), args);
         } catch (GroupingRule.RuleError e) {
             throw new JobsCommand.Refused(e.describe());
         } catch (IllegalArgumentException e) {
@@ -79,7 +80,7 @@ public final class RulesCommand {
         try {
             // Planned, never run: the JVM's own environment (a local one from the command line).
             StreamTableEnvironment tables = StreamTableEnvironment.create(StreamExecutionEnvironment.getExecutionEnvironment());
-            SqlRunnerJob.plan(tables, loaded.tables(), loaded.rule()).explain();
+            loaded.job().plan(tables).explain();
         } catch (GroupingRule.RuleError e) {
             throw new JobsCommand.Refused(e.describe());
         } catch (RuntimeException e) {
@@ -115,6 +116,16 @@ public final class RulesCommand {
         return runningRules(rest).stream().filter(r -> r.rule().equals(rule)).findFirst();
     }
 
+    /** Stops a running rule with a savepoint; returns its path, or refuses with the rule still running. */
+    String stopWithSavepoint(FlinkRest rest, RunningRule running) throws IOException, JobsCommand.Refused {
+        FlinkRest.Savepoint savepoint = rest.savepoint(running.job().id(), savepointDir, true, Duration.ofMinutes(5));
+        if (savepoint.location() == null) {
+            throw new JobsCommand.Refused("stop-with-savepoint of rule " + running.rule() + " failed, it keeps running: "
+                    + savepoint.failure());
+        }
+        return savepoint.location();
+    }
+
     /** Uploads the jar and runs the rule's job, from a savepoint if given; returns its id once it runs. */
     String start(FlinkRest rest, Path jar, Loaded loaded, String savepoint) throws IOException, JobsCommand.Refused {
         String id = rest.run(rest.upload(JobsCommand.checkedJar(jar)), SqlRunnerJob.class.getName(), 1,
@@ -126,17 +137,7 @@ public final class RulesCommand {
     }
 
     private int run(Callable<Void> action) {
-        try {
-            action.call();
-            return 0;
-        } catch (JobsCommand.Refused e) {
-            err.println("ckc: " + e.getMessage());
-        } catch (IOException e) {
-            err.println("ckc: " + e.getMessage());
-        } catch (Exception e) {
-            err.println("ckc: " + e);
-        }
-        return 1;
+        return JobsCommand.attempt(err, action);
     }
 
     private static String describe(GroupingRule rule) {
@@ -188,16 +189,15 @@ public final class RulesCommand {
                 }
                 RuleTrial.Outcome outcome;
                 try {
-                    outcome = RuleTrial.run(loaded.tables(), loaded.rule(), Files.readAllLines(context));
+                    outcome = RuleTrial.run(loaded.job().tables(), loaded.rule(), Files.readAllLines(context));
                 } catch (GroupingRule.RuleError e) {
                     throw new JobsCommand.Refused(e.describe());
                 }
-                DateTimeFormatter time = DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss").withZone(ZoneOffset.UTC);
                 parent.out.printf("%-24s %s%n", "NODE", "GROUPS (" + loaded.rule().definer() + "/...)");
                 for (RuleTrial.Groups g : outcome.groups().values()) {
                     parent.out.printf(Locale.ROOT, "%-24s %s%s%n", g.mnId(),
                             g.groups().isEmpty() ? "-" : String.join(" ", g.groups()),
-                            g.expiresAt() == null ? "" : "  (leased until " + time.format(Instant.ofEpochMilli(g.expiresAt())) + " UTC)");
+                            g.expiresAt() == null ? "" : "  (leased until " + JobsCommand.UTC_TIME.format(Instant.ofEpochMilli(g.expiresAt())) + " UTC)");
                 }
                 if (outcome.malformed() > 0) {
                     parent.out.println(outcome.malformed() + " sample(s) not a context report: dead letters on the stack");
@@ -252,11 +252,10 @@ public final class RulesCommand {
         @Override
         public Integer call() {
             return parent.run(() -> {
-                DateTimeFormatter time = DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss").withZone(ZoneOffset.UTC);
                 parent.out.printf("%-20s %-20s %-32s %-10s %s%n", "RULE", "DEFINER", "JOB", "STATE", "STARTED UTC");
                 for (RunningRule r : parent.runningRules(parent.rest())) {
                     parent.out.printf("%-20s %-20s %-32s %-10s %s%n", r.rule(), r.definer(), r.job().id(), r.job().state(),
-                            time.format(Instant.ofEpochMilli(r.startMs())));
+                            JobsCommand.UTC_TIME.format(Instant.ofEpochMilli(r.startMs())));
                 }
                 return null;
             });
@@ -277,12 +276,8 @@ public final class RulesCommand {
                 FlinkRest rest = parent.rest();
                 RunningRule running = parent.runningRule(rest, rule).orElseThrow(() -> new JobsCommand.Refused(
                         "no running rule '" + rule + "': see ./ckc sql list"));
-                FlinkRest.Savepoint savepoint = rest.savepoint(running.job().id(), parent.savepointDir, true, Duration.ofMinutes(5));
-                if (savepoint.location() == null) {
-                    throw new JobsCommand.Refused("stop-with-savepoint of rule " + rule + " failed, it keeps running: "
-                            + savepoint.failure());
-                }
-                parent.out.println("rule " + rule + " stopped; savepoint " + savepoint.location());
+                String savepoint = parent.stopWithSavepoint(rest, running);
+                parent.out.println("rule " + rule + " stopped; savepoint " + savepoint);
                 return null;
             });
         }
@@ -320,16 +315,12 @@ public final class RulesCommand {
                     throw new JobsCommand.Refused("the new version has definer id " + loaded.rule().definer() + ", the running one "
                             + running.definer() + ": stop the rule and start the new one, or keep the definer id");
                 }
-                FlinkRest.Savepoint savepoint = rest.savepoint(running.job().id(), parent.savepointDir, true, Duration.ofMinutes(5));
-                if (savepoint.location() == null) {
-                    throw new JobsCommand.Refused("stop-with-savepoint of rule " + rule + " failed, it keeps running: "
-                            + savepoint.failure());
-                }
+                String savepoint = parent.stopWithSavepoint(rest, running);
                 // A new query is a new plan, so no operator state carries over (the savepoint keeps the old
                 // version's, to go back to). The new version reads ckc.context from its beginning instead, so
                 // it rewrites every node's groups, by the same keys: no membership of the old version stays.
                 String id = parent.start(rest, jar, loaded, null);
-                parent.out.println("rule " + rule + " replaced: old version stopped (savepoint " + savepoint.location()
+                parent.out.println("rule " + rule + " replaced: old version stopped (savepoint " + savepoint
                         + "), new version runs as Flink job " + id);
                 return null;
             });

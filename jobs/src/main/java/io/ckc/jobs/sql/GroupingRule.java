@@ -37,7 +37,6 @@ import java.util.regex.Pattern;
 public final class GroupingRule {
 
     private static final Pattern HEADER = Pattern.compile("(?m)^--\\s*(definer|lease-seconds)\\s*:\\s*(\\S+)\\s*$");
-    private static final Pattern SET = Pattern.compile("(?is)SET\\s+'([^']+)'\\s*=\\s*'([^']*)'");
     private static final Pattern POSITION = Pattern.compile("line (\\d+), column (\\d+)");
     /** The database the short form's unwindowed query runs in: there, {@code context_reports} is each node's latest report. */
     static final String LATEST = "ckc_latest";
@@ -109,7 +108,7 @@ public final class GroupingRule {
             throw new RuleError(file, "definer id '" + this.definer + "' is not valid in a group name (<definer>/<name>)");
         }
         for (Statement statement : SqlRunnerJob.locatedStatements(text)) {
-            (SET.matcher(statement.text()).matches() ? sets : body).add(statement);
+            (SqlRunnerJob.SET.matcher(statement.text()).matches() ? sets : body).add(statement);
         }
         if (body.isEmpty()) {
             throw new RuleError(file, "no query: a rule is a SELECT of (mnId, grp), or INSERTs into group_advertisements");
@@ -141,7 +140,7 @@ public final class GroupingRule {
     /** Applies the file's {@code SET}s to the environment. */
     public void applySets(TableEnvironment tables) {
         for (Statement set : sets) {
-            Matcher m = SET.matcher(set.text());
+            Matcher m = SqlRunnerJob.SET.matcher(set.text());
             if (m.matches()) {
                 tables.getConfig().getConfiguration().setString(m.group(1), m.group(2));
             }

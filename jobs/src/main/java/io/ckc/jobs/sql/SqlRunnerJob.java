@@ -42,7 +42,7 @@ import java.util.regex.Pattern;
 public final class SqlRunnerJob {
 
     private static final Pattern VARIABLE = Pattern.compile("\\$\\{([A-Za-z0-9_.-]+)(?::-([^}]*))?}");
-    private static final Pattern SET = Pattern.compile("(?is)SET\\s+'([^']+)'\\s*=\\s*'([^']*)'");
+    static final Pattern SET = Pattern.compile("(?is)SET\\s+'([^']+)'\\s*=\\s*'([^']*)'");
     private static final Pattern STATEMENT_SET_BEGIN = Pattern.compile("(?is)EXECUTE\\s+STATEMENT\\s+SET\\s+BEGIN\\s+(.*)");
 
     public static final String NAME_PREFIX = "ckc-sql-";
@@ -85,6 +85,16 @@ public final class SqlRunnerJob {
         return rule;
     }
 
+    /** The tables' script it runs before the rule (substituted; empty with {@code --tables none}). */
+    public String tables() {
+        return tables;
+    }
+
+    /** {@link #plan(StreamTableEnvironment, String, GroupingRule)} of this job's tables and rule. */
+    public StreamStatementSet plan(StreamTableEnvironment env) {
+        return plan(env, tables, rule);
+    }
+
     /** Plans the rule over the tables and adds it to the environment as one pipeline. */
     public void build(StreamExecutionEnvironment env) {
         scaling.applyTo(env);
@@ -92,7 +102,7 @@ public final class SqlRunnerJob {
         labels.setString(RULE_LABEL, name.substring(NAME_PREFIX.length()));
         labels.setString(DEFINER_LABEL, rule.definer());
         env.getConfig().setGlobalJobParameters(labels);
-        plan(StreamTableEnvironment.create(env), tables, rule).attachAsDataStream();
+        plan(StreamTableEnvironment.create(env)).attachAsDataStream();
     }
 
     /**

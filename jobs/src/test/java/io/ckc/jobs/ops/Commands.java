@@ -9,6 +9,7 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.function.Consumer;
 import java.util.jar.Attributes;
 import java.util.jar.JarOutputStream;
 import java.util.jar.Manifest;
@@ -39,20 +40,20 @@ final class Commands {
     /** Runs the rule commands ({@code ./ckc sql ...}) likewise. */
     static Outcome rules(String... args) {
         RulesCommand command = new RulesCommand();
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        ByteArrayOutputStream err = new ByteArrayOutputStream();
-        command.out = new PrintStream(out, true, StandardCharsets.UTF_8);
-        command.err = new PrintStream(err, true, StandardCharsets.UTF_8);
-        int code = new CommandLine(command).execute(args);
-        return new Outcome(code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+        return execute(command, out -> command.out = out, err -> command.err = err, args);
     }
 
     static Outcome run(String... args) {
         JobsCommand command = new JobsCommand();
+        return execute(command, out -> command.out = out, err -> command.err = err, args);
+    }
+
+    private static Outcome execute(Object command, Consumer<PrintStream> setOut, Consumer<PrintStream> setErr,
+                                   String... args) {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         ByteArrayOutputStream err = new ByteArrayOutputStream();
-        command.out = new PrintStream(out, true, StandardCharsets.UTF_8);
-        command.err = new PrintStream(err, true, StandardCharsets.UTF_8);
+        setOut.accept(new PrintStream(out, true, StandardCharsets.UTF_8));
+        setErr.accept(new PrintStream(err, true, StandardCharsets.UTF_8));
         int code = new CommandLine(command).execute(args);
         return new Outcome(code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
     }
