@@ -1,5 +1,6 @@
 -- The tables every grouping rule runs against. The runner runs this file before the rule's own.
--- Variables: ${bootstrap}, ${topic-prefix}, ${rule} (the rule file's name), set by the SQL runner.
+-- Variables: ${bootstrap}, ${topic-prefix}, ${rule} (the rule file's name) and kafka-security (the
+-- client security settings of CKC_KAFKA_CLIENT_CONFIG as connector options), set by the SQL runner.
 
 -- Times in the rules (window ends) are read and written in UTC.
 SET 'table.local-time-zone' = 'UTC';
@@ -18,6 +19,7 @@ CREATE TABLE context_topic (
   'connector' = 'kafka',
   'topic' = '${topic-prefix}context',
   'properties.bootstrap.servers' = '${bootstrap}',
+  ${kafka-security}
   'properties.group.id' = 'ckc-sql-${rule}',
   -- Where a rule starts: where it left off (its consumer group), else from the beginning;
   -- ./ckc sql replace starts a rule's new version with --startup-mode earliest-offset.
@@ -54,6 +56,7 @@ CREATE TABLE group_advertisements (
   'connector' = 'upsert-kafka',
   'topic' = '${topic-prefix}groups',
   'properties.bootstrap.servers' = '${bootstrap}',
+  ${kafka-security}
   'key.format' = 'raw',
   'value.format' = 'json',
   'value.fields-include' = 'EXCEPT_KEY'
@@ -72,6 +75,7 @@ CREATE TABLE dead_letters (
   'connector' = 'kafka',
   'topic' = '${topic-prefix}dead-letter',
   'properties.bootstrap.servers' = '${bootstrap}',
+  ${kafka-security}
   'format' = 'json'
 );
 

@@ -12,6 +12,7 @@ import java.util.Map;
  *   <caption>Environment variables</caption>
  *   <tr><td>CKC_GATEWAY_ID</td><td>gw-1</td><td>this gateway's id; its delivery topic is ckc.gw.&lt;id&gt;</td></tr>
  *   <tr><td>CKC_KAFKA_BOOTSTRAP</td><td>127.0.0.1:9092</td><td>Kafka bootstrap servers</td></tr>
+ *   <tr><td>CKC_KAFKA_CLIENT_CONFIG</td><td>none</td><td>Kafka client security settings (security.*, ssl.*, sasl.*) in a properties file, read by {@link io.ckc.protocol.kafka.KafkaClientConfig}</td></tr>
  *   <tr><td>CKC_UDP_HOST / CKC_UDP_PORT</td><td>127.0.0.1 / 5500</td><td>reliable-UDP listener (5500: the original gateway's port)</td></tr>
  *   <tr><td>CKC_METRICS_PORT</td><td>9400</td><td>Prometheus /metrics; -1 turns it off, 0 picks a free port</td></tr>
  *   <tr><td>CKC_TOPIC_PREFIX / CKC_APP_TOPIC_PREFIX</td><td>ckc. / app.</td><td>topic name prefixes</td></tr>

@@ -1,5 +1,6 @@
 package io.ckc.perf;
 
+import io.ckc.protocol.kafka.KafkaClientConfig;
 import io.ckc.protocol.kafka.TopicSetup;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
@@ -101,8 +102,7 @@ final class BaselineEcho implements AutoCloseable {
     }
 
     private static Properties producerProps(String bootstrap) {
-        Properties props = new Properties();
-        props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        Properties props = KafkaClientConfig.client(bootstrap);
         props.put(ProducerConfig.LINGER_MS_CONFIG, 0);
         props.put(ProducerConfig.ACKS_CONFIG, "all");
         props.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
@@ -112,8 +112,7 @@ final class BaselineEcho implements AutoCloseable {
     }
 
     private static Properties consumerProps(String bootstrap) {
-        Properties props = new Properties();
-        props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        Properties props = KafkaClientConfig.client(bootstrap);
         props.put(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, 50);
         props.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 5000);
         props.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, IntegerDeserializer.class.getName());

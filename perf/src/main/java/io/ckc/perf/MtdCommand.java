@@ -2,6 +2,7 @@ package io.ckc.perf;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.ckc.protocol.kafka.Json;
+import io.ckc.protocol.kafka.KafkaClientConfig;
 import io.ckc.protocol.kafka.Topics;
 import io.ckc.protocol.records.AppMessage;
 import io.ckc.protocol.records.Receipt;
@@ -181,8 +182,7 @@ final class MtdCommand implements Callable<Integer> {
     }
 
     private KafkaProducer<String, byte[]> producer() {
-        Properties props = new Properties();
-        props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, stack.bootstrap);
+        Properties props = KafkaClientConfig.client(stack.bootstrap);
         props.put(ProducerConfig.LINGER_MS_CONFIG, "0");
         props.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
         props.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());

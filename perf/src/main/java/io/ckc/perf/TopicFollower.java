@@ -2,6 +2,7 @@ package io.ckc.perf;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.ckc.protocol.kafka.Json;
+import io.ckc.protocol.kafka.KafkaClientConfig;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -31,8 +32,7 @@ final class TopicFollower implements AutoCloseable {
     /** Starts following; returns once the end of the topic is known, before anything is sent. */
     <T> TopicFollower(String bootstrap, String topic, Class<T> type, Consumer<T> sink, PrintStream out)
             throws InterruptedException {
-        Properties props = new Properties();
-        props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        Properties props = KafkaClientConfig.client(bootstrap);
         props.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
         props.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
         props.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, "2000");

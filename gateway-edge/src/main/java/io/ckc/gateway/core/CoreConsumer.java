@@ -3,6 +3,7 @@ package io.ckc.gateway.core;
 import io.ckc.gateway.GatewayConfig;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.ckc.protocol.kafka.Json;
+import io.ckc.protocol.kafka.KafkaClientConfig;
 import io.ckc.protocol.records.Broadcast;
 import io.ckc.protocol.records.DeadLetter;
 import io.ckc.protocol.records.GatewayCommand;
@@ -57,8 +58,7 @@ public final class CoreConsumer implements Runnable, AutoCloseable {
         this.publisher = publisher;
         this.metrics = metrics;
         this.maxBacklog = config.downlinkBacklog();
-        Properties props = new Properties();
-        props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, config.kafkaBootstrap());
+        Properties props = KafkaClientConfig.client(config.kafkaBootstrap());
         props.put(ConsumerConfig.GROUP_ID_CONFIG, "ckc-gateway-" + config.gatewayId());
         props.put(ConsumerConfig.CLIENT_ID_CONFIG, "ckc-gateway-" + config.gatewayId());
         props.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");

@@ -3,6 +3,7 @@ package io.ckc.jobs.io;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.ckc.jobs.records.RawRecord;
 import io.ckc.protocol.kafka.Json;
+import io.ckc.protocol.kafka.KafkaClientConfig;
 import io.ckc.protocol.kafka.Topics;
 import io.ckc.protocol.records.DeadLetter;
 import org.apache.flink.api.common.serialization.SerializationSchema;
@@ -59,6 +60,7 @@ public final class KafkaIo {
                 .setGroupId(groupId)
                 .setStartingOffsets(OffsetsInitializer.committedOffsets(OffsetResetStrategy.EARLIEST))
                 .setDeserializer(new RawRecordDeserializer())
+                .setProperties(KafkaClientConfig.security())
                 .setProperty("client.id.prefix", groupId)
                 .setProperty("fetch.max.wait.ms", "50")
                 .build();
@@ -67,7 +69,7 @@ public final class KafkaIo {
     /** A sink writing each element as CKC JSON to the topic and key the functions choose. */
     public <T> KafkaSink<T> sink(String name, SerializableFunction<T, String> topicOf,
                                  SerializableFunction<T, String> keyOf, SerializableFunction<T, Object> valueOf) {
-        Properties producer = new Properties();
+        Properties producer = KafkaClientConfig.security();
         producer.put(ProducerConfig.LINGER_MS_CONFIG, "0");
         producer.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true");
         producer.put(ProducerConfig.TRANSACTION_TIMEOUT_CONFIG, "600000");

@@ -1,6 +1,7 @@
 package io.ckc.jobs.sql;
 
 import io.ckc.jobs.Scaling;
+import io.ckc.protocol.kafka.KafkaClientConfig;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.table.api.bridge.java.StreamStatementSet;
@@ -18,8 +19,10 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Properties;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.stream.Collectors;
 
 /**
  * Runs a grouping rule written in Flink SQL (paper section 7, without Java): the table definitions
@@ -151,12 +154,23 @@ public final class SqlRunnerJob {
         all.put("topic-prefix", "ckc.");
         String name = Path.of(ruleFile).getFileName().toString();
         all.put("rule", name.endsWith(".sql") ? name.substring(0, name.length() - 4) : name);
+        all.put("kafka-security", kafkaSecurityOptions(KafkaClientConfig.security()));
         flags.forEach((k, v) -> {
             if (v != null && !v.startsWith("__")) { // a flag without value: ParameterTool's "__NO_VALUE_KEY"
                 all.put(k, v);
             }
         });
         return all;
+    }
+
+    /**
+     * The Kafka connector options for this process's client security settings, one
+     * {@code 'properties.<key>' = '<value>',} line each, for {@code ${kafka-security}} in a WITH clause.
+     */
+    static String kafkaSecurityOptions(Properties security) {
+        return security.stringPropertyNames().stream().sorted()
+                .map(key -> "'properties." + key + "' = '" + security.getProperty(key).replace("'", "''") + "',")
+                .collect(Collectors.joining("\n  "));
     }
 
     /**

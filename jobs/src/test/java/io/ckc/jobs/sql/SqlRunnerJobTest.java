@@ -2,7 +2,10 @@ package io.ckc.jobs.sql;
 
 import org.junit.jupiter.api.Test;
 
+import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
+import java.util.Properties;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -43,6 +46,22 @@ class SqlRunnerJobTest {
                 .isEqualTo("geofence port -22.9 ckc.");
         assertThatThrownBy(() -> SqlRunnerJob.substitute("${flag-only}", vars))
                 .hasMessageContaining("--flag-only");
+    }
+
+    @Test
+    void theKafkaTablesTakeTheClientSecuritySettings() {
+        Properties security = new Properties();
+        security.setProperty("security.protocol", "SASL_SSL");
+        security.setProperty("sasl.jaas.config", "ScramLoginModule required username='ckc';");
+        Map<String, String> vars = new HashMap<>(SqlRunnerJob.variables(Map.of(), "battery.sql"));
+        vars.put("kafka-security", SqlRunnerJob.kafkaSecurityOptions(security));
+        String tables = SqlRunnerJob.substitute(SqlRunnerJob.read("tables.sql"), vars);
+        List<String> kafkaTables = SqlRunnerJob.statements(tables).stream()
+                .filter(statement -> statement.contains("'properties.bootstrap.servers'")).toList();
+        assertThat(kafkaTables).hasSize(3).allSatisfy(table -> assertThat(table)
+                .contains("'properties.security.protocol' = 'SASL_SSL',")
+                .contains("'properties.sasl.jaas.config' = 'ScramLoginModule required username=''ckc'';',"));
+        assertThat(SqlRunnerJob.variables(Map.of(), "battery.sql")).containsEntry("kafka-security", "");
     }
 
     @Test

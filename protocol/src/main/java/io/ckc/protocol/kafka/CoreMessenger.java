@@ -47,8 +47,7 @@ public final class CoreMessenger implements AutoCloseable {
     }
 
     public static Properties producerProperties(String bootstrap) {
-        Properties props = new Properties();
-        props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        Properties props = KafkaClientConfig.client(bootstrap);
         props.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
         props.put(ProducerConfig.ACKS_CONFIG, "all");
         props.put(ProducerConfig.LINGER_MS_CONFIG, 0);

@@ -38,8 +38,7 @@ public final class DrainGateway {
             }
         }
         Topics topics = new Topics(prefix, Topics.DEFAULT.appPrefix());
-        Properties props = new Properties();
-        props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, args[0]);
+        Properties props = KafkaClientConfig.client(args[0]);
         props.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
         props.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
         PoaControl control = new PoaControl(args[1], drain, System.currentTimeMillis());

@@ -13,6 +13,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 
@@ -20,7 +21,13 @@ import java.util.concurrent.TimeUnit;
  * Creates CKC's topics with explicit partitions and retention, so nothing depends on broker
  * auto-creation (which ACL-protected clusters forbid). Idempotent: existing topics are kept.
  *
- * <p>Command line: {@code TopicSetup <bootstrap> [--gateways gw1,gw2] [--channels echo,...] [--partitions N]}.
+ * <p>Replication: every topic gets {@code replicationFactor} replicas and {@code min.insync.replicas}
+ * (1 and 1 on one broker, as {@code ./ckc} runs it; 3 and 2 in the compose and Kubernetes files, so a
+ * write acknowledged by all in-sync replicas survives the loss of a broker). The Kubernetes
+ * {@code KafkaTopic} resources are generated from this class ({@code io.ckc.deploy.Manifests}).
+ *
+ * <p>Command line: {@code TopicSetup <bootstrap> [--gateways gw1,gw2] [--channels echo,...] [--partitions N]
+ * [--replication-factor R] [--min-insync-replicas M]}.
  */
 public final class TopicSetup {
 
@@ -35,10 +42,31 @@ public final class TopicSetup {
 
     private final Topics topics;
     private final int partitions;
+    private final short replicationFactor;
+    private final int minInsyncReplicas;
 
+    /** Topics on one broker: one replica each. */
     public TopicSetup(Topics topics, int partitions) {
+        this(topics, partitions, (short) 1, 1);
+    }
+
+    public TopicSetup(Topics topics, int partitions, short replicationFactor, int minInsyncReplicas) {
+        if (partitions < 1 || replicationFactor < 1 || minInsyncReplicas < 1 || minInsyncReplicas > replicationFactor) {
+            throw new IllegalArgumentException("partitions and replication factor must be at least 1, and "
+                    + "min.insync.replicas between 1 and the replication factor; got " + partitions + ", "
+                    + replicationFactor + ", " + minInsyncReplicas);
+        }
         this.topics = topics;
         this.partitions = partitions;
+        this.replicationFactor = replicationFactor;
+        this.minInsyncReplicas = minInsyncReplicas;
+    }
+
+    /** The core topics, one per channel and one per gateway. */
+    public List<NewTopic> allTopics(List<String> channels, List<String> gatewayIds) {
+        List<NewTopic> all = new ArrayList<>(coreTopics(channels));
+        gatewayIds.forEach(gw -> all.add(gatewayTopic(gw)));
+        return all;
     }
 
     /** The core topics plus one application topic per channel. */
@@ -97,39 +125,59 @@ public final class TopicSetup {
     }
 
     public static Admin admin(String bootstrapServers) {
-        Properties props = new Properties();
-        props.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
+        Properties props = KafkaClientConfig.client(bootstrapServers);
         props.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, 15_000);
         props.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 30_000);
         return Admin.create(props);
     }
 
-    private static NewTopic topic(String name, int partitions, Map<String, String> config) {
-        return new NewTopic(name, partitions, (short) 1).configs(config);
+    private NewTopic topic(String name, int partitions, Map<String, String> config) {
+        Map<String, String> all = new TreeMap<>(config);
+        all.put("min.insync.replicas", String.valueOf(minInsyncReplicas));
+        return new NewTopic(name, partitions, replicationFactor).configs(all);
+    }
+
+    /** The command line's options, parsed. */
+    record Options(String bootstrap, List<String> gateways, List<String> channels, TopicSetup setup) {
+
+        static Options parse(String[] args, int first) {
+            String bootstrap = first > 0 ? args[0] : null;
+            List<String> gateways = List.of();
+            List<String> channels = List.of("echo");
+            int partitions = DEFAULT_PARTITIONS;
+            short replicationFactor = 1;
+            int minInsyncReplicas = 1;
+            for (int i = first; i < args.length; i += 2) {
+                if (i + 1 >= args.length) {
+                    throw new IllegalArgumentException("option " + args[i] + " needs a value");
+                }
+                switch (args[i]) {
+                    case "--gateways" -> gateways = split(args[i + 1]);
+                    case "--channels" -> channels = split(args[i + 1]);
+                    case "--partitions" -> partitions = Integer.parseInt(args[i + 1]);
+                    case "--replication-factor" -> replicationFactor = Short.parseShort(args[i + 1]);
+                    case "--min-insync-replicas" -> minInsyncReplicas = Integer.parseInt(args[i + 1]);
+                    default -> throw new IllegalArgumentException("unknown option " + args[i]);
+                }
+            }
+            return new Options(bootstrap, gateways, channels,
+                    new TopicSetup(Topics.DEFAULT, partitions, replicationFactor, minInsyncReplicas));
+        }
+
+        List<NewTopic> topics() {
+            return setup.allTopics(channels, gateways);
+        }
     }
 
     public static void main(String[] args) throws InterruptedException {
         if (args.length < 1) {
-            System.err.println("usage: TopicSetup <bootstrap> [--gateways gw1,gw2] [--channels echo] [--partitions N]");
+            System.err.println("usage: TopicSetup <bootstrap> [--gateways gw1,gw2] [--channels echo] [--partitions N] "
+                    + "[--replication-factor R] [--min-insync-replicas M]");
             System.exit(2);
         }
-        String bootstrap = args[0];
-        List<String> gateways = List.of();
-        List<String> channels = List.of("echo");
-        int partitions = DEFAULT_PARTITIONS;
-        for (int i = 1; i + 1 < args.length; i += 2) {
-            switch (args[i]) {
-                case "--gateways" -> gateways = split(args[i + 1]);
-                case "--channels" -> channels = split(args[i + 1]);
-                case "--partitions" -> partitions = Integer.parseInt(args[i + 1]);
-                default -> throw new IllegalArgumentException("unknown option " + args[i]);
-            }
-        }
-        TopicSetup setup = new TopicSetup(Topics.DEFAULT, partitions);
-        List<NewTopic> wanted = new ArrayList<>(setup.coreTopics(channels));
-        gateways.forEach(gw -> wanted.add(setup.gatewayTopic(gw)));
-        try (Admin admin = admin(bootstrap)) {
-            create(admin, wanted);
+        Options options = Options.parse(args, 1);
+        try (Admin admin = admin(options.bootstrap())) {
+            create(admin, options.topics());
         }
     }
 

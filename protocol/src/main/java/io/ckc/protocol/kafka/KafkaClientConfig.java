@@ -1,0 +1,66 @@
+package io.ckc.protocol.kafka;
+
+import java.io.IOException;
+import java.io.Reader;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+
+/**
+ * How every CKC process reaches Kafka: the bootstrap servers plus the cluster's client security
+ * settings, so that gateways, jobs, SQL rules and tools work against a cluster with TLS, SASL/SCRAM
+ * and ACLs.
+ *
+ * <p>The security settings are Kafka's own client properties ({@code security.protocol},
+ * {@code ssl.*}, {@code sasl.*}) in the file that the environment variable
+ * {@value #ENV} names, the same file {@code kafka-console-consumer --consumer.config} takes. Without
+ * it, clients connect in plaintext. Any other key in the file is an error: tuning stays with the code
+ * that owns each client.
+ */
+public final class KafkaClientConfig {
+
+    /** The environment variable naming the client security properties file. */
+    public static final String ENV = "CKC_KAFKA_CLIENT_CONFIG";
+    private static final List<String> SECURITY_PREFIXES = List.of("security.", "ssl.", "sasl.");
+
+    private KafkaClientConfig() {
+    }
+
+    /** The security properties from the file {@value #ENV} names in {@code env}; empty without it. */
+    public static Properties security(Map<String, String> env) {
+        Properties props = new Properties();
+        String file = env.get(ENV);
+        if (file == null || file.isBlank()) {
+            return props;
+        }
+        try (Reader reader = Files.newBufferedReader(Path.of(file))) {
+            props.load(reader);
+        } catch (NoSuchFileException e) {
+            throw new IllegalArgumentException(ENV + " names " + file + ", which does not exist");
+        } catch (IOException e) {
+            throw new IllegalArgumentException(ENV + ": cannot read " + file + ": " + e.getMessage(), e);
+        }
+        for (String key : props.stringPropertyNames()) {
+            if (SECURITY_PREFIXES.stream().noneMatch(key::startsWith)) {
+                throw new IllegalArgumentException(ENV + " " + file + ": '" + key + "' is not a client security "
+                        + "setting (security.*, ssl.*, sasl.*)");
+            }
+        }
+        return props;
+    }
+
+    /** The security properties of this process's environment. */
+    public static Properties security() {
+        return security(System.getenv());
+    }
+
+    /** Properties for a producer, consumer or admin client: the bootstrap servers and this process's security. */
+    public static Properties client(String bootstrap) {
+        Properties props = security();
+        props.put("bootstrap.servers", bootstrap);
+        return props;
+    }
+}
