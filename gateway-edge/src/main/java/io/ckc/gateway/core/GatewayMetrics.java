@@ -2,6 +2,7 @@ package io.ckc.gateway.core;
 
 import io.prometheus.metrics.core.metrics.Counter;
 import io.prometheus.metrics.core.metrics.Gauge;
+import io.prometheus.metrics.core.metrics.Histogram;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import io.prometheus.metrics.model.snapshots.Labels;
 
@@ -29,6 +30,10 @@ public final class GatewayMetrics {
     public final Counter groupcastsIn;
     public final Counter broadcasts;
     public final Counter contextUnchanged;
+    /** Ping round trips of the nodes here: the paper's latency measure, the PoA manager's input. */
+    public final Histogram pingRoundTrip;
+    /** From a record handed to the Kafka producer to its acknowledgement: what a node's message waits for. */
+    public final Histogram kafkaWrite;
 
     public GatewayMetrics(String gatewayId, PrometheusRegistry registry) {
         Labels labels = Labels.of("gateway", gatewayId);
@@ -77,6 +82,14 @@ public final class GatewayMetrics {
                 .constLabels(labels).register(registry);
         broadcasts = Counter.builder().name("ckc_gateway_broadcast_deliveries")
                 .help("Broadcast deliveries started, one per connected node and broadcast")
+                .constLabels(labels).register(registry);
+        // Why classic buckets only: Prometheus 2.42 (Debian's) scrapes them without feature flags.
+        double[] seconds = {0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30};
+        pingRoundTrip = Histogram.builder().name("ckc_gateway_ping_round_trip_seconds")
+                .help("Ping round trips of the nodes connected here").classicOnly().classicUpperBounds(seconds)
+                .constLabels(labels).register(registry);
+        kafkaWrite = Histogram.builder().name("ckc_gateway_kafka_write_seconds")
+                .help("Kafka writes from send to acknowledgement").classicOnly().classicUpperBounds(seconds)
                 .constLabels(labels).register(registry);
     }
 }

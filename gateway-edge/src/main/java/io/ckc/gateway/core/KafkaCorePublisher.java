@@ -3,6 +3,7 @@ package io.ckc.gateway.core;
 import io.ckc.gateway.GatewayConfig;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.ckc.protocol.kafka.Json;
+import io.ckc.protocol.kafka.KafkaClientConfig;
 import io.ckc.protocol.kafka.TopicSetup;
 import io.ckc.protocol.kafka.Topics;
 import io.ckc.protocol.records.AppMessage;
@@ -55,8 +56,7 @@ public final class KafkaCorePublisher implements CorePublisher {
     public KafkaCorePublisher(GatewayConfig config, GatewayMetrics metrics) {
         this.topics = config.topics();
         this.metrics = metrics;
-        Properties props = new Properties();
-        props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, config.kafkaBootstrap());
+        Properties props = KafkaClientConfig.client(config.kafkaBootstrap());
         props.put(ProducerConfig.CLIENT_ID_CONFIG, "ckc-gateway-" + config.gatewayId());
         props.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
         props.put(ProducerConfig.ACKS_CONFIG, "all");
@@ -139,9 +139,11 @@ public final class KafkaCorePublisher implements CorePublisher {
 
     private CompletionStage<Void> send(String topic, String key, Object record) {
         CompletableFuture<Void> done = new CompletableFuture<>();
+        long start = System.nanoTime();
         try {
             producer.send(new ProducerRecord<>(topic, key, Json.write(mapper, record)), (metadata, error) -> {
                 if (error == null) {
+                    metrics.kafkaWrite.observe((System.nanoTime() - start) / 1e9);
                     done.complete(null);
                 } else {
                     metrics.kafkaErrors.inc();

@@ -58,6 +58,11 @@ final class PingWindow {
         return true;
     }
 
+    /** The round trip of a node whose pong this window took. */
+    long roundTripNanos(UUID mnId, long nowNanos) {
+        return nowNanos - pingedAtNanos.get(mnId);
+    }
+
     /** Closes this shard's share: later pongs are discarded. */
     Part closePart(List<UUID> connected) {
         open = false;

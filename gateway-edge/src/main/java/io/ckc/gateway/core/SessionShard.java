@@ -273,8 +273,11 @@ public final class SessionShard {
 
     /** The node answered a ping of the current window; a late or foreign pong is counted and dropped. */
     public void pong(Session session, long timestamp) {
-        if (window == null || !window.onPong(session.mnId, timestamp, System.nanoTime())) {
+        long now = System.nanoTime();
+        if (window == null || !window.onPong(session.mnId, timestamp, now)) {
             metrics.latePongs.inc();
+        } else {
+            metrics.pingRoundTrip.observe(window.roundTripNanos(session.mnId, now) / 1e9);
         }
     }
 

@@ -1,0 +1,45 @@
+package io.ckc.deploy;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.MappingIterator;
+import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.Stream;
+
+/** The project's files as the deployment checks read them: the root, and YAML documents. */
+final class ProjectFiles {
+
+    static final Path ROOT = Path.of("").toAbsolutePath().getParent();
+    static final YAMLMapper YAML = new YAMLMapper();
+
+    private ProjectFiles() {
+    }
+
+    /** Every YAML document of a file (a multi-document file gives several; empty ones are left out). */
+    static List<JsonNode> documents(String yaml) throws IOException {
+        List<JsonNode> documents = new ArrayList<>();
+        try (MappingIterator<JsonNode> it = YAML.readerFor(JsonNode.class).readValues(yaml)) {
+            while (it.hasNext()) {
+                JsonNode document = it.next();
+                if (document != null && !document.isNull() && !document.isMissingNode() && !document.isEmpty()) {
+                    documents.add(document);
+                }
+            }
+        }
+        return documents;
+    }
+
+    /** The files under a folder of the project whose names end with one of the suffixes. */
+    static List<Path> files(String folder, String... suffixes) throws IOException {
+        try (Stream<Path> paths = Files.walk(ROOT.resolve(folder))) {
+            return paths.filter(Files::isRegularFile)
+                    .filter(p -> Stream.of(suffixes).anyMatch(s -> p.getFileName().toString().endsWith(s)))
+                    .sorted().toList();
+        }
+    }
+}
