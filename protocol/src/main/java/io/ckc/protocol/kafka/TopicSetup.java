@@ -138,9 +138,10 @@ public final class TopicSetup {
     }
 
     /** The command line's options, parsed. */
-    record Options(String bootstrap, List<String> gateways, List<String> channels, TopicSetup setup) {
+    public record Options(String bootstrap, List<String> gateways, List<String> channels, TopicSetup setup) {
 
-        static Options parse(String[] args, int first) {
+        /** Parses the options from {@code args[first]} on ({@code args[0]} is the bootstrap when first is 1). */
+        public static Options parse(String[] args, int first) {
             String bootstrap = first > 0 ? args[0] : null;
             List<String> gateways = List.of();
             List<String> channels = List.of("echo");
@@ -164,7 +165,7 @@ public final class TopicSetup {
                     new TopicSetup(Topics.DEFAULT, partitions, replicationFactor, minInsyncReplicas));
         }
 
-        List<NewTopic> topics() {
+        public List<NewTopic> topics() {
             return setup.allTopics(channels, gateways);
         }
     }
