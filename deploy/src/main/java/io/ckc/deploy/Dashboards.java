@@ -113,7 +113,12 @@ public final class Dashboards {
                             new Panel("Completed checkpoints and restarts", "short", "count", false, List.of(
                                     new Query("max by (job_name) (flink_jobmanager_job_numberOfCompletedCheckpoints)", "{{job_name}} checkpoints"),
                                     new Query("max by (job_name) (flink_jobmanager_job_numRestarts)", "{{job_name}} restarts"))),
-                            rate("Dead letters", "records/s", new Query(flinkRate("deadLetters"), "{{job_name}}")),
+                            rate("Dead letters", "records/s", new Query(flinkRate("deadLetters"), "{{job_name}}"),
+                                    new Query("sum by (gateway) (rate(ckc_gateway_dead_letters_total[1m]))", "{{gateway}}")),
+                            rate("Groupcast expansion (per group: groupcasts and groupcastRecipients by label group)", "messages/s",
+                                    new Query(flinkRate("groupcastsExpanded"), "groupcasts expanded"),
+                                    new Query(flinkRate("groupcastDeliveries"), "member deliveries"),
+                                    new Query(flinkRate("groupcastMembersLeft"), "members left before their turn")),
                             rate("Group joins and leaves, groupcasts without members", "events/s",
                                     new Query(flinkRate("groupJoins"), "joins"),
                                     new Query(flinkRate("groupLeaves"), "leaves"),

@@ -47,6 +47,9 @@ public final class ExpandGroupcast extends KeyedCoProcessFunction<String, Member
     private transient ValueState<Long> nextStep;
     private transient Counter noMembers;
     private transient Counter skippedLeft;
+    /** All groups together, registered at once so that a dashboard has the series before the first groupcast. */
+    private transient Counter expanded;
+    private transient Counter delivered;
     private transient Map<String, Counter> groupcastsByGroup;
     private transient Map<String, Counter> recipientsByGroup;
 
@@ -65,6 +68,8 @@ public final class ExpandGroupcast extends KeyedCoProcessFunction<String, Member
         var metrics = getRuntimeContext().getMetricGroup();
         noMembers = metrics.counter("groupcastsWithoutMembers");
         skippedLeft = metrics.counter("groupcastMembersLeft");
+        expanded = metrics.counter("groupcastsExpanded");
+        delivered = metrics.counter("groupcastDeliveries");
         groupcastsByGroup = new HashMap<>();
         recipientsByGroup = new HashMap<>();
     }
@@ -104,6 +109,7 @@ public final class ExpandGroupcast extends KeyedCoProcessFunction<String, Member
     /** Takes the members as they are now and sends the first step. */
     private void start(Groupcast groupcast, Context ctx, Collector<Unicast> out) throws Exception {
         counter(groupcastsByGroup, "groupcasts", groupcast.group()).inc();
+        expanded.inc();
         List<String> recipients = new ArrayList<>();
         for (String mnId : members.keys()) {
             recipients.add(mnId);
@@ -135,6 +141,7 @@ public final class ExpandGroupcast extends KeyedCoProcessFunction<String, Member
             sent++;
             if (members.contains(mnId)) {
                 recipients.inc();
+                delivered.inc();
                 out.collect(groupcast.toMember(mnId));
             } else {
                 skippedLeft.inc();
