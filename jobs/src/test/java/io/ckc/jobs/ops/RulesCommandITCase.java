@@ -7,10 +7,15 @@ import io.ckc.protocol.records.ContextReport;
 import io.ckc.protocol.records.GroupAdvertisement;
 import io.ckc.testing.Await;
 import io.ckc.testing.EmbeddedKafkaExtension;
+import io.ckc.protocol.kafka.TopicSetup;
 import org.apache.flink.client.program.rest.RestClusterClient;
+import org.apache.flink.configuration.CheckpointingOptions;
+import org.apache.flink.configuration.Configuration;
 import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.test.junit5.InjectClusterClient;
 import org.apache.flink.test.junit5.MiniClusterExtension;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.junit.jupiter.api.Test;
@@ -19,6 +24,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -39,7 +45,23 @@ class RulesCommandITCase {
 
     @RegisterExtension
     static final MiniClusterExtension FLINK = new MiniClusterExtension(new MiniClusterResourceConfiguration.Builder()
-            .setNumberTaskManagers(1).setNumberSlotsPerTaskManager(3).build());
+            .setConfiguration(checkpointEverySecond()).setNumberTaskManagers(1).setNumberSlotsPerTaskManager(3).build());
+
+    /** As on a stack: a rule commits its Kafka offsets on checkpoints, so a restart under its name resumes there. */
+    private static Configuration checkpointEverySecond() {
+        Configuration config = new Configuration();
+        config.set(CheckpointingOptions.CHECKPOINTING_INTERVAL, Duration.ofSeconds(1));
+        return config;
+    }
+
+    private static long committed(Admin admin) {
+        try {
+            return admin.listConsumerGroupOffsets("ckc-sql-drivers").partitionsToOffsetAndMetadata().get()
+                    .values().stream().filter(java.util.Objects::nonNull).mapToLong(OffsetAndMetadata::offset).sum();
+        } catch (InterruptedException | java.util.concurrent.ExecutionException e) {
+            return 0;
+        }
+    }
 
     @Test
     void aRuleStartsListsIsReplacedWithoutStaleMembershipsAndStops(@InjectClusterClient RestClusterClient<?> client,
@@ -82,7 +104,11 @@ class RulesCommandITCase {
             assertThat(refused.err()).startsWith("ckc: " + broken + ":2:6: ").contains("context_reportz");
             assertThat(Commands.rules("--flink", url, "list").out().lines().count()).as("still one rule").isEqualTo(2);
 
-            // The new version reads the context from the beginning: mn-1 leaves drivers with no new report.
+            // The new version reads the context from the beginning: mn-1 leaves drivers with no new report,
+            // although the old version's consumer group had committed its offsets past both reports.
+            try (Admin admin = TopicSetup.admin(KAFKA.bootstrapServers())) {
+                Await.until("the drivers rule's offsets committed past both reports", 60, () -> committed(admin) >= 2);
+            }
             String savepoints = dir.resolve("savepoints").toUri().toString();
             List<String> replace = new ArrayList<>(List.of("--flink", url, "--tables", "../sql/tables.sql",
                     "--savepoint-dir", savepoints, "replace",
