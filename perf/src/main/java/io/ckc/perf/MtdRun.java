@@ -7,9 +7,13 @@ import io.ckc.protocol.records.AppMessage;
 import io.ckc.protocol.records.Receipt;
 import org.HdrHistogram.Histogram;
 
+import java.util.List;
+import java.util.Locale;
 import java.util.Map;
+import java.util.Queue;
 import java.util.Random;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.atomic.AtomicLong;
@@ -43,6 +47,9 @@ final class MtdRun {
     private final Histogram rttDisconnecting = histogram();
     private final AtomicLong duplicates = new AtomicLong();
     private final AtomicLong absences = new AtomicLong();
+    /** The first late arrivals, each with its times, to tell what made them late (a restart, an absence). */
+    private final Queue<String> lateArrivals = new ConcurrentLinkedQueue<>();
+    private static final int LATE_ARRIVALS_KEPT = 50;
     private final long[] nextChange;
     private final boolean[] away;
     private final Random random = new Random(11);
@@ -84,8 +91,17 @@ final class MtdRun {
                     duplicates.incrementAndGet();
                     return;
                 }
-                if (System.nanoTime() - payload.sentNanos() > ttlNanos + lateAllowanceNanos) {
+                long age = System.nanoTime() - payload.sentNanos();
+                if (age > ttlNanos + lateAllowanceNanos) {
                     set(index, LATE);
+                    if (lateArrivals.size() < LATE_ARRIVALS_KEPT) {
+                        long now = System.currentTimeMillis();
+                        lateArrivals.add(String.format(Locale.ROOT,
+                                "late node=%d seq=%d sent=%tT.%<tL received=%tT.%<tL late_by_ms=%d away_now=%b",
+                                payload.node(), payload.seq(), now - TimeUnit.NANOSECONDS.toMillis(age), now,
+                                TimeUnit.NANOSECONDS.toMillis(age - ttlNanos),
+                                payload.node() < disconnecting && away[payload.node()]));
+                    }
                 }
                 node.send(MtdCommand.REPLY_CHANNEL, message.payload(), null);
             }
@@ -209,6 +225,11 @@ final class MtdRun {
             return te == 100.0 && (configuration.disconnectingShare() == 0 || disconnectingFullShare == 100.0)
                     && expiredDelivered == 0 && expiredEarly == 0;
         }
+    }
+
+    /** The first late arrivals (up to 50), one line each, wall-clock times. */
+    List<String> lateArrivals() {
+        return List.copyOf(lateArrivals);
     }
 
     Result result() {
