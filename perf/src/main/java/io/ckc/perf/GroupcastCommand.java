@@ -37,6 +37,7 @@ import java.util.concurrent.atomic.AtomicLong;
         description = "Time one groupcast to a large group of simulated nodes and check it reached exactly the members.")
 final class GroupcastCommand implements Callable<Integer> {
 
+    private static final int WARM_UPS = 5;
     private static final Context MEMBER_PLACE = new Context(-22.905, -43.175, 0.8, Map.of());
     private static final Context OTHER_PLACE = new Context(-22.995, -43.365, 0.8, Map.of());
 
@@ -122,10 +123,17 @@ final class GroupcastCommand implements Callable<Integer> {
             Fleet.waitFor(() -> grouped.size() >= total, 180, progress);
             out.printf("%nThe %s definer grouped %d of %d nodes%n", definer, grouped.size(), total);
 
-            Arrivals warmUp = send(app, group, fleet);
-            await(warmUp, progress);
-            out.printf(Locale.ROOT, "%nWarm-up groupcast: %d of %d members in %.0f ms%n", warmUp.delivered(), members,
-                    warmUp.lastMs());
+            // Why again: a groupcast goes to the members the delivery job has indexed when it arrives, and the
+            // advertisements just written may still be on their way there; the timed one must find them all.
+            for (int attempt = 1; attempt <= WARM_UPS; attempt++) {
+                Arrivals warmUp = send(app, group, fleet);
+                await(warmUp, progress);
+                out.printf(Locale.ROOT, "%nWarm-up groupcast %d: %d of %d members in %.0f ms%n", attempt,
+                        warmUp.delivered(), members, warmUp.lastMs());
+                if (warmUp.delivered() >= members) {
+                    break;
+                }
+            }
             Arrivals timed = send(app, group, fleet);
             await(timed, progress);
             Thread.sleep(2_000); // room for a late duplicate or an extra

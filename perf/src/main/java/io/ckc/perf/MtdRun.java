@@ -218,8 +218,8 @@ final class MtdRun {
     /** What one configuration measured, in the paper's terms. */
     record Result(MtdCommand.Configuration configuration, long sent, long replied, long expired, long dropped,
                   double te, double teDisconnecting, double disconnectingFullShare, long expiredDelivered,
-                  long arrivedLate, long expiredEarly, long unaccounted, long duplicates, long absences,
-                  Histogram fixed, Histogram disconnecting) {
+                  long arrivedLate, long expiredEarly, long receivedAndExpired, long unaccounted, long duplicates,
+                  long absences, Histogram fixed, Histogram disconnecting) {
 
         boolean passes() {
             return te == 100.0 && (configuration.disconnectingShare() == 0 || disconnectingFullShare == 100.0)
@@ -240,6 +240,7 @@ final class MtdRun {
         long expiredDelivered = 0;
         long late = 0;
         long early = 0;
+        long receivedAndExpired = 0;
         long unaccounted = 0;
         long descDue = 0;
         long descReplied = 0;
@@ -260,6 +261,7 @@ final class MtdRun {
                 late += (s & LATE) != 0 ? 1 : 0;
                 early += (s & EARLY) != 0 ? 1 : 0;
                 unaccounted += (s & (REPLIED | EXPIRED | DROPPED)) == 0 ? 1 : 0;
+                receivedAndExpired += (s & RECEIVED) != 0 && isExpired ? 1 : 0;
                 if ((s & RECEIVED) != 0 && (isExpired || (s & LATE) != 0)) {
                     expiredDelivered++;
                 }
@@ -277,6 +279,7 @@ final class MtdRun {
         double teDesc = disconnecting == 0 ? Double.NaN : 100.0 * descReplied / Math.max(1, descDue);
         double fullShare = disconnecting == 0 ? Double.NaN : 100.0 * descFull / disconnecting;
         return new Result(configuration, sent, replied, expired, dropped, te, teDesc, fullShare, expiredDelivered, late,
-                early, unaccounted, duplicates.get(), absences.get(), rttFixed.copy(), rttDisconnecting.copy());
+                early, receivedAndExpired, unaccounted, duplicates.get(), absences.get(), rttFixed.copy(),
+                rttDisconnecting.copy());
     }
 }

@@ -182,10 +182,10 @@ final class RescaleCommand implements Callable<Integer> {
             if (mtd != null) {
                 MtdRun.Result r = roaming.get();
                 lines.add(String.format(Locale.ROOT, "RESULT scenario=rescale-mtd nodes=%d away_s=%d ttl_ms=%d sent=%d "
-                                + "delivered=%d expired=%d expired_early=%d delivered_late=%d dropped=%d lost=%d "
-                                + "mn_duplicates=%d absences=%d", roamingNodes, awaySeconds, ttlMs, r.sent(), r.replied(),
-                        r.expired(), r.expiredEarly(), r.expiredDelivered(), r.dropped(), r.unaccounted(), r.duplicates(),
-                        r.absences()));
+                                + "delivered=%d expired=%d expired_early=%d delivered_late=%d expired_receipt_after_delivery=%d "
+                                + "dropped=%d lost=%d mn_duplicates=%d absences=%d", roamingNodes, awaySeconds, ttlMs,
+                        r.sent(), r.replied(), r.expired(), r.expiredEarly(), r.arrivedLate(), r.receivedAndExpired(),
+                        r.dropped(), r.unaccounted(), r.duplicates(), r.absences()));
             }
             Files.write(results.dir().resolve("rescale.txt"), lines, StandardCharsets.UTF_8);
             lines.forEach(out::println);
