@@ -216,6 +216,18 @@ final class FlinkRest {
 
 
     /**
+     * Asks for a checkpoint of a running job now; a refusal (one in progress, checkpointing off, the job
+     * restarting) is left to the caller's next look at the job.
+     */
+    void triggerCheckpoint(String jobId) {
+        try {
+            post("jobs/" + jobId + "/checkpoints", mapper.createObjectNode());
+        } catch (IOException refused) {
+            // the periodic checkpoint or rescale-trigger.max-delay still comes
+        }
+    }
+
+    /**
      * Records the job's sources have yet to read (Kafka lag, FLIP-33's {@code pendingRecords}, summed over
      * subtasks and sources), or null while no source reports it yet.
      */

@@ -250,7 +250,7 @@ public final class JobsCommand {
 
         /**
          * The adaptive scheduler's resource requirements: the job restarts from its latest checkpoint at the
-         * new parallelism. Only a cluster started with the adaptive scheduler can.
+         * new parallelism, one checkpoint triggered for it. Only a cluster started with the adaptive scheduler can.
          */
         private void inPlace(FlinkRest rest, FlinkRest.Job running) throws IOException, Refused {
             if (!rest.adaptiveScheduler()) {
@@ -259,8 +259,15 @@ public final class JobsCommand {
             }
             long start = System.nanoTime();
             rest.requireParallelism(running.id(), parallelism);
-            if (!rest.awaitRunning(running.id(), parallelism, Duration.ofMinutes(2))) {
-                throw new Refused(job + " did not reach parallelism " + parallelism + " within 2 minutes");
+            // FLIP-461: the scheduler restarts the job right after its next completed checkpoint (or after
+            // rescale-trigger.max-delay), so the restart replays next to nothing. Ask for that checkpoint now
+            // instead of waiting out the interval, again until the job runs at the new parallelism.
+            long deadline = System.nanoTime() + Duration.ofMinutes(2).toNanos();
+            while (!rest.awaitRunning(running.id(), parallelism, Duration.ofSeconds(2))) {
+                if (System.nanoTime() > deadline) {
+                    throw new Refused(job + " did not reach parallelism " + parallelism + " within 2 minutes");
+                }
+                rest.triggerCheckpoint(running.id());
             }
             long rescaled = System.nanoTime();
             String caughtUp = parent.caughtUp(rest, running.id(), rescaled);
