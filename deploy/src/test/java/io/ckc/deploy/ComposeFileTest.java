@@ -172,6 +172,17 @@ class ComposeFileTest {
                         .as(service + " sets " + key + ", which the configuration of record does not have").isTrue();
             }
             assertThat(targets).contains("\"" + service + ":" + properties.get("metrics.reporter.prom.port") + "\"");
+            // The image's entrypoint takes every line of FLINK_PROPERTIES as a key (a comment too) and re-nests
+            // the dotted keys into config.yaml: a key that is a prefix of another is dropped or fails the start.
+            String block = compose.at("/services/" + service + "/environment/FLINK_PROPERTIES").asText();
+            assertThat(block.lines()).as(service + ": no comment lines in FLINK_PROPERTIES")
+                    .noneMatch(line -> line.strip().startsWith("#"));
+            Set<String> keys = new TreeSet<>(record.keySet());
+            keys.addAll(properties.keySet());
+            for (String key : keys) {
+                assertThat(keys).as(service + ": " + key + " is a prefix of another key")
+                        .noneMatch(other -> other.startsWith(key + "."));
+            }
         }
     }
 
