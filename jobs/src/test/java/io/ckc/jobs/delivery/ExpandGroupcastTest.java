@@ -105,6 +105,27 @@ class ExpandGroupcastTest {
     }
 
     @Test
+    void aMemberWhoLeavesAndComesBackBeforeItsStepGetsItAndALeaveDoesNotOutliveItsExpansion() throws Exception {
+        start(new GroupcastSettings(2, 0));
+        join("mn-1");
+        join("mn-2");
+        join("mn-3");
+        join("mn-4");
+        send(groupcast("g1", GROUP));
+        leave("mn-3");
+        join("mn-3");
+        leave("mn-4");
+        harness.setProcessingTime(1);
+        assertThat(sent()).extracting(u -> u.messageId() + ":" + u.recipient())
+                .containsExactly("g1:mn-1", "g1:mn-2", "g1:mn-3");
+        join("mn-4");
+        send(groupcast("g2", GROUP));
+        harness.setProcessingTime(2);
+        assertThat(sent()).extracting(u -> u.messageId() + ":" + u.recipient())
+                .containsExactly("g1:mn-1", "g1:mn-2", "g1:mn-3", "g2:mn-1", "g2:mn-2", "g2:mn-3", "g2:mn-4");
+    }
+
+    @Test
     void aGroupcastToAGroupWithoutMembersGetsADroppedReceipt() throws Exception {
         start(GroupcastSettings.DEFAULT);
         Groupcast lonely = new Groupcast("g1", "app", "grid/empty", new byte[] {1}, null, 42, true);

@@ -19,9 +19,11 @@ import org.apache.flink.util.Collector;
 
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * Keyed by group: the membership index of one group and the expansion of its groupcasts (paper
@@ -43,6 +45,8 @@ public final class ExpandGroupcast extends KeyedCoProcessFunction<String, Member
     private transient MapState<String, Boolean> members;
     private transient ValueState<Groupcast> expanding;
     private transient ListState<String> remaining;
+    /** Members of the snapshot being expanded who left since (and did not come back): read once per step. */
+    private transient MapState<String, Boolean> leftDuringExpansion;
     private transient ListState<Groupcast> waiting;
     private transient ValueState<Long> nextStep;
     private transient Counter noMembers;
@@ -63,6 +67,8 @@ public final class ExpandGroupcast extends KeyedCoProcessFunction<String, Member
         members = state.getMapState(new MapStateDescriptor<>("group-members", Types.STRING, Types.BOOLEAN));
         expanding = state.getState(new ValueStateDescriptor<>("groupcast-expanding", Groupcast.class));
         remaining = state.getListState(new ListStateDescriptor<>("groupcast-remaining", Types.STRING));
+        leftDuringExpansion = state.getMapState(
+                new MapStateDescriptor<>("groupcast-left-during-expansion", Types.STRING, Types.BOOLEAN));
         waiting = state.getListState(new ListStateDescriptor<>("groupcast-waiting", Groupcast.class));
         nextStep = state.getState(new ValueStateDescriptor<>("groupcast-next-step", Types.LONG));
         var metrics = getRuntimeContext().getMetricGroup();
@@ -76,10 +82,17 @@ public final class ExpandGroupcast extends KeyedCoProcessFunction<String, Member
 
     @Override
     public void processElement1(MembershipChange change, Context ctx, Collector<Unicast> out) throws Exception {
+        boolean duringExpansion = expanding.value() != null;
         if (change.joined()) {
             members.put(change.mnId(), Boolean.TRUE);
+            if (duringExpansion) {
+                leftDuringExpansion.remove(change.mnId());
+            }
         } else {
             members.remove(change.mnId());
+            if (duringExpansion) {
+                leftDuringExpansion.put(change.mnId(), Boolean.TRUE);
+            }
         }
     }
 
@@ -135,11 +148,15 @@ public final class ExpandGroupcast extends KeyedCoProcessFunction<String, Member
         Groupcast groupcast = expanding.value();
         Counter recipients = counter(recipientsByGroup, "groupcastRecipients", groupcast.group());
         Iterator<String> pending = remaining.get().iterator();
+        // Why not members.contains per member: one state read per step instead of one per member (on
+        // RocksDB a JNI call each, most of a large groupcast's time).
+        Set<String> left = new HashSet<>();
+        leftDuringExpansion.keys().forEach(left::add);
         int sent = 0;
         while (sent < settings.chunk() && pending.hasNext()) {
             String mnId = pending.next();
             sent++;
-            if (members.contains(mnId)) {
+            if (!left.contains(mnId)) {
                 recipients.inc();
                 delivered.inc();
                 out.collect(groupcast.toMember(mnId));
@@ -152,6 +169,7 @@ public final class ExpandGroupcast extends KeyedCoProcessFunction<String, Member
         if (rest.isEmpty()) {
             expanding.clear();
             remaining.clear();
+            leftDuringExpansion.clear();
         } else {
             remaining.update(rest);
         }
