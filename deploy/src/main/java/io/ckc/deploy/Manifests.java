@@ -237,8 +237,8 @@ public final class Manifests implements Callable<Integer> {
         spec.put("flinkConfiguration", config);
         spec.put("podTemplate", map("metadata", map("labels", map("app.kubernetes.io/part-of", "ckc",
                 "app.kubernetes.io/component", "flink")), "spec", podSpec));
-        spec.put("jobManager", map("resource", resource("1024m", 0.5)));
-        spec.put("taskManager", map("resource", resource("1536m", 1.0)));
+        spec.put("jobManager", map("resource", map("memory", "1024m", "cpu", 0.5)));
+        spec.put("taskManager", map("resource", map("memory", "1536m", "cpu", 1.0)));
         spec.put("job", job);
 
         Map<String, Object> resource = new LinkedHashMap<>();
@@ -248,13 +248,6 @@ public final class Manifests implements Callable<Integer> {
                 new TreeMap<>(map("app.kubernetes.io/part-of", "ckc", "app.kubernetes.io/name", name))));
         resource.put("spec", spec);
         return yaml.writeValueAsString(resource);
-    }
-
-    private static Map<String, Object> resource(String memory, double cpu) {
-        Map<String, Object> resource = new LinkedHashMap<>();
-        resource.put("memory", memory);
-        resource.put("cpu", cpu);
-        return resource;
     }
 
     /** A map that keeps the order its keys are given in, so that the YAML comes out the same every time. */

@@ -189,7 +189,7 @@ class ComposeFileTest {
     /** Docker Compose's own parser, where it is installed (Debian's docker-compose works without a daemon). */
     @Test
     void composeAcceptsTheFile() throws Exception {
-        Assumptions.assumeTrue(KubernetesManifestsTest.onPath("docker-compose"),
+        Assumptions.assumeTrue(ProjectFiles.onPath("docker-compose"),
                 "docker-compose is not installed (apt-get install docker-compose): the compose parser is not run here");
         Process config = new ProcessBuilder("docker-compose", "-f", DOCKER.resolve("compose.yaml").toString(), "config", "-q")
                 .redirectErrorStream(true).start();

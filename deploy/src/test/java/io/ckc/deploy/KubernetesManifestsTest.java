@@ -5,7 +5,6 @@ import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
-import java.io.File;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -91,7 +90,7 @@ class KubernetesManifestsTest {
     /** {@code kubectl kustomize}, where kubectl is installed: the deployment as it is applied, with generated ConfigMaps. */
     @Test
     void theKustomizedDeploymentMatchesItsSchemas() throws Exception {
-        Assumptions.assumeTrue(onPath("kubectl"), "kubectl is not installed: the kustomize rendering is not checked here");
+        Assumptions.assumeTrue(ProjectFiles.onPath("kubectl"), "kubectl is not installed: the kustomize rendering is not checked here");
         for (String folder : List.of("k8s", "k8s/rules")) {
             Process kustomize = new ProcessBuilder("kubectl", "kustomize", ProjectFiles.ROOT.resolve(folder).toString())
                     .redirectErrorStream(true).start();
@@ -113,10 +112,5 @@ class KubernetesManifestsTest {
                 assertThat(dashboards.get("data").size()).isEqualTo(Dashboards.ALL.size());
             }
         }
-    }
-
-    static boolean onPath(String command) {
-        return Stream.of(System.getenv().getOrDefault("PATH", "").split(File.pathSeparator))
-                .anyMatch(dir -> Files.isExecutable(Path.of(dir, command)));
     }
 }
