@@ -7,6 +7,7 @@ import io.ckc.protocol.netty.AddressedFrame;
 import io.ckc.protocol.netty.FrameDatagramDecoder;
 import io.ckc.protocol.netty.FrameDatagramEncoder;
 import io.ckc.protocol.netty.FrameWriter;
+import io.ckc.protocol.netty.DatagramTransport;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandler;
@@ -15,11 +16,8 @@ import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoop;
 import io.netty.channel.EventLoopGroup;
-import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.SimpleChannelInboundHandler;
-import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.DatagramChannel;
-import io.netty.channel.socket.nio.NioDatagramChannel;
 
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
@@ -63,7 +61,7 @@ public final class ClientTransport implements AutoCloseable {
         this.ownedGroup = owned ? group : null;
         this.channel = new Bootstrap()
                 .group(group)
-                .channel(NioDatagramChannel.class)
+                .channel(DatagramTransport.current().channelClass())
                 .option(ChannelOption.SO_RCVBUF, 4 * 1024 * 1024)
                 .option(ChannelOption.SO_SNDBUF, 4 * 1024 * 1024)
                 .option(ChannelOption.RCVBUF_ALLOCATOR, FrameDatagramDecoder.receiveAllocator(FrameCodec.MAX_DATAGRAM_BYTES))
@@ -89,7 +87,7 @@ public final class ClientTransport implements AutoCloseable {
 
     /** A transport with its own I/O thread. */
     public static ClientTransport open() throws InterruptedException {
-        return new ClientTransport(new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory()), true, null);
+        return new ClientTransport(DatagramTransport.current().newGroup(1), true, null);
     }
 
     /** A transport on a shared event loop group (a fleet: several transports over a few threads). */

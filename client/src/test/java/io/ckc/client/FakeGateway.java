@@ -11,17 +11,15 @@ import io.ckc.protocol.netty.AddressedFrame;
 import io.ckc.protocol.netty.FrameDatagramDecoder;
 import io.ckc.protocol.netty.FrameDatagramEncoder;
 import io.ckc.protocol.netty.FrameWriter;
+import io.ckc.protocol.netty.DatagramTransport;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
-import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.SimpleChannelInboundHandler;
-import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.DatagramChannel;
-import io.netty.channel.socket.nio.NioDatagramChannel;
 
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
@@ -43,7 +41,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 final class FakeGateway implements AutoCloseable {
 
     private final String id;
-    private final EventLoopGroup loop = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
+    private final EventLoopGroup loop = DatagramTransport.current().newGroup(1);
     private final Channel channel;
     private final FrameWriter out;
     private final Map<UUID, ReliableSession> sessions = new HashMap<>();
@@ -63,7 +61,7 @@ final class FakeGateway implements AutoCloseable {
 
     FakeGateway(String id) throws InterruptedException {
         this.id = id;
-        channel = new Bootstrap().group(loop).channel(NioDatagramChannel.class)
+        channel = new Bootstrap().group(loop).channel(DatagramTransport.current().channelClass())
                 .option(ChannelOption.RCVBUF_ALLOCATOR, FrameDatagramDecoder.receiveAllocator(FrameCodec.MAX_DATAGRAM_BYTES))
                 .handler(new ChannelInitializer<DatagramChannel>() {
                     @Override

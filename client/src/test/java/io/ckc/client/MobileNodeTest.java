@@ -4,9 +4,8 @@ import io.ckc.protocol.frame.Body;
 import io.ckc.protocol.mrudp.ReliabilityConfig;
 import io.ckc.testing.Await;
 import io.ckc.testing.LossyLink;
+import io.ckc.protocol.netty.DatagramTransport;
 import io.netty.channel.EventLoopGroup;
-import io.netty.channel.MultiThreadIoEventLoopGroup;
-import io.netty.channel.nio.NioIoHandler;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -26,7 +25,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class MobileNodeTest {
 
-    private final EventLoopGroup loops = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
+    private final EventLoopGroup loops = DatagramTransport.current().newGroup(1);
     private final List<AutoCloseable> closing = new ArrayList<>();
 
     /** What a node reported, in order. */

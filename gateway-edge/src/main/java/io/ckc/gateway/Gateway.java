@@ -7,11 +7,10 @@ import io.ckc.gateway.core.GatewayMetrics;
 import io.ckc.gateway.core.KafkaCorePublisher;
 import io.ckc.gateway.udp.UdpAdapter;
 import io.ckc.protocol.kafka.TopicSetup;
+import io.ckc.protocol.netty.DatagramTransport;
 import io.netty.channel.ChannelHandler;
 import io.netty.channel.EventLoop;
 import io.netty.channel.EventLoopGroup;
-import io.netty.channel.MultiThreadIoEventLoopGroup;
-import io.netty.channel.nio.NioIoHandler;
 import io.netty.util.concurrent.EventExecutor;
 import io.prometheus.metrics.exporter.httpserver.HTTPServer;
 import io.prometheus.metrics.instrumentation.jvm.JvmMetrics;
@@ -80,7 +79,7 @@ public final class Gateway implements AutoCloseable {
             metricsServer = HTTPServer.builder().hostname(config.udpHost()).port(config.metricsPort())
                     .registry(registry).buildAndStart();
         }
-        EventLoopGroup group = new MultiThreadIoEventLoopGroup(config.eventLoops(), NioIoHandler.newFactory());
+        EventLoopGroup group = DatagramTransport.current().newGroup(config.eventLoops());
         List<EventLoop> loops = new ArrayList<>();
         for (EventExecutor executor : group) {
             loops.add((EventLoop) executor);
@@ -96,8 +95,8 @@ public final class Gateway implements AutoCloseable {
         CoreConsumer consumer = new CoreConsumer(config, core, publisher, metrics);
         consumer.start();
         Gateway gateway = new Gateway(config, group, core, udp, publisher, consumer, metricsServer);
-        LOG.info("Gateway {} listening on udp://{} ({} event loops, {} socket(s); metrics {})", config.gatewayId(),
-                gateway.udpAddress(), loops.size(), udp.sockets(),
+        LOG.info("Gateway {} listening on udp://{} ({} event loops, {} socket(s) on {}; metrics {})",
+                config.gatewayId(), gateway.udpAddress(), loops.size(), udp.sockets(), DatagramTransport.current(),
                 metricsServer == null ? "off" : "http://" + config.udpHost() + ":" + metricsServer.getPort() + "/metrics");
         return gateway;
     }

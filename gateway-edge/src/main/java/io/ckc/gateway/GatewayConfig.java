@@ -30,6 +30,7 @@ import java.util.Map;
  *   <tr><td>CKC_CONTEXT_REFRESH_MS</td><td>30000</td><td>a node's context goes to ckc.context when it changed, and an unchanged one at least this often (0: every message's)</td></tr>
  *   <tr><td>CKC_EVENT_LOOPS</td><td>the number of cores</td><td>event loops the sessions are sharded over by node id (the gateway's thread pool)</td></tr>
  *   <tr><td>CKC_UDP_SOCKET_PER_LOOP</td><td>true</td><td>one UDP socket per event loop on the same port (SO_REUSEPORT, where the OS has it); false: one socket for all loops</td></tr>
+ *   <tr><td>CKC_UDP_TRANSPORT</td><td>auto</td><td>the Netty transport of the UDP sockets: epoll where it loads (one sendmmsg per flush), else nio; read by {@link io.ckc.protocol.netty.DatagramTransport}, as in every CKC process with UDP sockets</td></tr>
  *   <tr><td>CKC_ADMIT_PER_SECOND</td><td>2000</td><td>new sessions admitted per second at most (a token bucket, shared out over the event loops); a node refused is told BUSY and tries again after its backoff</td></tr>
  *   <tr><td>CKC_ADMIT_PENDING</td><td>500</td><td>sessions per event loop whose Connected event is not yet in Kafka at most: new ones wait, so admissions slow down as Kafka does</td></tr>
  *   <tr><td>CKC_DOWNLINK_BACKLOG</td><td>20000</td><td>deliveries taken from Kafka and not yet acknowledged by their nodes at most; above it the gateway reads no more until its nodes catch up, so an overload's backlog stays in Kafka</td></tr>

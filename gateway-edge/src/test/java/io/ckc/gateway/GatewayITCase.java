@@ -21,10 +21,9 @@ import io.ckc.protocol.records.Unicast;
 import io.ckc.protocol.records.UnsentMessage;
 import io.ckc.testing.EmbeddedKafkaExtension;
 import io.ckc.testing.LossyLink;
+import io.ckc.protocol.netty.DatagramTransport;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.EventLoopGroup;
-import io.netty.channel.MultiThreadIoEventLoopGroup;
-import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.DatagramPacket;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -63,7 +62,7 @@ class GatewayITCase {
 
     @BeforeAll
     static void startLoops() {
-        clientLoops = new MultiThreadIoEventLoopGroup(2, NioIoHandler.newFactory());
+        clientLoops = DatagramTransport.current().newGroup(2);
     }
 
     @AfterAll

@@ -11,9 +11,8 @@ import io.ckc.jobs.delivery.DeliveryJob;
 import io.ckc.jobs.echo.EchoJob;
 import io.ckc.protocol.kafka.Topics;
 import io.ckc.testing.EmbeddedKafkaExtension;
+import io.ckc.protocol.netty.DatagramTransport;
 import io.netty.channel.EventLoopGroup;
-import io.netty.channel.MultiThreadIoEventLoopGroup;
-import io.netty.channel.nio.NioIoHandler;
 import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.flink.util.ParameterTool;
@@ -82,7 +81,7 @@ class EndToEndUnicastITCase {
                 unsent.addAndGet(lost.size());
             }
         };
-        EventLoopGroup loops = new MultiThreadIoEventLoopGroup(2, NioIoHandler.newFactory());
+        EventLoopGroup loops = DatagramTransport.current().newGroup(2);
         try (Gateway gwA = Gateway.start(GatewayConfig.forTest("gw-a", KAFKA.bootstrapServers(), topics));
              Gateway gwB = Gateway.start(GatewayConfig.forTest("gw-b", KAFKA.bootstrapServers(), topics));
              ClientTransport t1 = ClientTransport.open(loops);

@@ -17,9 +17,8 @@ import io.ckc.protocol.records.GroupAdvertisement;
 import io.ckc.testing.Await;
 import io.ckc.testing.EmbeddedKafkaExtension;
 import io.ckc.udfs.groups.GridCellSelection;
+import io.ckc.protocol.netty.DatagramTransport;
 import io.netty.channel.EventLoopGroup;
-import io.netty.channel.MultiThreadIoEventLoopGroup;
-import io.netty.channel.nio.NioIoHandler;
 import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.flink.util.ParameterTool;
@@ -76,7 +75,7 @@ class GroupsITCase {
         SqlRunnerJob battery = SqlRunnerJob.fromArgs(params(common, "--sql", "../sql/battery.sql", "--tables",
                 "../sql/tables.sql"));
         List<GroupAdvertisement> advertisements = new CopyOnWriteArrayList<>();
-        EventLoopGroup loops = new MultiThreadIoEventLoopGroup(2, NioIoHandler.newFactory());
+        EventLoopGroup loops = DatagramTransport.current().newGroup(2);
         try (RunningJobs jobs = new RunningJobs()
                 .start(DeliveryJob.NAME, DeliveryJob.fromArgs(params(common))::build)
                 .start(grid.name(), grid::build)

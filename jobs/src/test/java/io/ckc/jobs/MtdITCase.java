@@ -15,9 +15,8 @@ import io.ckc.protocol.records.Receipt;
 import io.ckc.protocol.records.Unicast;
 import io.ckc.testing.Await;
 import io.ckc.testing.EmbeddedKafkaExtension;
+import io.ckc.protocol.netty.DatagramTransport;
 import io.netty.channel.EventLoopGroup;
-import io.netty.channel.MultiThreadIoEventLoopGroup;
-import io.netty.channel.nio.NioIoHandler;
 import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.flink.util.ParameterTool;
@@ -91,7 +90,7 @@ class MtdITCase {
         };
         List<Receipt> receipts = new CopyOnWriteArrayList<>();
         Map<String, Integer> shortLived = new ConcurrentHashMap<>(); // message id -> seq, for the nodes away
-        EventLoopGroup loops = new MultiThreadIoEventLoopGroup(2, NioIoHandler.newFactory());
+        EventLoopGroup loops = DatagramTransport.current().newGroup(2);
         RunningJobs jobs = new RunningJobs().start(DeliveryJob.NAME, DeliveryJob.fromArgs(params)::build);
         try (AutoCloseable receiptFollower = KAFKA.followJson(topics.receipts(), Receipt.class, receipts::add);
              KafkaProducer<String, byte[]> app = KAFKA.producer();

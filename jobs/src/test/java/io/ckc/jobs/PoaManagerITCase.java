@@ -17,9 +17,8 @@ import io.ckc.protocol.records.ConnectionStatistics;
 import io.ckc.protocol.records.GatewayList;
 import io.ckc.testing.Await;
 import io.ckc.testing.EmbeddedKafkaExtension;
+import io.ckc.protocol.netty.DatagramTransport;
 import io.netty.channel.EventLoopGroup;
-import io.netty.channel.MultiThreadIoEventLoopGroup;
-import io.netty.channel.nio.NioIoHandler;
 import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.flink.util.ParameterTool;
@@ -111,7 +110,7 @@ class PoaManagerITCase {
             }
         };
         ClientConfig clientConfig = ClientConfig.DEFAULT.withLiveness(1_000, 3_000, 4);
-        EventLoopGroup loops = new MultiThreadIoEventLoopGroup(2, NioIoHandler.newFactory());
+        EventLoopGroup loops = DatagramTransport.current().newGroup(2);
         List<Gateway> gateways = new ArrayList<>();
         try (RunningJobs jobs = new RunningJobs()
                 .start(DeliveryJob.NAME, DeliveryJob.fromArgs(params)::build)

@@ -7,9 +7,8 @@ import io.ckc.client.NodeListener;
 import io.ckc.client.ReceivedMessage;
 import io.ckc.protocol.frame.Body;
 import io.ckc.protocol.frame.Context;
+import io.ckc.protocol.netty.DatagramTransport;
 import io.netty.channel.EventLoopGroup;
-import io.netty.channel.MultiThreadIoEventLoopGroup;
-import io.netty.channel.nio.NioIoHandler;
 import org.HdrHistogram.Histogram;
 
 import java.net.InetSocketAddress;
@@ -58,7 +57,7 @@ final class Fleet implements AutoCloseable {
     /** A fleet whose nodes report to the listener {@code listenerOf} makes for it. */
     Fleet(int nodeCount, List<InetSocketAddress> gateways, int ioThreads,
           java.util.function.Function<Fleet, NodeListener> listenerOf) throws InterruptedException {
-        loops = new MultiThreadIoEventLoopGroup(ioThreads, NioIoHandler.newFactory());
+        loops = DatagramTransport.current().newGroup(ioThreads);
         trips = new RoundTrips(nodeCount);
         sent = trips.sent;
         delivered = trips.delivered;

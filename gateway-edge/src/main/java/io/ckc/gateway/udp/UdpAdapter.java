@@ -4,20 +4,14 @@ import io.ckc.gateway.GatewayConfig;
 import io.ckc.gateway.core.GatewayCore;
 import io.ckc.gateway.core.GatewayMetrics;
 import io.ckc.protocol.frame.FrameCodec;
+import io.ckc.protocol.netty.DatagramTransport;
 import io.ckc.protocol.netty.FrameDatagramDecoder;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelOption;
-import io.netty.channel.socket.nio.NioChannelOption;
-import io.netty.channel.socket.nio.NioDatagramChannel;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
-import java.io.IOException;
 import java.net.InetSocketAddress;
-import java.net.StandardSocketOptions;
-import java.nio.channels.DatagramChannel;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Supplier;
@@ -30,8 +24,6 @@ import java.util.function.Supplier;
  * socket, on the first shard's loop, serves them all.
  */
 public final class UdpAdapter implements AutoCloseable {
-
-    private static final Logger LOG = LoggerFactory.getLogger(UdpAdapter.class);
 
     private static final int SOCKET_BUFFER_BYTES = 4 * 1024 * 1024;
 
@@ -56,21 +48,22 @@ public final class UdpAdapter implements AutoCloseable {
         }
         UdpInitializer initializer = new UdpInitializer(new UdpFrameHandler(core, shards), metrics, linkHook);
         int maxDatagram = Math.min(FrameCodec.MAX_DATAGRAM_BYTES, config.maxPayloadBytes() + 1024);
-        boolean socketPerShard = shards.length > 1 && config.udpSocketPerLoop() && reusePortSupported();
+        DatagramTransport transport = DatagramTransport.current();
+        boolean socketPerShard = shards.length > 1 && config.udpSocketPerLoop() && transport.supportsReusePort();
         int sockets = socketPerShard ? shards.length : 1;
         List<Channel> channels = new ArrayList<>(sockets);
         int port = config.udpPort();
         for (int i = 0; i < sockets; i++) {
             Bootstrap bootstrap = new Bootstrap()
                     .group(core.shard(i).loop())
-                    .channel(NioDatagramChannel.class)
+                    .channel(transport.channelClass())
                     .option(ChannelOption.SO_RCVBUF, SOCKET_BUFFER_BYTES)
                     .option(ChannelOption.SO_SNDBUF, SOCKET_BUFFER_BYTES)
                     .option(ChannelOption.RCVBUF_ALLOCATOR, FrameDatagramDecoder.receiveAllocator(maxDatagram))
                     .option(ChannelOption.AUTO_READ, false) // until every shard knows its socket
                     .handler(initializer);
             if (socketPerShard) {
-                bootstrap.option(NioChannelOption.of(StandardSocketOptions.SO_REUSEPORT), true);
+                transport.reusePort(bootstrap);
             }
             Channel channel = bootstrap.bind(config.udpHost(), port).sync().channel();
             port = ((InetSocketAddress) channel.localAddress()).getPort(); // port 0: the others join the one picked
@@ -81,15 +74,6 @@ public final class UdpAdapter implements AutoCloseable {
         }
         channels.forEach(c -> c.config().setAutoRead(true));
         return new UdpAdapter(channels, shards);
-    }
-
-    private static boolean reusePortSupported() {
-        try (DatagramChannel probe = DatagramChannel.open()) {
-            return probe.supportedOptions().contains(StandardSocketOptions.SO_REUSEPORT);
-        } catch (IOException e) {
-            LOG.warn("Cannot probe SO_REUSEPORT: one UDP socket for all loops", e);
-            return false;
-        }
     }
 
     public InetSocketAddress localAddress() {

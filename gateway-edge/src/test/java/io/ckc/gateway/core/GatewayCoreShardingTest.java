@@ -5,10 +5,9 @@ import io.ckc.protocol.kafka.Topics;
 import io.ckc.protocol.records.GatewayCommand;
 import io.ckc.protocol.records.Unicast;
 import io.ckc.testing.Await;
+import io.ckc.protocol.netty.DatagramTransport;
 import io.netty.channel.EventLoop;
 import io.netty.channel.EventLoopGroup;
-import io.netty.channel.MultiThreadIoEventLoopGroup;
-import io.netty.channel.nio.NioIoHandler;
 import io.netty.util.concurrent.EventExecutor;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import org.junit.jupiter.api.AfterEach;
@@ -29,7 +28,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 class GatewayCoreShardingTest {
 
     private static final int LOOPS = 4;
-    private final EventLoopGroup group = new MultiThreadIoEventLoopGroup(LOOPS, NioIoHandler.newFactory());
+    private final EventLoopGroup group = DatagramTransport.current().newGroup(LOOPS);
 
     @AfterEach
     void stop() {

@@ -12,9 +12,8 @@ import io.ckc.protocol.kafka.Topics;
 import io.ckc.protocol.records.AppMessage;
 import io.ckc.testing.Await;
 import io.ckc.testing.EmbeddedKafkaExtension;
+import io.ckc.protocol.netty.DatagramTransport;
 import io.netty.channel.EventLoopGroup;
-import io.netty.channel.MultiThreadIoEventLoopGroup;
-import io.netty.channel.nio.NioIoHandler;
 import org.apache.flink.client.program.rest.RestClusterClient;
 import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.test.junit5.InjectClusterClient;
@@ -97,7 +96,7 @@ class RescaleCommandsITCase {
                 unsent.addAndGet(messages.size());
             }
         };
-        EventLoopGroup loops = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
+        EventLoopGroup loops = DatagramTransport.current().newGroup(1);
         Gateway gateway = null;
         AtomicBoolean streaming = new AtomicBoolean(true);
         AtomicInteger rounds = new AtomicInteger();
