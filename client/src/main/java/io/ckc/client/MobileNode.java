@@ -396,7 +396,7 @@ public final class MobileNode {
             connectionLost(false); // the gateway lost or replaced our session: start a new one there
             return;
         }
-        Body refused = error.seq() > 0 ? session.onAck(error.seq(), now) : null;
+        Body refused = error.seq() > 0 ? session.onRefused(error.seq(), now, error.code() == ErrorCode.BUSY) : null;
         if (refused instanceof Body.Outgoing message) {
             listener.unsentMessages(this, List.of(message));
         }

@@ -75,7 +75,11 @@ public final class Dashboards {
                                     new Query(quantile(0.99, "ckc_gateway_kafka_write_seconds", "gateway"), "{{gateway}} p99")),
                             latency("Mean ping round trip per gateway",
                                     new Query("sum by (gateway) (rate(ckc_gateway_ping_round_trip_seconds_sum[1m])) / "
-                                            + "sum by (gateway) (rate(ckc_gateway_ping_round_trip_seconds_count[1m]))", "{{gateway}}")))),
+                                            + "sum by (gateway) (rate(ckc_gateway_ping_round_trip_seconds_count[1m]))", "{{gateway}}")),
+                            latency("Delivery age: how far Kafka and the jobs are behind (median per 100 ms)",
+                                    new Query("max by (gateway) (ckc_gateway_delivery_age_seconds)", "{{gateway}}")),
+                            new Panel("Uplink messages refused as BUSY (uplink admission)", "percentunit", "share refused", false, List.of(
+                                    new Query("max by (gateway) (ckc_gateway_uplink_refuse_probability)", "{{gateway}}"))))),
             new Dashboard("ckc-mtd", "CKC message buffering for disconnected nodes (MTD)",
                     "The delivery job's MTD: messages buffered for disconnected nodes, replayed on reconnect, expired at their TTL, dropped when a buffer is full.",
                     List.of(

@@ -34,6 +34,8 @@ import java.util.Map;
  *   <tr><td>CKC_ADMIT_PER_SECOND</td><td>2000</td><td>new sessions admitted per second at most (a token bucket, shared out over the event loops); a node refused is told BUSY and tries again after its backoff</td></tr>
  *   <tr><td>CKC_ADMIT_PENDING</td><td>500</td><td>sessions per event loop whose Connected event is not yet in Kafka at most: new ones wait, so admissions slow down as Kafka does</td></tr>
  *   <tr><td>CKC_DOWNLINK_BACKLOG</td><td>20000</td><td>deliveries taken from Kafka and not yet acknowledged by their nodes at most; above it the gateway reads no more until its nodes catch up, so an overload's backlog stays in Kafka</td></tr>
+ *   <tr><td>CKC_UPLINK_TARGET_AGE_MS</td><td>250</td><td>admission of uplink messages ({@link io.ckc.gateway.core.UplinkAdmission}, after PIE): the median age of the deliveries read (now minus their Kafka timestamp, which is that of the message they answer) that the gateway steers to by refusing a share of uplink messages with BUSY; 0: never refuse</td></tr>
+ *   <tr><td>CKC_UPLINK_BURST_MS</td><td>10000</td><td>how long that age may stay above the target (a checkpoint, a rescale's restart) before any message is refused</td></tr>
  * </table>
  */
 public record GatewayConfig(String gatewayId, String kafkaBootstrap, String udpHost, int udpPort, int metricsPort,
@@ -42,7 +44,7 @@ public record GatewayConfig(String gatewayId, String kafkaBootstrap, String udpH
                             long pingWindowMs, int reportChunk, long gatewayListIntervalMs,
                             boolean miniBuffer, int pingSample, long contextRefreshMs, int eventLoops,
                             boolean udpSocketPerLoop, int admitPerSecond, int admitPending,
-                            int downlinkBacklog) {
+                            int downlinkBacklog, long uplinkTargetAgeMs, long uplinkBurstMs) {
 
     public static final int DEFAULT_UDP_PORT = 5500;
 
@@ -68,6 +70,10 @@ public record GatewayConfig(String gatewayId, String kafkaBootstrap, String udpH
         if (admitPerSecond <= 0 || admitPending <= 0) {
             throw new IllegalArgumentException("CKC_ADMIT_PER_SECOND and CKC_ADMIT_PENDING must be positive, got "
                     + admitPerSecond + " and " + admitPending);
+        }
+        if (uplinkTargetAgeMs < 0 || uplinkBurstMs < 0) {
+            throw new IllegalArgumentException("CKC_UPLINK_TARGET_AGE_MS and CKC_UPLINK_BURST_MS must not be negative, got "
+                    + uplinkTargetAgeMs + " and " + uplinkBurstMs);
         }
         if (eventLoops <= 0) {
             throw new IllegalArgumentException("CKC_EVENT_LOOPS must be positive, got " + eventLoops);
@@ -103,7 +109,9 @@ public record GatewayConfig(String gatewayId, String kafkaBootstrap, String udpH
                 Boolean.parseBoolean(env.getOrDefault("CKC_UDP_SOCKET_PER_LOOP", "true")),
                 intOf(env, "CKC_ADMIT_PER_SECOND", 2_000),
                 intOf(env, "CKC_ADMIT_PENDING", 500),
-                intOf(env, "CKC_DOWNLINK_BACKLOG", 20_000));
+                intOf(env, "CKC_DOWNLINK_BACKLOG", 20_000),
+                intOf(env, "CKC_UPLINK_TARGET_AGE_MS", 250),
+                intOf(env, "CKC_UPLINK_BURST_MS", 10_000));
     }
 
     /** Defaults for tests and embedding: the given id and Kafka, any free UDP port, no metrics server. */
@@ -114,26 +122,30 @@ public record GatewayConfig(String gatewayId, String kafkaBootstrap, String udpH
     public GatewayConfig with(String id, String bootstrap, int port, int metrics, Topics topicNames) {
         return new GatewayConfig(id, bootstrap, udpHost, port, metrics, topicNames, maxPayloadBytes, sessionTimeoutMs,
                 reliability, kafkaLingerMs, publicHost, reportPeriodMs, pingIntervalMs, pingWindowMs, reportChunk, gatewayListIntervalMs,
-                miniBuffer, pingSample, contextRefreshMs, eventLoops, udpSocketPerLoop, admitPerSecond, admitPending, downlinkBacklog);
+                miniBuffer, pingSample, contextRefreshMs, eventLoops, udpSocketPerLoop, admitPerSecond, admitPending, downlinkBacklog,
+                uplinkTargetAgeMs, uplinkBurstMs);
     }
 
     public GatewayConfig withSessionTimeout(long timeoutMs, ReliabilityConfig reliabilityConfig) {
         return new GatewayConfig(gatewayId, kafkaBootstrap, udpHost, udpPort, metricsPort, topics, maxPayloadBytes,
                 timeoutMs, reliabilityConfig, kafkaLingerMs, publicHost, reportPeriodMs, pingIntervalMs, pingWindowMs,
-                reportChunk, gatewayListIntervalMs, miniBuffer, pingSample, contextRefreshMs, eventLoops, udpSocketPerLoop, admitPerSecond, admitPending, downlinkBacklog);
+                reportChunk, gatewayListIntervalMs, miniBuffer, pingSample, contextRefreshMs, eventLoops, udpSocketPerLoop, admitPerSecond, admitPending, downlinkBacklog,
+                uplinkTargetAgeMs, uplinkBurstMs);
     }
 
     /** Faster reports and pings, for tests of the PoA manager. */
     public GatewayConfig withReports(long reportPeriod, long pingInterval, long pingWindow, int chunk) {
         return new GatewayConfig(gatewayId, kafkaBootstrap, udpHost, udpPort, metricsPort, topics, maxPayloadBytes,
                 sessionTimeoutMs, reliability, kafkaLingerMs, publicHost, reportPeriod, pingInterval, pingWindow, chunk,
-                gatewayListIntervalMs, miniBuffer, pingSample, contextRefreshMs, eventLoops, udpSocketPerLoop, admitPerSecond, admitPending, downlinkBacklog);
+                gatewayListIntervalMs, miniBuffer, pingSample, contextRefreshMs, eventLoops, udpSocketPerLoop, admitPerSecond, admitPending, downlinkBacklog,
+                uplinkTargetAgeMs, uplinkBurstMs);
     }
 
     public GatewayConfig withMiniBuffer(boolean on) {
         return new GatewayConfig(gatewayId, kafkaBootstrap, udpHost, udpPort, metricsPort, topics, maxPayloadBytes,
                 sessionTimeoutMs, reliability, kafkaLingerMs, publicHost, reportPeriodMs, pingIntervalMs, pingWindowMs,
-                reportChunk, gatewayListIntervalMs, on, pingSample, contextRefreshMs, eventLoops, udpSocketPerLoop, admitPerSecond, admitPending, downlinkBacklog);
+                reportChunk, gatewayListIntervalMs, on, pingSample, contextRefreshMs, eventLoops, udpSocketPerLoop, admitPerSecond, admitPending, downlinkBacklog,
+                uplinkTargetAgeMs, uplinkBurstMs);
     }
 
     /** The same gateway admitting new sessions at most this fast, with at most this many per loop awaiting their Connected event. */
@@ -141,14 +153,23 @@ public record GatewayConfig(String gatewayId, String kafkaBootstrap, String udpH
         return new GatewayConfig(gatewayId, kafkaBootstrap, udpHost, udpPort, metricsPort, topics, maxPayloadBytes,
                 sessionTimeoutMs, reliability, kafkaLingerMs, publicHost, reportPeriodMs, pingIntervalMs, pingWindowMs,
                 reportChunk, gatewayListIntervalMs, miniBuffer, pingSample, contextRefreshMs, eventLoops, udpSocketPerLoop,
-                perSecond, pending, downlinkBacklog);
+                perSecond, pending, downlinkBacklog, uplinkTargetAgeMs, uplinkBurstMs);
+    }
+
+    /** The same gateway steering its deliveries' median age to {@code targetMs} after {@code burstMs} above it (0: off). */
+    public GatewayConfig withUplinkAdmission(long targetMs, long burstMs) {
+        return new GatewayConfig(gatewayId, kafkaBootstrap, udpHost, udpPort, metricsPort, topics, maxPayloadBytes,
+                sessionTimeoutMs, reliability, kafkaLingerMs, publicHost, reportPeriodMs, pingIntervalMs, pingWindowMs,
+                reportChunk, gatewayListIntervalMs, miniBuffer, pingSample, contextRefreshMs, eventLoops, udpSocketPerLoop,
+                admitPerSecond, admitPending, downlinkBacklog, targetMs, burstMs);
     }
 
     /** The same gateway writing an unchanged context at least this often (0: every one). */
     public GatewayConfig withContextRefresh(long ms) {
         return new GatewayConfig(gatewayId, kafkaBootstrap, udpHost, udpPort, metricsPort, topics, maxPayloadBytes,
                 sessionTimeoutMs, reliability, kafkaLingerMs, publicHost, reportPeriodMs, pingIntervalMs, pingWindowMs,
-                reportChunk, gatewayListIntervalMs, miniBuffer, pingSample, ms, eventLoops, udpSocketPerLoop, admitPerSecond, admitPending, downlinkBacklog);
+                reportChunk, gatewayListIntervalMs, miniBuffer, pingSample, ms, eventLoops, udpSocketPerLoop, admitPerSecond, admitPending, downlinkBacklog,
+                uplinkTargetAgeMs, uplinkBurstMs);
     }
 
 

@@ -43,6 +43,7 @@ public final class CoreConsumer implements Runnable, AutoCloseable {
     private final String listTopic;
     private final String broadcastTopic;
     private final GatewayCore core;
+    private final UplinkAdmission admission;
     private final CorePublisher publisher;
     private final GatewayMetrics metrics;
     private final ObjectMapper mapper = Json.newMapper();
@@ -55,6 +56,7 @@ public final class CoreConsumer implements Runnable, AutoCloseable {
         this.listTopic = config.topics().gatewayList();
         this.broadcastTopic = config.topics().broadcast();
         this.core = core;
+        this.admission = core.uplinkAdmission();
         this.publisher = publisher;
         this.metrics = metrics;
         this.maxBacklog = config.downlinkBacklog();
@@ -108,6 +110,10 @@ public final class CoreConsumer implements Runnable, AutoCloseable {
                 for (ConsumerRecord<String, byte[]> record : consumer.poll(Duration.ofMillis(500))) {
                     handle(record);
                 }
+                long now = System.currentTimeMillis();
+                admission.update(now);
+                metrics.uplinkRefuseProbability.set(admission.refuseProbability());
+                metrics.deliveryAge.set(admission.medianAgeMs() / 1000.0);
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -134,6 +140,7 @@ public final class CoreConsumer implements Runnable, AutoCloseable {
                 }
                 core.broadcast(broadcast);
             } else {
+                admission.age(System.currentTimeMillis() - record.timestamp());
                 core.command(Json.read(mapper, record.value(), GatewayCommand.class));
             }
         } catch (IOException | RuntimeException e) {

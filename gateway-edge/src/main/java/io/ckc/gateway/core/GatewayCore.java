@@ -40,7 +40,11 @@ public final class GatewayCore implements AutoCloseable {
     /** Deliveries handed to a loop whose task has not run yet. */
     private final java.util.concurrent.atomic.AtomicInteger dispatching = new java.util.concurrent.atomic.AtomicInteger();
     /** Gateway-wide timers (reports, ping windows) run on the first shard's loop. */
+    /** How often the uplink admission looks at the deliveries' ages. */
+    static final long UPLINK_ADMISSION_UPDATE_MS = 100;
     private final EventLoop control;
+    /** Refuses a share of uplink messages while the deliveries read are too old: fed by the core consumer. */
+    private final UplinkAdmission uplinkAdmission;
     private final List<ScheduledFuture<?>> timers = new ArrayList<>();
     private LoadSampler loadSampler;
     // Ping windows: confined to the control loop.
@@ -59,14 +63,21 @@ public final class GatewayCore implements AutoCloseable {
         this.config = config;
         this.publisher = publisher;
         this.metrics = metrics;
+        this.uplinkAdmission = new UplinkAdmission(config.uplinkTargetAgeMs(), config.uplinkBurstMs(),
+                UPLINK_ADMISSION_UPDATE_MS);
         this.shards = new SessionShard[loops.size()];
         for (int i = 0; i < shards.length; i++) {
-            shards[i] = new SessionShard(i, loops.size(), loops.get(i), config, publisher, metrics);
+            shards[i] = new SessionShard(i, loops.size(), loops.get(i), config, publisher, metrics, uplinkAdmission);
         }
         this.control = loops.get(0);
         this.pingIntervalMs = config.pingIntervalMs();
         this.pingWindowMs = config.pingWindowMs();
         metrics.pingWindowMs.set(pingWindowMs);
+    }
+
+    /** The uplink admission the core consumer feeds with the ages of the deliveries it reads. */
+    public UplinkAdmission uplinkAdmission() {
+        return uplinkAdmission;
     }
 
     public int shardCount() {

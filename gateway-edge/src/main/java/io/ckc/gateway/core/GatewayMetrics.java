@@ -34,6 +34,10 @@ public final class GatewayMetrics {
     public final Histogram pingRoundTrip;
     /** From a record handed to the Kafka producer to its acknowledgement: what a node's message waits for. */
     public final Histogram kafkaWrite;
+    /** The median age of the deliveries read in the latest window: how far the path through Kafka and the jobs is behind. */
+    public final Gauge deliveryAge;
+    /** The share of uplink messages refused as BUSY now ({@link UplinkAdmission}). */
+    public final Gauge uplinkRefuseProbability;
 
     public GatewayMetrics(String gatewayId, PrometheusRegistry registry) {
         Labels labels = Labels.of("gateway", gatewayId);
@@ -82,6 +86,12 @@ public final class GatewayMetrics {
                 .constLabels(labels).register(registry);
         broadcasts = Counter.builder().name("ckc_gateway_broadcast_deliveries")
                 .help("Broadcast deliveries started, one per connected node and broadcast")
+                .constLabels(labels).register(registry);
+        deliveryAge = Gauge.builder().name("ckc_gateway_delivery_age_seconds")
+                .help("Median age of the deliveries read in the latest window (now minus their Kafka timestamp)")
+                .constLabels(labels).register(registry);
+        uplinkRefuseProbability = Gauge.builder().name("ckc_gateway_uplink_refuse_probability")
+                .help("Share of uplink messages refused as BUSY while the deliveries are older than CKC_UPLINK_TARGET_AGE_MS")
                 .constLabels(labels).register(registry);
         // Why classic buckets only: Prometheus 2.42 (Debian's) scrapes them without feature flags.
         double[] seconds = {0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30};

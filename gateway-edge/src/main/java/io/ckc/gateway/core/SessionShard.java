@@ -80,8 +80,11 @@ public final class SessionShard {
     private double admitTokens;
     private long admitRefilledMs;
 
+    private final UplinkAdmission uplinkAdmission;
+
     SessionShard(int index, int shardCount, EventLoop loop, GatewayConfig config, CorePublisher publisher,
-                 GatewayMetrics metrics) {
+                 GatewayMetrics metrics, UplinkAdmission uplinkAdmission) {
+        this.uplinkAdmission = uplinkAdmission;
         this.index = index;
         this.loop = loop;
         this.config = config;
@@ -206,6 +209,10 @@ public final class SessionShard {
         if (outgoing.payload().length > config.maxPayloadBytes()) {
             reject(session, ref, ErrorCode.PAYLOAD_TOO_LARGE,
                     "payload of " + outgoing.payload().length + " bytes exceeds " + config.maxPayloadBytes());
+            return;
+        }
+        if (!uplinkAdmission.admit(ThreadLocalRandom.current().nextDouble())) {
+            reject(session, ref, ErrorCode.BUSY, "the core is behind: try again later");
             return;
         }
         String mnId = session.mnId.toString();

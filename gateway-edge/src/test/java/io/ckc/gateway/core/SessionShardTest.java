@@ -126,6 +126,33 @@ class SessionShardTest {
     }
 
     @Test
+    void whileTheDeliveriesAreTooOldUplinkMessagesAreRefusedAsBusyAndNotPublished() {
+        config = config.withUplinkAdmission(250, 0);
+        GatewayCore core = core();
+        SessionShard shard = core.shardOf(node);
+        FakeLink link = open(shard, node, 1);
+        Session session = shard.find(node, 1);
+        UplinkAdmission admission = core.uplinkAdmission();
+        long now = 0;
+        admission.update(now);
+        for (int window = 0; window < 50 && admission.refuseProbability() < 1; window++) { // 30 s old: far behind
+            admission.age(30_000);
+            now += GatewayCore.UPLINK_ADMISSION_UPDATE_MS;
+            admission.update(now);
+        }
+        assertThat(admission.refuseProbability()).isEqualTo(1.0);
+        int before = publisher.records.size();
+
+        shard.uplink(session, 1, new Body.MnMessage(UUID.randomUUID(), "echo", null, new byte[1]));
+        shard.uplink(session, 2, new Body.MnGroupcast(UUID.randomUUID(), "app/all", null, new byte[1]));
+        loop.runPendingTasks();
+
+        assertThat(link.calls).contains("reject 1 BUSY", "reject 2 BUSY").doesNotContain("ack 1", "ack 2");
+        assertThat(publisher.records).hasSize(before);
+        assertThat(metrics.rejected.labelValues("BUSY").get()).isEqualTo(2.0);
+    }
+
+    @Test
     void badUplinkMessagesAreRefusedWithTheirReasonAndNothingIsPublished() {
         SessionShard shard = core().shardOf(node);
         FakeLink link = open(shard, node, 1);

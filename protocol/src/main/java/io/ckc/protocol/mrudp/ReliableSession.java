@@ -143,6 +143,28 @@ public final class ReliableSession {
     }
 
     /**
+     * The peer refused a data frame (an error naming its sequence number): it leaves the window
+     * unacknowledged, and is returned (null if unknown). {@code congested}: the peer refused it because
+     * it is overloaded (BUSY), which the socket's congestion window takes as it takes a timeout, so
+     * the sessions of a socket send less while the peer turns messages away.
+     */
+    public Body onRefused(int seq, long now, boolean congested) {
+        heard(now);
+        Outgoing refused = unacked.remove(seq);
+        if (refused == null) {
+            return null;
+        }
+        if (window != null) {
+            window.release(false);
+            if (congested) {
+                window.timedOut(now, rtoMs);
+            }
+        }
+        fillWindow(now);
+        return refused.body;
+    }
+
+    /**
      * Handles a data frame. Returns the bodies that are now deliverable in order (possibly none).
      * A duplicate of an already delivered frame is acknowledged again at once, since its first
      * acknowledgement may have been lost.

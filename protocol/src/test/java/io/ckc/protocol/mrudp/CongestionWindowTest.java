@@ -78,6 +78,25 @@ class CongestionWindowTest {
     }
 
     @Test
+    void aFrameRefusedAsBusyLeavesTheWindowAndHalvesItOncePerTimeoutButAnOtherRefusalDoesNot() {
+        CongestionWindow window = new CongestionWindow(40, 4, 100);
+        ReliableSession session = new ReliableSession(UUID.randomUUID(), 1, CONFIG, window, f -> { });
+        for (int i = 0; i < 10; i++) {
+            session.send(body(), 0);
+        }
+        assertThat(session.onRefused(1, 5, false)).as("refused as malformed, say: no congestion").isNotNull();
+        assertThat(window.limit()).isEqualTo(40);
+        assertThat(window.inFlight()).isEqualTo(9);
+        assertThat(session.onRefused(2, 6, true)).as("refused as busy").isNotNull();
+        assertThat(session.onRefused(3, 7, true)).isNotNull();
+        assertThat(window.limit()).as("halved once for both: one signal per timeout").isEqualTo(20);
+        assertThat(window.inFlight()).isEqualTo(7);
+        assertThat(session.onRefused(3, 8, true)).as("already gone").isNull();
+        assertThat(session.onRefused(4, 6 + CONFIG.initialRetransmitMs(), true)).isNotNull();
+        assertThat(window.limit()).as("a timeout later, halved again").isEqualTo(10);
+    }
+
+    @Test
     void aClosingSessionGivesItsSlotsBackAndQueuedFramesThatWaitedTooLongAreShed() {
         CongestionWindow window = new CongestionWindow(2, 1, 10);
         ReliableSession session = new ReliableSession(UUID.randomUUID(), 1, CONFIG, window, f -> { });
