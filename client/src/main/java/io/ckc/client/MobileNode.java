@@ -254,8 +254,8 @@ public final class MobileNode {
             if (state == State.CONNECTING) {
                 onConnected(ack, now);
             }
-        } else if (frame instanceof Frame.Error error && error.code() == ErrorCode.BUSY) {
-            if (state == State.CONNECTING) {
+        } else if (frame instanceof Frame.Error error && error.code() == ErrorCode.BUSY && error.seq() == 0) {
+            if (state == State.CONNECTING) { // BUSY naming no message answers a connect
                 onBusy(now);
             }
         } else if (state != State.CONNECTED) {

@@ -56,6 +56,7 @@ final class FakeGateway implements AutoCloseable {
     private int mostUnacknowledged;
     private boolean holdAcks;
     private int busyAnswers;
+    private int busyRefusals;
     final AtomicInteger busySent = new AtomicInteger();
     final AtomicInteger connects = new AtomicInteger();
 
@@ -104,6 +105,11 @@ final class FakeGateway implements AutoCloseable {
 
     void answerBusy(int times) throws Exception {
         call(() -> busyAnswers = times);
+    }
+
+    /** The next {@code times} messages are refused as BUSY, as a gateway whose core is behind refuses them. */
+    void refuseMessagesAsBusy(int times) throws Exception {
+        call(() -> busyRefusals = times);
     }
 
     void holdAcks(boolean hold) throws Exception {
@@ -188,6 +194,11 @@ final class FakeGateway implements AutoCloseable {
                 }
                 int before = unacknowledged;
                 for (ReliableSession.Received r : session.onData(data.seq(), data.body())) {
+                    if (busyRefusals > 0) {
+                        busyRefusals--;
+                        session.refuse(r.seq(), new Frame.Error(node, frame.epoch(), ErrorCode.BUSY, r.seq(), "behind"));
+                        continue;
+                    }
                     received.computeIfAbsent(node, k -> new ArrayList<>()).add(((Body.Outgoing) r.body()).messageId());
                     unacknowledged++;
                     if (holdAcks) {

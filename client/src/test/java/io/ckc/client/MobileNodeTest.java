@@ -180,6 +180,21 @@ class MobileNodeTest {
     }
 
     @Test
+    void messagesRefusedAsBusyGoBackToTheApplicationAndAreNotSentAgain() throws Exception {
+        FakeGateway gateway = gateway("gw-a");
+        Recorder recorder = new Recorder();
+        MobileNode node = connected(transport(null), gateway, recorder, ClientConfig.DEFAULT);
+        gateway.refuseMessagesAsBusy(2);
+        send(node, 3);
+        Await.until("two refused, one taken", 10,
+                () -> recorder.unsent.get() == 2 && call(() -> gateway.receivedFrom(node.id()).size() == 1));
+        assertThat(node.isConnected()).isTrue();
+        send(node, 1);
+        Await.until("the next one taken", 10, () -> call(() -> gateway.receivedFrom(node.id()).size() == 2));
+        assertThat(recorder.unsent.get()).as("the refused two were not sent again and taken").isEqualTo(2);
+    }
+
+    @Test
     void aBusyGatewayIsAskedAgainLaterAndNotGivenUpForTheNextOfTheList() throws Exception {
         FakeGateway a = gateway("gw-a");
         FakeGateway b = gateway("gw-b");

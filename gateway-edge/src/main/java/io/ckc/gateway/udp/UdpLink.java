@@ -47,7 +47,7 @@ final class UdpLink implements NodeLink {
 
     @Override
     public void reject(int ref, ErrorCode code, String message) {
-        transmit(new Frame.Error(session.mnId(), session.epoch(), code, ref, message));
+        reliable.refuse(ref, new Frame.Error(session.mnId(), session.epoch(), code, ref, message));
     }
 
     @Override

@@ -66,6 +66,12 @@ public final class ReliableSession {
     private final ArrayDeque<Queued> queued = new ArrayDeque<>();
     private int nextExpected = 1;
     private final TreeMap<Integer, Body> reorderBuffer = new TreeMap<>();
+    /**
+     * The refusals of the latest received frames the owner refused, by sequence number: a peer whose
+     * copy of the refusal was lost sends the frame again, and must get the refusal again, not an ack
+     * that would tell it the refused frame was taken.
+     */
+    private final LinkedHashMap<Integer, Frame> refusals;
     private long retransmissions;
     private boolean broken;
     /** No frame is due before this (a lower bound: an acknowledged frame may have held it); Long.MAX_VALUE when none is in flight. */
@@ -90,6 +96,13 @@ public final class ReliableSession {
         this.window = window;
         this.output = output;
         this.rtoMs = config.initialRetransmitMs();
+        int remembered = config.receiveWindow();
+        this.refusals = new LinkedHashMap<>() {
+            @Override
+            protected boolean removeEldestEntry(Map.Entry<Integer, Frame> eldest) {
+                return size() > remembered;
+            }
+        };
     }
 
     public UUID mnId() {
@@ -172,7 +185,8 @@ public final class ReliableSession {
     public List<Received> onData(int seq, Body body) {
         int distance = seq - nextExpected;
         if (distance < 0) {
-            acknowledge(seq);
+            Frame refusal = refusals.get(seq);
+            output.accept(refusal != null ? refusal : new Frame.Ack(mnId, epoch, seq));
             return List.of();
         }
         if (distance >= config.receiveWindow() || reorderBuffer.containsKey(seq)) {
@@ -209,6 +223,12 @@ public final class ReliableSession {
     /** The peer showed it is alive (any valid frame of this session). */
     public void heard(long now) {
         lastHeardMs = Math.max(lastHeardMs, now);
+    }
+
+    /** Refuses a received data frame with this error frame, and refuses it again if the peer repeats it. */
+    public void refuse(int seq, Frame refusal) {
+        refusals.put(seq, refusal);
+        output.accept(refusal);
     }
 
     /** Acknowledges a received data frame to the peer. */

@@ -1,6 +1,7 @@
 package io.ckc.protocol.mrudp;
 
 import io.ckc.protocol.frame.Body;
+import io.ckc.protocol.frame.ErrorCode;
 import io.ckc.protocol.frame.Frame;
 import org.junit.jupiter.api.Test;
 
@@ -132,5 +133,17 @@ class ReliableSessionTest {
         assertThat(session.onData(1, body)).hasSize(1);
         assertThat(session.onData(1, body)).isEmpty();
         assertThat(sent).containsExactly(new Frame.Ack(MN, 1, 1));
+    }
+
+    @Test
+    void aRefusedFrameSentAgainIsRefusedAgainNeverAcknowledged() {
+        List<Frame> sent = new ArrayList<>();
+        ReliableSession session = new ReliableSession(MN, 1, ReliabilityConfig.DEFAULT, sent::add);
+        Body body = new Body.MnMessage(UUID.randomUUID(), "echo", null, new byte[0]);
+        Frame.Error busy = new Frame.Error(MN, 1, ErrorCode.BUSY, 1, "busy");
+        assertThat(session.onData(1, body)).hasSize(1);
+        session.refuse(1, busy);
+        assertThat(session.onData(1, body)).as("the refusal was lost: the node sends the frame again").isEmpty();
+        assertThat(sent).containsExactly(busy, busy);
     }
 }
