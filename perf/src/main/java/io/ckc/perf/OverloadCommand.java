@@ -42,7 +42,7 @@ final class OverloadCommand implements Callable<Integer> {
     @Option(names = "--nodes", defaultValue = "2000", description = "Simulated nodes sharing the load (default ${DEFAULT-VALUE})")
     int nodes;
 
-    @Option(names = "--saturation", defaultValue = "13000",
+    @Option(names = "--saturation", defaultValue = "22000",
             description = "The saturation load, messages per second offered (default ${DEFAULT-VALUE}: `perf stepped` on this machine)")
     double saturation;
 
