@@ -39,9 +39,9 @@ public final class GatewayCore implements AutoCloseable {
     private final SessionShard[] shards;
     /** Deliveries handed to a loop whose task has not run yet. */
     private final java.util.concurrent.atomic.AtomicInteger dispatching = new java.util.concurrent.atomic.AtomicInteger();
-    /** Gateway-wide timers (reports, ping windows) run on the first shard's loop. */
     /** How often the uplink admission looks at the deliveries' ages. */
     static final long UPLINK_ADMISSION_UPDATE_MS = 100;
+    /** Gateway-wide timers (reports, ping windows) run on the first shard's loop. */
     private final EventLoop control;
     /** Refuses a share of uplink messages while the deliveries read are too old: fed by the core consumer. */
     private final UplinkAdmission uplinkAdmission;

@@ -57,6 +57,9 @@ public final class UplinkAdmission {
 
     /** The age of one delivery read from Kafka (now minus its record timestamp), in ms. */
     public void age(long ageMs) {
+        if (targetMs == 0) {
+            return; // off: no window ever resets the count
+        }
         ages[count++ % SAMPLES] = Math.max(0, ageMs);
     }
 

@@ -69,9 +69,9 @@ public final class ReliableSession {
     /**
      * The refusals of the latest received frames the owner refused, by sequence number: a peer whose
      * copy of the refusal was lost sends the frame again, and must get the refusal again, not an ack
-     * that would tell it the refused frame was taken.
+     * that would tell it the refused frame was taken. Made on the first refusal: most sessions have none.
      */
-    private final LinkedHashMap<Integer, Frame> refusals;
+    private Map<Integer, Frame> refusals;
     private long retransmissions;
     private boolean broken;
     /** No frame is due before this (a lower bound: an acknowledged frame may have held it); Long.MAX_VALUE when none is in flight. */
@@ -96,13 +96,6 @@ public final class ReliableSession {
         this.window = window;
         this.output = output;
         this.rtoMs = config.initialRetransmitMs();
-        int remembered = config.receiveWindow();
-        this.refusals = new LinkedHashMap<>() {
-            @Override
-            protected boolean removeEldestEntry(Map.Entry<Integer, Frame> eldest) {
-                return size() > remembered;
-            }
-        };
     }
 
     public UUID mnId() {
@@ -185,7 +178,7 @@ public final class ReliableSession {
     public List<Received> onData(int seq, Body body) {
         int distance = seq - nextExpected;
         if (distance < 0) {
-            Frame refusal = refusals.get(seq);
+            Frame refusal = refusals == null ? null : refusals.get(seq);
             output.accept(refusal != null ? refusal : new Frame.Ack(mnId, epoch, seq));
             return List.of();
         }
@@ -227,6 +220,15 @@ public final class ReliableSession {
 
     /** Refuses a received data frame with this error frame, and refuses it again if the peer repeats it. */
     public void refuse(int seq, Frame refusal) {
+        if (refusals == null) {
+            int remembered = config.receiveWindow(); // a frame older than the window is not sent again
+            refusals = new LinkedHashMap<>() {
+                @Override
+                protected boolean removeEldestEntry(Map.Entry<Integer, Frame> eldest) {
+                    return size() > remembered;
+                }
+            };
+        }
         refusals.put(seq, refusal);
         output.accept(refusal);
     }

@@ -84,7 +84,7 @@ public enum DatagramTransport {
     /** The environment variable that picks the transport. */
     public static final String ENV = "CKC_UDP_TRANSPORT";
 
-    private static volatile DatagramTransport current;
+    private static DatagramTransport current;
 
     /** Makes the event loops of this transport. */
     public abstract IoHandlerFactory ioHandlerFactory();
@@ -102,18 +102,12 @@ public enum DatagramTransport {
         return new MultiThreadIoEventLoopGroup(threads, ioHandlerFactory());
     }
 
-    /** The transport of this process, chosen once from {@value #ENV}. */
-    public static DatagramTransport current() {
-        DatagramTransport chosen = current;
-        if (chosen == null) {
-            synchronized (DatagramTransport.class) {
-                if (current == null) {
-                    current = choose(System.getenv());
-                }
-                chosen = current;
-            }
+    /** The transport of this process, chosen once from {@value #ENV} (asked for when sockets are made, not per datagram). */
+    public static synchronized DatagramTransport current() {
+        if (current == null) {
+            current = choose(System.getenv());
         }
-        return chosen;
+        return current;
     }
 
     /** The transport {@code env} asks for: {@code auto} (the default) is epoll where it is available. */
