@@ -22,6 +22,9 @@ final class RoundTrips {
     final AtomicLong duplicates = new AtomicLong();
     /** Echoes of a node that came after an echo of a later message of the same node. */
     final AtomicLong reordered = new AtomicLong();
+    /** Messages of the warm-up before a run's measured ones (see {@link #warmUpSeq}): counted, never measured. */
+    final AtomicLong warmUpSent = new AtomicLong();
+    final AtomicLong warmUpDelivered = new AtomicLong();
     private final BitSet[] received;
     private final int[] highestSeq;
     private final Recorder interval = new Recorder(MAX_RTT_MICROS, 3);
@@ -38,8 +41,17 @@ final class RoundTrips {
         }
     }
 
+    /** The sequence number of a node's {@code i}-th warm-up message: negative, so its echo is told apart. */
+    static int warmUpSeq(int i) {
+        return -1 - i;
+    }
+
     /** An echo of the {@code seq}-th message of {@code node}; false if it was a duplicate. */
     boolean arrived(int node, int seq, long rttMicros) {
+        if (seq < 0) {
+            warmUpDelivered.incrementAndGet();
+            return true;
+        }
         BitSet seen = received[node];
         synchronized (seen) {
             if (seen.get(seq)) {

@@ -26,4 +26,17 @@ class RoundTripsTest {
         assertThat(trips.missing(0, 3, sent)).isZero();
         assertThat(trips.missing(5, 6, sent)).isZero();
     }
+
+    @Test
+    void warmUpEchoesAreCountedApartAndNeverMeasured() {
+        RoundTrips trips = new RoundTrips(1);
+        trips.arrived(0, RoundTrips.warmUpSeq(0), 900_000);
+        trips.arrived(0, 0, 1_000);
+
+        assertThat(trips.warmUpDelivered.get()).isOne();
+        assertThat(trips.delivered.get()).isOne();
+        assertThat(trips.total().getTotalCount()).isOne();
+        assertThat(trips.total().getMaxValue()).isLessThan(2_000);
+        assertThat(trips.meanMsBySeq()).hasSize(1);
+    }
 }
