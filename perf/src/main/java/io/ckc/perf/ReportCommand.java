@@ -116,6 +116,27 @@ final class ReportCommand implements Callable<Integer> {
     }
 
     /** The baseline run a CKC run is compared with: same nodes, messages and rate. */
+    /** The runs one configuration's charts draw: its own, and beside each CKC run the baseline it is compared with. */
+    static List<Results.RunRow> drawnWith(String config, List<Results.RunRow> all) {
+        List<Results.RunRow> drawn = new ArrayList<>();
+        for (Results.RunRow r : all) {
+            if (r.config().equals(config) && !drawn.contains(r)) {
+                drawn.add(r);
+                if (r.path().equals(Results.CKC)) {
+                    baselineOf(r, all).filter(b -> !drawn.contains(b)).ifPresent(drawn::add);
+                }
+            }
+        }
+        return drawn;
+    }
+
+    /** The configurations that get charts: every one, except a baseline already drawn beside a CKC run. */
+    static List<String> chartedConfigs(List<Results.RunRow> all) {
+        List<String> beside = all.stream().filter(r -> r.path().equals(Results.CKC))
+                .flatMap(r -> baselineOf(r, all).stream()).map(Results.RunRow::config).toList();
+        return Html.configs(all).stream().filter(c -> !beside.contains(c)).toList();
+    }
+
     static Optional<Results.RunRow> baselineOf(Results.RunRow run, List<Results.RunRow> all) {
         return baselineOf(run.nodes(), run.messages(), run.ratePerMinute(), all);
     }
@@ -324,13 +345,13 @@ final class ReportCommand implements Callable<Integer> {
                 }
                 html.append("</table>");
                 bandsTable(html, results, runs);
-                html.append("<h2>RTT distribution per configuration</h2><div class=\"charts\">");
-                for (String config : configs(runs)) {
-                    html.append(histogram(results, config, runs));
+                html.append("<h2>RTT distribution per configuration, beside its baseline</h2><div class=\"charts\">");
+                for (String config : chartedConfigs(runs)) {
+                    html.append(histogram(results, config, drawnWith(config, runs)));
                 }
-                html.append("</div><h2>Mean RTT by message sequence number (Figures 9–14)</h2><div class=\"charts\">");
-                for (String config : configs(runs)) {
-                    html.append(bySeq(results, config, runs));
+                html.append("</div><h2>Mean RTT by message sequence number (Figures 9–14), beside the baseline</h2><div class=\"charts\">");
+                for (String config : chartedConfigs(runs)) {
+                    html.append(bySeq(results, config, drawnWith(config, runs)));
                 }
                 html.append("</div>");
             }
@@ -390,9 +411,6 @@ final class ReportCommand implements Callable<Integer> {
         private static String histogram(Results results, String config, List<Results.RunRow> runs) throws IOException {
             List<Charts.Series> series = new ArrayList<>();
             for (Results.RunRow r : runs) {
-                if (!r.config().equals(config)) {
-                    continue;
-                }
                 Histogram h = results.rtt(r);
                 long total = Math.max(1, h.getTotalCount());
                 double maxMs = Math.max(1, h.getMaxValue() / 1000.0);
@@ -415,10 +433,8 @@ final class ReportCommand implements Callable<Integer> {
         private static String bySeq(Results results, String config, List<Results.RunRow> runs) throws IOException {
             List<Charts.Series> series = new ArrayList<>();
             for (Results.RunRow r : runs) {
-                if (r.config().equals(config)) {
-                    double[] y = results.meanBySeq(r);
-                    series.add(Charts.Series.of(r.path(), IntStream.range(0, y.length).mapToDouble(i -> i).toArray(), y));
-                }
+                double[] y = results.meanBySeq(r);
+                series.add(Charts.Series.of(r.path(), IntStream.range(0, y.length).mapToDouble(i -> i).toArray(), y));
             }
             return Charts.line("Configuration " + config + ": mean RTT by sequence number",
                     "message sequence number (n-th message of each node)", "mean RTT (ms, log scale)", Charts.Scale.LOG_Y,
