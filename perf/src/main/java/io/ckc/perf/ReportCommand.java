@@ -115,7 +115,6 @@ final class ReportCommand implements Callable<Integer> {
         return Files.exists(file) ? Files.readAllLines(file, StandardCharsets.UTF_8) : List.of();
     }
 
-    /** The baseline run a CKC run is compared with: same nodes, messages and rate. */
     /** The runs one configuration's charts draw: its own, and beside each CKC run the baseline it is compared with. */
     static List<Results.RunRow> drawnWith(String config, List<Results.RunRow> all) {
         List<Results.RunRow> drawn = new ArrayList<>();
@@ -137,6 +136,7 @@ final class ReportCommand implements Callable<Integer> {
         return Html.configs(all).stream().filter(c -> !beside.contains(c)).toList();
     }
 
+    /** The baseline run a CKC run is compared with: same nodes, messages and rate. */
     static Optional<Results.RunRow> baselineOf(Results.RunRow run, List<Results.RunRow> all) {
         return baselineOf(run.nodes(), run.messages(), run.ratePerMinute(), all);
     }
