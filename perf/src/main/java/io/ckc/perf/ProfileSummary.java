@@ -22,6 +22,7 @@ import jdk.jfr.consumer.RecordingFile;
  * thread running Java code; JFR's native-method samples are threads waiting in epoll and the like,
  * not CPU) and writes {@code <process>.collapsed}: one line per distinct stack, root first, frames
  * separated by ';', then its sample count, which async-profiler's converter turns into a flame graph.
+ * Where the folder also holds a Linux perf recording, {@link NativeProfile} adds what JFR cannot see.
  */
 public final class ProfileSummary {
 
@@ -55,6 +56,10 @@ public final class ProfileSummary {
             stacks.forEach((stack, count) -> lines.add(stack + " " + count));
             Files.write(file.resolveSibling(process + ".collapsed"), lines);
             print(process, stacks, System.out);
+        }
+        NativeProfile samples = NativeProfile.readFrom(Path.of(args[0]));
+        if (samples != null) {
+            samples.print(System.out);
         }
     }
 
