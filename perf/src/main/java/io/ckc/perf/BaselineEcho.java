@@ -113,7 +113,7 @@ final class BaselineEcho implements AutoCloseable {
 
     private static Properties consumerProps(String bootstrap) {
         Properties props = KafkaClientConfig.client(bootstrap);
-        props.put(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, 50);
+        props.put(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, KafkaClientConfig.FETCH_MAX_WAIT_MS);
         props.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 5000);
         props.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, IntegerDeserializer.class.getName());
         props.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());

@@ -64,7 +64,7 @@ public final class CoreConsumer implements Runnable, AutoCloseable {
         props.put(ConsumerConfig.GROUP_ID_CONFIG, "ckc-gateway-" + config.gatewayId());
         props.put(ConsumerConfig.CLIENT_ID_CONFIG, "ckc-gateway-" + config.gatewayId());
         props.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
-        props.put(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, 100);
+        props.put(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, KafkaClientConfig.FETCH_MAX_WAIT_MS);
         props.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
         props.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
         this.consumer = new KafkaConsumer<>(props);

@@ -62,7 +62,7 @@ public final class KafkaIo {
                 .setDeserializer(new RawRecordDeserializer())
                 .setProperties(KafkaClientConfig.security())
                 .setProperty("client.id.prefix", groupId)
-                .setProperty("fetch.max.wait.ms", "50")
+                .setProperty("fetch.max.wait.ms", String.valueOf(KafkaClientConfig.FETCH_MAX_WAIT_MS))
                 .build();
     }
 
