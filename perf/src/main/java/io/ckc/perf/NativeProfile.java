@@ -17,6 +17,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Properties;
 import java.util.TreeMap;
+import java.util.function.Function;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.zip.GZIPInputStream;
@@ -174,8 +175,7 @@ final class NativeProfile {
 
     /** The share of each key among {@code total}, largest first, the first {@code limit}. */
     private static String shares(Map<String, Long> counts, long total, int limit) {
-        List<Map.Entry<String, Long>> sorted = new ArrayList<>(counts.entrySet());
-        sorted.sort(Map.Entry.<String, Long>comparingByValue().reversed());
+        List<Map.Entry<String, Long>> sorted = ProfileSummary.sortedByValue(counts);
         List<String> parts = new ArrayList<>();
         for (Map.Entry<String, Long> e : sorted.subList(0, Math.min(limit, sorted.size()))) {
             parts.add(String.format(Locale.ROOT, "%s %.1f%%", e.getKey(), 100.0 * e.getValue() / total));
@@ -183,7 +183,7 @@ final class NativeProfile {
         return String.join(", ", parts);
     }
 
-    private static Map<String, Long> count(List<Sample> samples, java.util.function.Function<Sample, String> key) {
+    private static Map<String, Long> count(List<Sample> samples, Function<Sample, String> key) {
         Map<String, Long> counts = new HashMap<>();
         samples.forEach(s -> counts.merge(key.apply(s), 1L, Long::sum));
         return counts;

@@ -22,6 +22,8 @@ import java.util.concurrent.TimeUnit;
         description = "Waits until an echo has made the round trip through every gateway; then warms the stack up.")
 final class ProbeCommand implements Callable<Integer> {
 
+    private static final int WINDOW_SECONDS = 5;
+
     @Option(names = "--gateways", required = true, split = ",", description = "Gateway UDP addresses, host:port,...")
     List<String> gateways;
 
@@ -44,8 +46,6 @@ final class ProbeCommand implements Callable<Integer> {
 
     @Option(names = "--warm-up-rate", defaultValue = "60", description = "Messages per minute per warm-up node (default ${DEFAULT-VALUE})")
     double warmUpRate;
-
-    private static final int WINDOW_SECONDS = 5;
 
     PrintStream out = System.out;
 

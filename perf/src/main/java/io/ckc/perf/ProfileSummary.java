@@ -121,7 +121,8 @@ public final class ProfileSummary {
         return "other";
     }
 
-    private static List<Map.Entry<String, Long>> sortedByValue(Map<String, Long> counts) {
+    /** The entries, largest count first; {@link NativeProfile} ranks its shares with it too. */
+    static List<Map.Entry<String, Long>> sortedByValue(Map<String, Long> counts) {
         List<Map.Entry<String, Long>> sorted = new ArrayList<>(counts.entrySet());
         sorted.sort(Map.Entry.<String, Long>comparingByValue().reversed());
         return sorted;
