@@ -33,6 +33,7 @@ public final class KafkaClientConfig {
      * 5.7%, and records came back as fast (perf/README.md, 2026-11-24).
      */
     public static final int FETCH_MAX_WAIT_MS = 500;
+
     private static final List<String> SECURITY_PREFIXES = List.of("security.", "ssl.", "sasl.");
 
     private KafkaClientConfig() {
