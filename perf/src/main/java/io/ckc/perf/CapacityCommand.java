@@ -25,8 +25,10 @@ import java.util.regex.Pattern;
  * {@code perf capacity}: how many idle connected nodes one gateway holds, and what each costs it.
  * Nodes connect in batches; after each batch settles, the gateway's heap in use (the lowest of a few
  * seconds of its {@code /metrics} samples, so close to what survives a collection), its resident
- * memory, and its CPU while the nodes sat idle (process CPU time over the settle period, in % of one
- * core: pings, keepalives, timers) are read. A batch that does not fully connect, or nodes that drop
+ * memory, and its CPU while the nodes sat idle are read. Idle CPU is process CPU time over one
+ * keepalive period of the nodes (each node pings once in it), in % of one core: pings, timers,
+ * reports. It is measured only after the settle time, so that it holds none of the batch's
+ * connections (their Kafka writes, first frames and the garbage they leave). A batch that does not fully connect, or nodes that drop
  * while idle, end the run. Ends with {@code RESULT held=.. heap_per_mn_bytes=.. rss_per_mn_bytes=..
  * cpu_per_10k_mn_percent=..} (the slopes over the batches).
  */
@@ -54,8 +56,11 @@ final class CapacityCommand implements Callable<Integer> {
     @Option(names = "--connect-interval-us", defaultValue = "100", description = "Pause between two connections, µs (default ${DEFAULT-VALUE})")
     long connectIntervalMicros;
 
-    @Option(names = "--settle-seconds", defaultValue = "10", description = "Idle time after each batch before measuring (default ${DEFAULT-VALUE})")
+    @Option(names = "--settle-seconds", defaultValue = "5", description = "Idle time after each batch before measuring (default ${DEFAULT-VALUE})")
     int settleSeconds;
+
+    @Option(names = "--measure-seconds", defaultValue = "15", description = "Idle CPU is measured over this long (default ${DEFAULT-VALUE}: the nodes' keepalive, so each pings once)")
+    int measureSeconds;
 
     @Option(names = "--io-threads", defaultValue = "2", description = "Simulator I/O threads (default ${DEFAULT-VALUE})")
     int ioThreads;
@@ -75,7 +80,7 @@ final class CapacityCommand implements Callable<Integer> {
         OSProcess gatewayProcess = pidFile == null ? null
                 : new SystemInfo().getOperatingSystem().getProcess(Integer.parseInt(Files.readString(pidFile).trim()));
         List<Row> rows = new ArrayList<>();
-        rows.add(new Row(0, 0, minHeapMb(http, 5), rssMb(gatewayProcess), idleCpuPercent(gatewayProcess, settleSeconds)));
+        rows.add(new Row(0, 0, minHeapMb(http, 5), rssMb(gatewayProcess), idleCpuPercent(gatewayProcess)));
         out.printf(Locale.ROOT, "%8s %10s %10s %10s %10s%n", "nodes", "connected", "heap MB", "RSS MB", "idle CPU %");
         print(rows.get(0));
         int held = 0;
@@ -85,7 +90,7 @@ final class CapacityCommand implements Callable<Integer> {
                 fleet.connect(from, to, connectIntervalMicros);
                 int target = to;
                 Fleet.waitFor(() -> fleet.connected.get() >= target, 120, () -> { });
-                double idleCpu = idleCpuPercent(gatewayProcess, settleSeconds);
+                double idleCpu = idleCpuPercent(gatewayProcess);
                 Row row = new Row(to, fleet.connected.get(), minHeapMb(http, 5), rssMb(gatewayProcess), idleCpu);
                 rows.add(row);
                 print(row);
@@ -120,16 +125,16 @@ final class CapacityCommand implements Callable<Integer> {
                 r.idleCpuPercent());
     }
 
-    /** The gateway's CPU over the next {@code seconds} while nothing but idle traffic runs, in % of one core. */
-    private static double idleCpuPercent(OSProcess process, int seconds) throws InterruptedException {
+    /** After the settle time, the gateway's CPU over the measuring time while only idle traffic runs, in % of one core. */
+    private double idleCpuPercent(OSProcess process) throws InterruptedException {
+        Thread.sleep(settleSeconds * 1000L); // a measuring pause, not a wait on a condition: connections are done
         if (process == null) {
-            Thread.sleep(seconds * 1000L);
             return Double.NaN;
         }
         process.updateAttributes();
         long cpuBefore = process.getKernelTime() + process.getUserTime();
         long wallBefore = System.nanoTime();
-        Thread.sleep(seconds * 1000L);
+        Thread.sleep(measureSeconds * 1000L);
         process.updateAttributes();
         long cpuMs = process.getKernelTime() + process.getUserTime() - cpuBefore;
         return 100.0 * cpuMs / ((System.nanoTime() - wallBefore) / 1e6);
