@@ -19,7 +19,11 @@ import io.netty.channel.EventLoopGroup;
 import io.netty.channel.SimpleChannelInboundHandler;
 import io.netty.channel.socket.DatagramChannel;
 
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
 import java.net.InetSocketAddress;
+import java.nio.channels.ClosedChannelException;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -39,6 +43,8 @@ import java.util.function.Supplier;
  */
 public final class ClientTransport implements AutoCloseable {
 
+    private static final Logger LOG = LoggerFactory.getLogger(ClientTransport.class);
+
     /** Retransmission timers are checked this often. */
     static final long TICK_MS = 10;
     /** Keepalive and silence checks run this often. */
@@ -48,7 +54,7 @@ public final class ClientTransport implements AutoCloseable {
     private final Channel channel;
     private final Map<UUID, MobileNode> nodes = new HashMap<>();
     private final Set<MobileNode> active = new LinkedHashSet<>();
-    /** The nodes of one tick, reused: the set they come from may change while they tick. */
+    /** The nodes of one tick or sweep, reused: the set they come from may change while they tick. */
     private final List<MobileNode> ticking = new ArrayList<>();
     private final FrameWriter writer;
     private final AtomicLong malformed = new AtomicLong();
@@ -155,9 +161,13 @@ public final class ClientTransport implements AutoCloseable {
 
     private void sweep() {
         long now = MobileNode.nowMs();
-        for (MobileNode node : new ArrayList<>(nodes.values())) {
+        for (MobileNode node : nodes.values()) { // reused, not a new copy every sweep of every node
+            ticking.add(node);                    // a node that lost its gateway may detach
+        }
+        for (MobileNode node : ticking) {
             node.checkLiveness(now);
         }
+        ticking.clear();
     }
 
     private final class Dispatcher extends SimpleChannelInboundHandler<AddressedFrame> {
@@ -168,11 +178,29 @@ public final class ClientTransport implements AutoCloseable {
                 node.onFrame(in.frame(), in.peer());
             }
         }
+
+        @Override
+        public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+            if (cause instanceof ClosedChannelException) {
+                // A frame written by a node after its socket closed (a timer that fired in between): that
+                // node's session is over with the socket, so the frame has nowhere to go.
+                LOG.debug("Frame written after socket {} closed", ctx.channel().localAddress());
+                return;
+            }
+            LOG.warn("Error on socket {}", ctx.channel().localAddress(), cause);
+        }
     }
 
+    /**
+     * Closes the socket after the frames already written on it have left. Why: nodes closed just before
+     * (a fleet at its end) write their Disconnects in tasks queued on the loop, and those frames wait for
+     * the loop's flush; a close that ran before that flush failed them, so their gateways never heard
+     * the nodes leave (and Netty logged each failure as an unhandled exception).
+     */
     @Override
     public void close() throws InterruptedException {
         timers.forEach(t -> t.cancel(false));
+        channel.eventLoop().submit(channel::flush).sync(); // after every task queued before this call
         channel.close().sync();
         if (ownedGroup != null) {
             ownedGroup.shutdownGracefully(0, 1, TimeUnit.SECONDS).sync();

@@ -6,6 +6,7 @@ import io.ckc.testing.Await;
 import io.ckc.testing.LossyLink;
 import io.ckc.protocol.netty.DatagramTransport;
 import io.netty.channel.EventLoopGroup;
+import io.netty.util.concurrent.SingleThreadEventExecutor;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -13,6 +14,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
@@ -226,6 +228,43 @@ class MobileNodeTest {
         assertThat(gateway.connects.get()).isEqualTo(2);
         assertThat(recorder.connected.get()).isEqualTo(2);
         assertThat(recorder.unsent.get()).isZero();
+    }
+
+    @Test
+    void nodesClosedRightBeforeTheirSocketStillTellTheGatewayTheyLeft() throws Exception {
+        FakeGateway gateway = gateway("gw-a");
+        ClientTransport transport = transport(null);
+        List<MobileNode> nodes = new ArrayList<>();
+        for (int i = 0; i < 20; i++) {
+            nodes.add(connected(transport, gateway, new Recorder(), ClientConfig.DEFAULT));
+        }
+        // The loop busy, as a fleet's loop is at its end: the nodes' closes and the socket's close queue up behind.
+        var loop = (SingleThreadEventExecutor) transport.eventLoop();
+        CountDownLatch busy = new CountDownLatch(1);
+        loop.execute(() -> {
+            try {
+                busy.await();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        });
+        nodes.forEach(MobileNode::close); // each queues its Disconnect on the socket's loop
+        int queued = loop.pendingTasks();
+        Thread closer = new Thread(() -> {
+            try {
+                transport.close();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        });
+        closer.start();
+        Await.until("the socket's close queued behind the nodes'", 10, () -> loop.pendingTasks() > queued);
+        busy.countDown();
+
+        closer.join(10_000);
+        for (MobileNode node : nodes) {
+            Await.until("the gateway heard " + node.id() + " leave", 10, () -> call(() -> !gateway.hasSession(node.id())));
+        }
     }
 
     @Test

@@ -245,8 +245,7 @@ final class Fleet implements AutoCloseable {
 
     @Override
     public void close() throws InterruptedException {
-        nodes.forEach(MobileNode::close);
-        Thread.sleep(200); // let the disconnects leave
+        nodes.forEach(MobileNode::close); // their Disconnects leave before each transport closes
         for (ClientTransport transport : transports) {
             transport.close();
         }

@@ -435,13 +435,30 @@ public final class SessionShard {
 
     // ---------------------------------------------------------------------------------------------
 
-    private void sweep() {
+    /**
+     * Ends the sessions that timed out and those of nodes handed over whose time to leave has come.
+     * Why only those are collected, not a copy of every session taken to iterate: this runs every
+     * second over every session of the shard, and a copy of 50,000 was most of an idle gateway's sweep.
+     */
+    void sweep() {
         long now = nowMs();
         long cutoff = now - config.sessionTimeoutMs();
-        for (Session session : new ArrayList<>(sessions.values())) {
+        List<Session> due = null;
+        for (Session session : sessions.values()) {
+            if (session.lastHeardMs < cutoff || (session.leavingDeadlineMs != 0 && now >= session.leavingDeadlineMs)) {
+                if (due == null) {
+                    due = new ArrayList<>();
+                }
+                due.add(session);
+            }
+        }
+        if (due == null) {
+            return;
+        }
+        for (Session session : due) {
             if (session.lastHeardMs < cutoff) {
                 fail(session, "timeout");
-            } else if (session.leavingDeadlineMs != 0 && now >= session.leavingDeadlineMs) {
+            } else {
                 close(session, "handed-over", UnsentMessage.Reason.CONNECTION_BROKEN);
             }
         }

@@ -272,6 +272,33 @@ class SessionShardTest {
     }
 
     @Test
+    void theSweepEndsTheSilentSessionAndTheOneHandedOverPastItsGraceAndKeepsTheRest() {
+        SessionShard shard = core().shard(0);
+        UUID silent = UUID.randomUUID();
+        UUID handedOver = UUID.randomUUID();
+        UUID leavingSoon = UUID.randomUUID();
+        for (UUID mnId : List.of(node, silent, handedOver, leavingSoon)) {
+            open(shard, mnId, 1);
+        }
+        shard.find(silent, 1).lastHeardMs -= config.sessionTimeoutMs() + 1;
+        shard.leaving(shard.find(handedOver, 1));
+        shard.find(handedOver, 1).leavingDeadlineMs = SessionShard.nowMs() - 1;
+        shard.leaving(shard.find(leavingSoon, 1)); // its grace still runs
+
+        shard.sweep();
+        loop.runPendingTasks();
+
+        assertThat(shard.current(silent)).isNull();
+        assertThat(shard.current(handedOver)).isNull();
+        assertThat(shard.current(node)).isNotNull();
+        assertThat(shard.current(leavingSoon)).isNotNull();
+        assertThat(metrics.disconnects.labelValues("timeout").get()).isOne();
+        assertThat(metrics.disconnects.labelValues("handed-over").get()).isOne();
+        assertThat(publisher.of(MnEvent.class)).filteredOn(e -> e.type() == MnEvent.Type.DISCONNECTED)
+                .extracting(MnEvent::mnId).containsExactlyInAnyOrder(silent.toString(), handedOver.toString());
+    }
+
+    @Test
     void aWindowPingsARandomSampleOfItsNodesAndReportsHowManyItPinged() {
         SessionShard shard = core().shard(0);
         for (int i = 0; i < 1_000; i++) {
