@@ -35,6 +35,17 @@ final class UdpLink implements NodeLink {
         this.reliable = new ReliableSession(session.mnId(), session.epoch(), reliability, shard.window, this::transmit);
     }
 
+    /**
+     * Replies go to where this frame came from. Why the address is kept when it is the same: the link
+     * lives long (in the old generation) and every frame brings a new address object; storing each
+     * one dirties a card per frame, which G1 then refines and scans at every young collection.
+     */
+    void follow(InetSocketAddress from) {
+        if (!from.equals(peer)) {
+            peer = from;
+        }
+    }
+
     @Override
     public void accepted(String gatewayId, int maxPayloadBytes) {
         transmit(new Frame.ConnectAck(session.mnId(), session.epoch(), gatewayId, maxPayloadBytes));

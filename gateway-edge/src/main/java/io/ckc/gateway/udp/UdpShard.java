@@ -78,7 +78,7 @@ final class UdpShard {
             }
             return;
         }
-        link.peer = in.peer();
+        link.follow(in.peer());
         core.heard(session);
         link.reliable.heard(SessionShard.nowMs());
         if (frame instanceof Frame.Data data) {
@@ -113,7 +113,7 @@ final class UdpShard {
         Session existing = core.current(connect.mnId());
         if (existing != null && existing.epoch() == connect.epoch()) {
             if (existing.link() instanceof UdpLink link) {
-                link.peer = peer;
+                link.follow(peer);
                 core.heard(existing);
                 if (existing.announced()) {
                     link.accepted(config.gatewayId(), config.maxPayloadBytes()); // our first ack was lost
