@@ -28,8 +28,8 @@ import java.util.regex.Pattern;
  * memory, and its CPU while the nodes sat idle are read. Idle CPU is process CPU time over one
  * keepalive period of the nodes (each node pings once in it), in % of one core: pings, timers,
  * reports. It is measured only after the settle time, so that it holds none of the batch's
- * connections (their Kafka writes, first frames and the garbage they leave). A batch that does not fully connect, or nodes that drop
- * while idle, end the run. Ends with {@code RESULT held=.. heap_per_mn_bytes=.. rss_per_mn_bytes=..
+ * connections (their Kafka writes, first frames and the garbage they leave). A batch that does not
+ * fully connect, or nodes that drop while idle, end the run. Ends with {@code RESULT held=.. heap_per_mn_bytes=.. rss_per_mn_bytes=..
  * cpu_per_10k_mn_percent=..} (the slopes over the batches).
  */
 @Command(name = "capacity", mixinStandardHelpOptions = true,
@@ -125,7 +125,7 @@ final class CapacityCommand implements Callable<Integer> {
                 r.idleCpuPercent());
     }
 
-    /** After the settle time, the gateway's CPU over the measuring time while only idle traffic runs, in % of one core. */
+    /** After the settle time, the gateway's CPU over the measuring time, only idle traffic running, in % of a core. */
     private double idleCpuPercent(OSProcess process) throws InterruptedException {
         Thread.sleep(settleSeconds * 1000L); // a measuring pause, not a wait on a condition: connections are done
         if (process == null) {

@@ -34,8 +34,8 @@ final class ProbeCommand implements Callable<Integer> {
     int warmUpSeconds;
 
     @Option(names = "--warm-up-p99-ms", defaultValue = "100",
-            description = "...and on, window by window, until two windows in a row have their p99 round trip under this (0: no more than "
-                    + "--warm-up-seconds) (default ${DEFAULT-VALUE})")
+            description = "...and on, window by window, until two windows in a row have their p99 round trip under "
+                    + "this (0: no more than --warm-up-seconds) (default ${DEFAULT-VALUE})")
     double warmUpP99Ms;
 
     @Option(names = "--warm-up-max-seconds", defaultValue = "120", description = "Warm up no longer than this (default ${DEFAULT-VALUE})")
@@ -77,15 +77,16 @@ final class ProbeCommand implements Callable<Integer> {
 
     /**
      * Load in windows of {@value #WINDOW_SECONDS} s, each waited out to its last echo, for at least
-     * {@code --warm-up-seconds} and then until two windows in a row have their p99 under {@code --warm-up-p99-ms}: how long
-     * five JVMs take to compile their hot paths depends on the machine (on a slow one a fixed 20 s left
-     * the gateways' compilers at 39% of their CPU in the first demo), so ready is when it answers fast.
+     * {@code --warm-up-seconds} and then until two windows in a row have their p99 under
+     * {@code --warm-up-p99-ms}: how long five JVMs take to compile their hot paths depends on the machine
+     * (on a slow one a fixed 20 s left the gateways' compilers at 39% of their CPU in the first demo), so
+     * ready is when it answers fast.
      */
     private void warmUp(List<InetSocketAddress> addresses) throws InterruptedException {
         int perWindow = Math.max(1, (int) Math.round(warmUpRate * WINDOW_SECONDS / 60.0));
         out.printf(Locale.ROOT, "warm-up: %d nodes at %.0f/min (%.0f msg/s), in %d s windows, for at least %d s and "
-                        + "until two windows in a row have their p99 under %.0f ms (at most %d s)...%n", warmUpNodes, warmUpRate,
-                warmUpNodes * warmUpRate / 60, WINDOW_SECONDS, warmUpSeconds, warmUpP99Ms, warmUpMaxSeconds);
+                        + "until two windows in a row have their p99 under %.0f ms (at most %d s)...%n", warmUpNodes,
+                warmUpRate, warmUpNodes * warmUpRate / 60, WINDOW_SECONDS, warmUpSeconds, warmUpP99Ms, warmUpMaxSeconds);
         long start = System.nanoTime();
         try (Fleet fleet = new Fleet(warmUpNodes, addresses, 2)) {
             fleet.connectAll(TimeUnit.MILLISECONDS.toMicros(1));

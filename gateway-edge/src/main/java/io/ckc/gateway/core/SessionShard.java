@@ -438,7 +438,8 @@ public final class SessionShard {
     /**
      * Ends the sessions that timed out and those of nodes handed over whose time to leave has come.
      * Why only those are collected, not a copy of every session taken to iterate: this runs every
-     * second over every session of the shard, and a copy of 50,000 was most of an idle gateway's sweep.
+     * second over every session of the shard, and that copy ({@code HashMap.valuesToArray}) was 5.2% of
+     * an idle gateway's CPU samples at 90,000 nodes.
      */
     void sweep() {
         long now = nowMs();
