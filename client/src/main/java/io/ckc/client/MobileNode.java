@@ -30,6 +30,27 @@ public final class MobileNode {
     /** Where a node stands with its gateway. */
     public enum State { DISCONNECTED, CONNECTING, CONNECTED, CLOSED }
 
+    /** Why a node's latest session ended (or could not be opened). */
+    public enum SessionEnd {
+        /** The application ended it, closed the node, or moved it to another gateway. */
+        LEFT(false),
+        /** A frame went unacknowledged through every retransmission ({@code ReliabilityConfig.maxRetries}). */
+        RETRIES_EXHAUSTED(true),
+        /** Nothing came from the gateway for {@code ClientConfig.silenceTimeoutMs}. */
+        GATEWAY_SILENT(true),
+        /** The gateway answered that it no longer holds the session (it timed it out, restarted, or a newer one replaced it). */
+        ENDED_BY_GATEWAY(false),
+        /** No connect was answered within {@code ClientConfig.connectAttempts}. */
+        CONNECT_FAILED(true);
+
+        /** Whether the gateway counts as failed: the node reconnects elsewhere first. */
+        final boolean gatewayFailed;
+
+        SessionEnd(boolean gatewayFailed) {
+            this.gatewayFailed = gatewayFailed;
+        }
+    }
+
     private final UUID id;
     private final NodeListener listener;
     private final ClientConfig config;
@@ -41,6 +62,7 @@ public final class MobileNode {
     private volatile String gatewayId;
     private volatile int maxPayloadBytes = 16 * 1024;
     private volatile List<GatewayAddress> gatewayList = List.of();
+    private volatile SessionEnd lastSessionEnd;
 
     private long epoch;
     private ReliableSession session;
@@ -99,6 +121,11 @@ public final class MobileNode {
         return gateway;
     }
 
+    /** Why the latest session ended, or null while none has; set before {@link NodeListener#disconnected} runs. */
+    public SessionEnd lastSessionEnd() {
+        return lastSessionEnd;
+    }
+
     /** The latest list of active gateways from the core, best-ranked first; empty until one arrives. */
     public List<GatewayAddress> gatewayList() {
         return gatewayList;
@@ -130,7 +157,7 @@ public final class MobileNode {
             if (state != State.DISCONNECTED) {
                 transport.send(new Frame.Disconnect(id, epoch), gateway);
                 handoverTarget = null;
-                endSession(true);
+                endSession(SessionEnd.LEFT);
             }
             gateway = newGateway;
             transport.attach(this);
@@ -289,7 +316,7 @@ public final class MobileNode {
         if (state == State.CONNECTING) {
             if (now >= nextConnectAttemptMs) {
                 if (connectAttempts >= config.connectAttempts()) {
-                    connectionLost(true);
+                    connectionLost(SessionEnd.CONNECT_FAILED);
                     return true;
                 }
                 sendConnect(now);
@@ -306,7 +333,7 @@ public final class MobileNode {
             return false;
         }
         if (session.tick(now) == ReliableSession.TickResult.BROKEN) {
-            connectionLost(true);
+            connectionLost(SessionEnd.RETRIES_EXHAUSTED);
             return reconnectWanted;
         }
         List<Body.Outgoing> late = outgoing(session.expireQueued(now, config.maxQueueDelayMs()));
@@ -327,7 +354,7 @@ public final class MobileNode {
             return;
         }
         if (now - lastHeardMs > config.silenceTimeoutMs()) {
-            connectionLost(true);
+            connectionLost(SessionEnd.GATEWAY_SILENT);
         } else if (now - lastHeardMs > config.keepaliveMs() && now - lastSentMs > config.keepaliveMs() / 2) {
             transport.send(new Frame.Ping(id, epoch, System.currentTimeMillis()), gateway);
             lastSentMs = now;
@@ -393,7 +420,7 @@ public final class MobileNode {
 
     private void onError(Frame.Error error, long now) {
         if (error.code() == ErrorCode.UNKNOWN_SESSION || error.code() == ErrorCode.STALE_EPOCH) {
-            connectionLost(false); // the gateway lost or replaced our session: start a new one there
+            connectionLost(SessionEnd.ENDED_BY_GATEWAY); // start a new session there
             return;
         }
         Body refused = error.seq() > 0 ? session.onRefused(error.seq(), now, error.code() == ErrorCode.BUSY) : null;
@@ -408,15 +435,15 @@ public final class MobileNode {
      * failure of the gateway itself, at the best-ranked gateway of the latest list that has not
      * failed since the last successful connect.
      */
-    private void connectionLost(boolean gatewayFailed) {
+    private void connectionLost(SessionEnd cause) {
         handoverTarget = null;
-        endSession(false);
+        endSession(cause);
         if (movingFrom != null) {
             movingFrom = null;
             listener.disconnected(this); // the handover did not complete: the application hears the loss
         }
         if (reconnectWanted) {
-            if (gatewayFailed) {
+            if (cause.gatewayFailed) {
                 failedGateways.add(gateway);
                 gateway = nextGateway();
             }
@@ -471,7 +498,7 @@ public final class MobileNode {
         reconnectWanted = false;
         if (state == State.CONNECTED || state == State.CONNECTING) {
             transport.send(new Frame.Disconnect(id, epoch), gateway);
-            endSession(true);
+            endSession(SessionEnd.LEFT);
         }
     }
 
@@ -480,7 +507,8 @@ public final class MobileNode {
      * session when the node reconnects (the receiver drops duplicates by message id); otherwise they,
      * and the messages still waiting, go to the listener as unsent.
      */
-    private void endSession(boolean onPurpose) {
+    private void endSession(SessionEnd cause) {
+        boolean onPurpose = cause == SessionEnd.LEFT;
         boolean wasConnected = state == State.CONNECTED;
         List<Body.Outgoing> unacknowledged = session == null ? List.of() : unacknowledgedMessages();
         List<Body.Outgoing> unsent = new ArrayList<>();
@@ -494,6 +522,7 @@ public final class MobileNode {
         session = null;
         state = State.DISCONNECTED;
         gatewayId = null;
+        lastSessionEnd = cause;
         if (wasConnected && movingFrom == null) {
             listener.disconnected(this);
         }

@@ -14,7 +14,10 @@ public interface NodeListener {
     default void connected(MobileNode node) {
     }
 
-    /** The session ended: by request, after retries ran out, or because the gateway went silent. */
+    /**
+     * The session ended: by request, after retries ran out, because the gateway went silent or no
+     * longer held it; {@link MobileNode#lastSessionEnd()} says which.
+     */
     default void disconnected(MobileNode node) {
     }
 

@@ -34,6 +34,7 @@ class MobileNodeTest {
     private static final class Recorder implements NodeListener {
         final AtomicInteger connected = new AtomicInteger();
         final AtomicInteger disconnected = new AtomicInteger();
+        final List<MobileNode.SessionEnd> ends = new CopyOnWriteArrayList<>();
         final List<String> handovers = new CopyOnWriteArrayList<>();
         final List<UUID> messages = new CopyOnWriteArrayList<>();
         final AtomicInteger unsent = new AtomicInteger();
@@ -46,6 +47,7 @@ class MobileNodeTest {
         @Override
         public void disconnected(MobileNode node) {
             disconnected.incrementAndGet();
+            ends.add(node.lastSessionEnd());
         }
 
         @Override
@@ -227,7 +229,21 @@ class MobileNodeTest {
         Await.until("all twenty in", 30, () -> call(() -> gateway.receivedFrom(node.id()).containsAll(sent)));
         assertThat(gateway.connects.get()).isEqualTo(2);
         assertThat(recorder.connected.get()).isEqualTo(2);
+        assertThat(recorder.ends).containsExactly(MobileNode.SessionEnd.ENDED_BY_GATEWAY);
         assertThat(recorder.unsent.get()).isZero();
+    }
+
+    @Test
+    void aGatewayThatStopsAcknowledgingEndsTheSessionWhenRetriesRunOutAndTheNodeSaysSo() throws Exception {
+        FakeGateway gateway = gateway("gw-a");
+        Recorder recorder = new Recorder();
+        ClientConfig config = ClientConfig.DEFAULT.withReliability(new ReliabilityConfig(50, 100, 3, 64, 256));
+        MobileNode node = connected(transport(null), gateway, recorder, config);
+        gateway.holdAcks(true); // it still answers pings: the node hears it, but none of its frames gets through
+
+        send(node, 1);
+        Await.until("the session given up", 10, () -> !recorder.ends.isEmpty());
+        assertThat(recorder.ends.get(0)).isEqualTo(MobileNode.SessionEnd.RETRIES_EXHAUSTED);
     }
 
     @Test
@@ -279,6 +295,7 @@ class MobileNodeTest {
         a.close(); // gone without a word
         Await.until("connected to gw-b", 30, () -> "gw-b".equals(node.gatewayId()));
         assertThat(recorder.disconnected.get()).isEqualTo(1);
+        assertThat(recorder.ends).containsExactly(MobileNode.SessionEnd.GATEWAY_SILENT);
         assertThat(b.connects.get()).isEqualTo(1);
     }
 

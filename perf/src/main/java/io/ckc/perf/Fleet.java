@@ -14,13 +14,16 @@ import org.HdrHistogram.Histogram;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
+import java.util.StringJoiner;
 import java.util.TreeMap;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.function.BooleanSupplier;
 
 /**
@@ -47,6 +50,8 @@ final class Fleet implements AutoCloseable {
     final AtomicLong unsent = new AtomicLong();
     /** Sessions that ended, for any reason (a handover is not one). */
     final AtomicLong disconnects = new AtomicLong();
+    /** {@link #disconnects} by {@link MobileNode.SessionEnd}, indexed by its ordinal. */
+    private final AtomicLongArray disconnectsByCause = new AtomicLongArray(MobileNode.SessionEnd.values().length);
     final AtomicLong errors = new AtomicLong();
     final AtomicLong handovers = new AtomicLong();
 
@@ -95,6 +100,15 @@ final class Fleet implements AutoCloseable {
             }
         }
         return counts;
+    }
+
+    /** The sessions ended so far by cause, such as {@code retries_exhausted=3 gateway_silent=0 ...}. */
+    String disconnectsByCause() {
+        StringJoiner causes = new StringJoiner(" ");
+        for (MobileNode.SessionEnd cause : MobileNode.SessionEnd.values()) {
+            causes.add(cause.name().toLowerCase(Locale.ROOT) + "=" + disconnectsByCause.get(cause.ordinal()));
+        }
+        return causes.toString();
     }
 
     int maxHandoversOfANode() {
@@ -218,6 +232,7 @@ final class Fleet implements AutoCloseable {
         public void disconnected(MobileNode node) {
             connected.decrementAndGet();
             disconnects.incrementAndGet();
+            disconnectsByCause.incrementAndGet(node.lastSessionEnd().ordinal());
         }
 
         @Override

@@ -21,6 +21,9 @@ interface LoadPath extends AutoCloseable {
     /** Sessions that ended without being asked to (the fleet's disconnects); none on the baseline. */
     long droppedSessions();
 
+    /** Sessions ended by cause ({@link io.ckc.client.MobileNode.SessionEnd}), the nodes' connection phase included; empty on the baseline. */
+    String droppedSessionCauses();
+
     /** Nodes connected now; the baseline has no sessions and counts all. */
     int connected();
 
@@ -53,6 +56,10 @@ interface LoadPath extends AutoCloseable {
                     return fleet.disconnects.get() - disconnectsBefore;
                 }
 
+                public String droppedSessionCauses() {
+                    return fleet.disconnectsByCause();
+                }
+
                 public int connected() {
                     return fleet.connected.get();
                 }
@@ -79,6 +86,10 @@ interface LoadPath extends AutoCloseable {
 
                 public long droppedSessions() {
                     return 0;
+                }
+
+                public String droppedSessionCauses() {
+                    return "";
                 }
 
                 public int connected() {

@@ -161,10 +161,14 @@ final class OverloadCommand implements Callable<Integer> {
                 Files.write(results.dir().resolve("overload-" + path + ".csv"), lines, StandardCharsets.UTF_8);
                 Outcome outcome = outcome(path, factor, timeline, settleSeconds, ReportCommand.SATURATION_P99_MS,
                         target.trips().sent.get(), target.trips().delivered.get(), target.shed());
-                Files.write(results.dir().resolve("overload.txt"), List.of(outcome.resultLine()), StandardCharsets.UTF_8,
+                List<String> summary = new ArrayList<>(List.of(outcome.resultLine()));
+                if (!target.droppedSessionCauses().isEmpty()) {
+                    summary.add("sessions ended, " + path + ", by cause: " + target.droppedSessionCauses());
+                }
+                Files.write(results.dir().resolve("overload.txt"), summary, StandardCharsets.UTF_8,
                         StandardOpenOption.CREATE, StandardOpenOption.APPEND);
                 out.println();
-                out.println(outcome.resultLine());
+                summary.forEach(out::println);
             }
         }
         return 0;
