@@ -7,7 +7,8 @@ import io.ckc.protocol.mrudp.ReliabilityConfig;
  *
  * @param keepaliveMs a node that heard nothing from its gateway for this long sends a ping: an idle node's
  *                    only traffic, so it sets the idle cost of a node (gateways ping a sample of their nodes)
- * @param silenceTimeoutMs a node that heard nothing for this long counts its connection as broken
+ * @param silenceTimeoutMs a node that heard nothing for this long counts its connection as broken; between the
+ *                         keepalive and this it pings three times, whether or not it is sending
  * @param connectRetryMs interval between connect attempts
  * @param connectAttempts connect attempts before giving up (and, with auto-reconnect, backing off)
  * @param reconnectDelayMs wait before reconnecting after a broken connection

@@ -59,6 +59,7 @@ final class FakeGateway implements AutoCloseable {
     private int busyRefusals;
     final AtomicInteger busySent = new AtomicInteger();
     final AtomicInteger connects = new AtomicInteger();
+    final AtomicInteger pings = new AtomicInteger();
 
     FakeGateway(String id) throws InterruptedException {
         this.id = id;
@@ -211,6 +212,7 @@ final class FakeGateway implements AutoCloseable {
             } else if (frame instanceof Frame.Ack ack) {
                 session.onAck(ack.seq(), MobileNode.nowMs());
             } else if (frame instanceof Frame.Ping ping) {
+                pings.incrementAndGet();
                 out.send(new Frame.Pong(node, ping.epoch(), ping.timestamp()), in.peer());
             } else if (frame instanceof Frame.Disconnect) {
                 sessions.remove(node);

@@ -234,6 +234,27 @@ class MobileNodeTest {
     }
 
     @Test
+    void aNodeWhoseMessagesDrawNoAnswerProbesTheGatewayAndKeepsItsSessionWhileThePongsComeBack() throws Exception {
+        FakeGateway gateway = gateway("gw-a");
+        Recorder recorder = new Recorder();
+        // Retries that outlast the test: only the silence timeout (900 ms) could end the session.
+        ClientConfig config = ClientConfig.DEFAULT.withLiveness(300, 900, 3)
+                .withReliability(new ReliabilityConfig(200, 400, 1_000, 64, 256));
+        ClientTransport transport = transport(null);
+        MobileNode node = connected(transport, gateway, recorder, config);
+        gateway.holdAcks(true); // as under overload: the node's messages draw no answer, its pings do
+
+        var sending = transport.eventLoop().scheduleAtFixedRate(() -> send(node, 1), 0, 50, TimeUnit.MILLISECONDS);
+        try {
+            Await.until("ten probes answered, three silence timeouts' worth", 30, () -> gateway.pings.get() >= 10);
+        } finally {
+            sending.cancel(false);
+        }
+        assertThat(recorder.ends).isEmpty();
+        assertThat(node.isConnected()).isTrue();
+    }
+
+    @Test
     void aGatewayThatStopsAcknowledgingEndsTheSessionWhenRetriesRunOutAndTheNodeSaysSo() throws Exception {
         FakeGateway gateway = gateway("gw-a");
         Recorder recorder = new Recorder();
