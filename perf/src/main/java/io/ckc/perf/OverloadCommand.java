@@ -8,10 +8,13 @@ import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
+import java.util.Optional;
 import java.util.concurrent.Callable;
 
 /**
@@ -42,9 +45,13 @@ final class OverloadCommand implements Callable<Integer> {
     @Option(names = "--nodes", defaultValue = "2000", description = "Simulated nodes sharing the load (default ${DEFAULT-VALUE})")
     int nodes;
 
-    @Option(names = "--saturation", defaultValue = "22000",
-            description = "The saturation load, messages per second offered (default ${DEFAULT-VALUE}: `perf stepped` on this machine)")
-    double saturation;
+    /** The saturation load when no stepped run beside the results folder found one: 2026-11-23's stepped run. */
+    static final double FALLBACK_SATURATION = 22_000;
+
+    @Option(names = "--saturation",
+            description = "The saturation load, messages per second offered (default: where CKC saturated in the newest "
+                    + "`perf stepped` results folder beside this one, else 22000, 2026-11-23's)")
+    Double saturation;
 
     @Option(names = "--factor", defaultValue = "2", description = "Overload, as a multiple of the saturation load (default ${DEFAULT-VALUE})")
     double factor;
@@ -147,9 +154,44 @@ final class OverloadCommand implements Callable<Integer> {
         return new Outcome(path, factor, atSaturation, underOverload, lowest, dropped, recovery, sent, delivered, shed);
     }
 
+    /** A saturation load, and where it came from. */
+    record Saturation(double perSecond, String source) {
+    }
+
+    /**
+     * Where CKC saturated in the newest stepped run among the folders of {@code resultsRoot} (the first
+     * level past the limit, as {@code perf stepped} reports it), or empty if none saturated. Why: the
+     * goal is twice the saturation load of the machine the run is on, and a fixed figure from another
+     * day's machine can be three times what this one delivers.
+     */
+    static Optional<Saturation> newestSteppedSaturation(Path resultsRoot) throws IOException {
+        if (resultsRoot == null || !Files.isDirectory(resultsRoot)) {
+            return Optional.empty();
+        }
+        List<Path> stepped;
+        try (var dirs = Files.list(resultsRoot)) {
+            stepped = dirs.filter(dir -> Files.isRegularFile(dir.resolve("stepped.csv")))
+                    .sorted(Comparator.comparing((Path dir) -> dir.getFileName().toString()).reversed()).toList();
+        }
+        for (Path dir : stepped) {
+            var saturated = ReportCommand.saturation(new Results(dir).steps(), Results.CKC);
+            if (saturated.isPresent()) {
+                return Optional.of(new Saturation(saturated.get().offeredPerSecond(),
+                        "perf stepped in " + dir.getFileName()));
+            }
+        }
+        return Optional.empty();
+    }
+
     @Override
     public Integer call() throws Exception {
         Results results = new Results(stack.resultsDir);
+        Saturation load = saturation != null ? new Saturation(saturation, "--saturation")
+                : newestSteppedSaturation(stack.resultsDir.toAbsolutePath().getParent())
+                        .orElse(new Saturation(FALLBACK_SATURATION, "no stepped run saturated; 2026-11-23's figure"));
+        saturation = load.perSecond();
+        out.printf(Locale.ROOT, "saturation load %.0f msg/s (%s); overload %.0f msg/s%n", load.perSecond(),
+                load.source(), load.perSecond() * factor);
         for (String path : paths) {
             try (ProcessSampler sampler = new ProcessSampler(ProcessSampler.stackProcesses(stack.pidsDir));
                  LoadPath target = LoadPath.open(path, stack, nodes, out)) {
@@ -261,7 +303,7 @@ final class OverloadCommand implements Callable<Integer> {
 
     /** The timelines of a results folder, by path. */
     static List<Second> read(Results results, String path) throws IOException {
-        java.nio.file.Path file = results.dir().resolve("overload-" + path + ".csv");
+        Path file = results.dir().resolve("overload-" + path + ".csv");
         if (!Files.exists(file)) {
             return List.of();
         }
