@@ -189,13 +189,12 @@ final class OverloadCommand implements Callable<Integer> {
         Saturation load = saturation != null ? new Saturation(saturation, "--saturation")
                 : newestSteppedSaturation(stack.resultsDir.toAbsolutePath().getParent())
                         .orElse(new Saturation(FALLBACK_SATURATION, "no stepped run saturated; 2026-11-23's figure"));
-        saturation = load.perSecond();
         out.printf(Locale.ROOT, "saturation load %.0f msg/s (%s); overload %.0f msg/s%n", load.perSecond(),
                 load.source(), load.perSecond() * factor);
         for (String path : paths) {
             try (ProcessSampler sampler = new ProcessSampler(ProcessSampler.stackProcesses(stack.pidsDir));
                  LoadPath target = LoadPath.open(path, stack, nodes, out)) {
-                List<Second> timeline = run(path, target);
+                List<Second> timeline = run(path, target, load.perSecond());
                 results.writeCpu(results.dir().resolve("cpu-overload-" + path + ".csv"), sampler.samples());
                 target.trips().awaitEchoes(10, () -> { });
                 List<String> lines = new ArrayList<>(List.of(CSV_HEADER));
@@ -216,15 +215,15 @@ final class OverloadCommand implements Callable<Integer> {
         return 0;
     }
 
-    private List<Second> run(String path, LoadPath target) throws InterruptedException {
+    private List<Second> run(String path, LoadPath target, double saturationPerSecond) throws InterruptedException {
         Timeline timeline = new Timeline(path, target);
         Thread sampler = new Thread(timeline, "overload-sampler");
         sampler.setDaemon(true);
         sampler.start();
         int base = 0;
-        base = phase(target, timeline, Phase.SATURATION, saturation, saturationSeconds, base);
-        base = phase(target, timeline, Phase.OVERLOAD, saturation * factor, overloadSeconds, base);
-        phase(target, timeline, Phase.AFTER, saturation / 2, afterSeconds, base);
+        base = phase(target, timeline, Phase.SATURATION, saturationPerSecond, saturationSeconds, base);
+        base = phase(target, timeline, Phase.OVERLOAD, saturationPerSecond * factor, overloadSeconds, base);
+        phase(target, timeline, Phase.AFTER, saturationPerSecond / 2, afterSeconds, base);
         timeline.stop();
         sampler.join();
         return timeline.seconds();

@@ -9,6 +9,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -73,7 +74,7 @@ class OverloadOutcomeTest {
     private static void stepped(Path dir, double... ckcP99Ms) throws IOException {
         List<String> lines = new ArrayList<>(List.of(Results.StepRow.HEADER, "kafka,1,1000.0,30,990,10,500,5,20,1,30000,0"));
         for (int i = 0; i < ckcP99Ms.length; i++) {
-            lines.add(String.format(java.util.Locale.ROOT, "ckc,%d,%.1f,30,990,10,%.3f,5,20,1,30000,0", i + 1,
+            lines.add(String.format(Locale.ROOT, "ckc,%d,%.1f,30,990,10,%.3f,5,20,1,30000,0", i + 1,
                     1000.0 + 1500 * i, ckcP99Ms[i]));
         }
         Files.createDirectories(dir);
