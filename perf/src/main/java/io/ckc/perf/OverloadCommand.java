@@ -168,12 +168,12 @@ final class OverloadCommand implements Callable<Integer> {
         if (resultsRoot == null || !Files.isDirectory(resultsRoot)) {
             return Optional.empty();
         }
-        List<Path> stepped;
+        List<Path> newestFirst;
         try (var dirs = Files.list(resultsRoot)) {
-            stepped = dirs.filter(dir -> Files.isRegularFile(dir.resolve("stepped.csv")))
+            newestFirst = dirs.filter(Files::isDirectory)
                     .sorted(Comparator.comparing((Path dir) -> dir.getFileName().toString()).reversed()).toList();
         }
-        for (Path dir : stepped) {
+        for (Path dir : newestFirst) { // a folder without stepped rows has no saturation
             var saturated = ReportCommand.saturation(new Results(dir).steps(), Results.CKC);
             if (saturated.isPresent()) {
                 return Optional.of(new Saturation(saturated.get().offeredPerSecond(),
