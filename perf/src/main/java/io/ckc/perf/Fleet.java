@@ -125,6 +125,16 @@ final class Fleet implements AutoCloseable {
     }
 
     /**
+     * Waits for the echoes except those of messages the SDK handed back unsent (refused as BUSY, or
+     * never acknowledged): for a warm-up, where waiting out the quiet time for echoes that will not
+     * come only makes it longer. Not for a measured run: a message never acknowledged may still have
+     * reached the gateway, and its late echo belongs in the count.
+     */
+    void awaitEchoesExceptHandedBack(int quietSeconds) throws InterruptedException {
+        trips.awaitEchoes(quietSeconds, unsent::get, () -> { });
+    }
+
+    /**
      * Waits until {@code done}, or until {@code count} (what arrived so far) stood still for
      * {@code quietSeconds}: the wait for the last echoes, replies or deliveries of a run.
      */

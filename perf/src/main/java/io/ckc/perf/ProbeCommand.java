@@ -95,11 +95,14 @@ final class ProbeCommand implements Callable<Integer> {
             for (int window = 0; ; window++) {
                 int firstSeq = window * perWindow; // each window's echoes are numbered on: none is taken for a duplicate
                 fleet.runSchedule(perWindow, warmUpRate, (node, seq) -> fleet.sendEcho(node, firstSeq + seq), () -> { });
-                fleet.awaitEchoes(10, () -> { });
+                fleet.awaitEchoesExceptHandedBack(10);
                 double p99 = fleet.takeInterval().getValueAtPercentile(99) / 1000.0;
                 double elapsed = (System.nanoTime() - start) / 1e9;
-                out.printf(Locale.ROOT, "warm-up: %.0f s, %d of %d echoes back, last window's p99 %.1f ms%n", elapsed,
-                        fleet.delivered.get(), fleet.sent.get(), p99);
+                long handedBack = fleet.unsent.get();
+                out.printf(Locale.ROOT, "warm-up: %.0f s, %d of %d echoes back%s, last window's p99 %.1f ms%n", elapsed,
+                        fleet.delivered.get(), fleet.sent.get(),
+                        handedBack == 0 ? "" : String.format(Locale.ROOT, " (%d refused by a gateway as BUSY or not "
+                                + "acknowledged, handed back to the node's application)", handedBack), p99);
                 WarmUp state = warmUpAfter(elapsed, p99, previousP99, warmUpSeconds, warmUpP99Ms, warmUpMaxSeconds);
                 previousP99 = p99;
                 if (state == WarmUp.GAVE_UP) {

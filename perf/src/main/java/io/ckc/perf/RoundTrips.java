@@ -6,6 +6,7 @@ import org.HdrHistogram.Recorder;
 import java.util.BitSet;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongSupplier;
 
 /**
  * What a run measures of its echoes, whatever carried them (the CKC stack or the bare-Kafka
@@ -142,7 +143,16 @@ final class RoundTrips {
 
     /** Waits for the echoes still on their way until all are in or none came for {@code quietSeconds}. */
     void awaitEchoes(int quietSeconds, Runnable progress) throws InterruptedException {
-        Fleet.waitUntilDoneOrQuiet(() -> delivered.get() >= sent.get(), delivered::get, quietSeconds, progress);
+        awaitEchoes(quietSeconds, () -> 0, progress);
+    }
+
+    /**
+     * The same, not waiting for the {@code handedBack} messages: those the gateway refused and the
+     * client SDK handed back to the application, whose echo will not come.
+     */
+    void awaitEchoes(int quietSeconds, LongSupplier handedBack, Runnable progress) throws InterruptedException {
+        Fleet.waitUntilDoneOrQuiet(() -> delivered.get() + handedBack.getAsLong() >= sent.get(),
+                () -> delivered.get() + handedBack.getAsLong(), quietSeconds, progress);
     }
 
     long lost() {
