@@ -5,14 +5,21 @@ import io.ckc.jobs.delivery.functions.RouteToGateway;
 import io.ckc.protocol.records.Groupcast;
 import io.ckc.protocol.records.Receipt;
 import io.ckc.protocol.records.Unicast;
+import org.apache.flink.api.common.state.ListStateDescriptor;
+import org.apache.flink.api.common.state.MapStateDescriptor;
+import org.apache.flink.api.common.state.ValueStateDescriptor;
 import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.runtime.state.VoidNamespace;
+import org.apache.flink.runtime.state.VoidNamespaceSerializer;
 import org.apache.flink.streaming.api.operators.co.KeyedCoProcessOperator;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.apache.flink.streaming.util.KeyedTwoInputStreamOperatorTestHarness;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.stream.IntStream;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -123,6 +130,64 @@ class ExpandGroupcastTest {
         harness.setProcessingTime(2);
         assertThat(sent()).extracting(u -> u.messageId() + ":" + u.recipient())
                 .containsExactly("g1:mn-1", "g1:mn-2", "g1:mn-3", "g2:mn-1", "g2:mn-2", "g2:mn-3", "g2:mn-4");
+    }
+
+    @Test
+    void aLargeGroupIsStoredOnceAsStepsThatAreRemovedAsTheyGoOut() throws Exception {
+        start(new GroupcastSettings(10, 100)); // a step every 100 ms
+        IntStream.range(0, 25).forEach(i -> join(String.format("mn-%02d", i)));
+        send(groupcast("g1", GROUP));
+        assertThat(sent()).hasSize(10);
+        assertThat(storedSteps()).containsOnlyKeys(1, 2);
+        assertThat(storedSteps().get(2)).containsExactly("mn-20", "mn-21", "mn-22", "mn-23", "mn-24");
+        harness.setProcessingTime(100);
+        assertThat(storedSteps()).containsOnlyKeys(2);
+        harness.setProcessingTime(200);
+        assertThat(sent()).extracting(Unicast::recipient).doesNotHaveDuplicates().hasSize(25);
+        assertThat(storedSteps()).isEmpty();
+    }
+
+    /** The steps of the group's groupcast in progress still to send, as the operator keeps them. */
+    private Map<Integer, List<String>> storedSteps() throws Exception {
+        var operator = (KeyedCoProcessOperator<String, MembershipChange, Groupcast, Unicast>) harness.getOperator();
+        operator.setCurrentKey(GROUP);
+        Map<Integer, List<String>> steps = new HashMap<>();
+        Iterable<Map.Entry<Integer, List<String>>> entries = operator.getPartitionedState(VoidNamespace.INSTANCE,
+                VoidNamespaceSerializer.INSTANCE,
+                new MapStateDescriptor<>("groupcast-steps", Types.INT, Types.LIST(Types.STRING))).entries();
+        if (entries != null) {
+            entries.forEach(e -> steps.put(e.getKey(), e.getValue()));
+        }
+        return steps;
+    }
+
+    @Test
+    void aGroupcastInProgressInASavepointOfTheVersionBeforeStepsReachesItsRemainingMembers() throws Exception {
+        start(new GroupcastSettings(2, 0));
+        join("mn-1");
+        join("mn-2");
+        join("mn-3");
+        join("mn-4");
+        // What the version before kept of a groupcast in progress: the groupcast, the members still to
+        // reach as one list, and the time of its next step, with a timer standing there.
+        var operator = (KeyedCoProcessOperator<String, MembershipChange, Groupcast, Unicast>) harness.getOperator();
+        operator.setCurrentKey(GROUP);
+        operator.getPartitionedState(VoidNamespace.INSTANCE, VoidNamespaceSerializer.INSTANCE, new ValueStateDescriptor<>("groupcast-expanding", Groupcast.class))
+                .update(groupcast("g1", GROUP));
+        operator.getPartitionedState(VoidNamespace.INSTANCE, VoidNamespaceSerializer.INSTANCE, new ListStateDescriptor<>("groupcast-remaining", Types.STRING))
+                .update(List.of("mn-2", "mn-3", "mn-4"));
+        operator.getPartitionedState(VoidNamespace.INSTANCE, VoidNamespaceSerializer.INSTANCE, new ValueStateDescriptor<>("groupcast-next-step", Types.LONG)).update(1L);
+        operator.getInternalTimerService("user-timers", VoidNamespaceSerializer.INSTANCE, operator)
+                .registerProcessingTimeTimer(VoidNamespace.INSTANCE, 1L);
+
+        harness.setProcessingTime(1);
+        harness.setProcessingTime(2);
+        assertThat(sent()).extracting(u -> u.messageId() + ":" + u.recipient())
+                .containsExactly("g1:mn-2", "g1:mn-3", "g1:mn-4");
+        assertThat(harness.numProcessingTimeTimers()).isZero();
+        send(groupcast("g2", GROUP)); // and the next one starts afresh
+        harness.setProcessingTime(3);
+        assertThat(sent()).extracting(Unicast::messageId).filteredOn("g2"::equals).hasSize(4);
     }
 
     @Test

@@ -33,8 +33,9 @@ import java.util.Set;
  * (same message id, TTL and creation time), which then take the unicast path: routing, MTD,
  * receipts. The expansion is metered: {@link GroupcastSettings#chunk()} members per step, the next
  * step on a timer (after a pause when a rate is set), so a group of many thousands never goes out
- * in one burst and checkpoints pass between steps. A member that leaves before its step is
- * skipped. Groupcasts to one group are expanded one after another, in arrival order, so each member
+ * in one burst and checkpoints pass between steps. The members to reach are stored once, as one
+ * state entry per step, so a step reads and removes only its own (the cost of a groupcast grows with
+ * the group, not with its square). A member that leaves before its step is skipped. Groupcasts to one group are expanded one after another, in arrival order, so each member
  * gets them in that order. Counted per group: groupcasts and recipients; a groupcast to a group
  * with no members is counted and, if asked, gets a DROPPED receipt naming the group.
  */
@@ -44,7 +45,13 @@ public final class ExpandGroupcast extends KeyedCoProcessFunction<String, Member
 
     private transient MapState<String, Boolean> members;
     private transient ValueState<Groupcast> expanding;
-    private transient ListState<String> remaining;
+    /** The snapshot of the groupcast in progress, one entry per step: step number to its members. */
+    private transient MapState<Integer, List<String>> steps;
+    /** The next step of {@link #steps} to send, and how many there are. */
+    private transient ValueState<Integer> nextStepIndex;
+    private transient ValueState<Integer> stepCount;
+    /** How versions before the steps kept the members still to reach: read once, after a restore from one. */
+    private transient ListState<String> legacyRemaining;
     /** Members of the snapshot being expanded who left since (and did not come back): read once per step. */
     private transient MapState<String, Boolean> leftDuringExpansion;
     private transient ListState<Groupcast> waiting;
@@ -66,7 +73,10 @@ public final class ExpandGroupcast extends KeyedCoProcessFunction<String, Member
         var state = getRuntimeContext();
         members = state.getMapState(new MapStateDescriptor<>("group-members", Types.STRING, Types.BOOLEAN));
         expanding = state.getState(new ValueStateDescriptor<>("groupcast-expanding", Groupcast.class));
-        remaining = state.getListState(new ListStateDescriptor<>("groupcast-remaining", Types.STRING));
+        steps = state.getMapState(new MapStateDescriptor<>("groupcast-steps", Types.INT, Types.LIST(Types.STRING)));
+        nextStepIndex = state.getState(new ValueStateDescriptor<>("groupcast-next-step-index", Types.INT));
+        stepCount = state.getState(new ValueStateDescriptor<>("groupcast-step-count", Types.INT));
+        legacyRemaining = state.getListState(new ListStateDescriptor<>("groupcast-remaining", Types.STRING));
         leftDuringExpansion = state.getMapState(
                 new MapStateDescriptor<>("groupcast-left-during-expansion", Types.STRING, Types.BOOLEAN));
         waiting = state.getListState(new ListStateDescriptor<>("groupcast-waiting", Groupcast.class));
@@ -139,39 +149,66 @@ public final class ExpandGroupcast extends KeyedCoProcessFunction<String, Member
         }
         recipients.sort(null); // a deterministic order, whatever the state backend's
         expanding.update(groupcast);
-        remaining.update(recipients);
+        storeSteps(recipients);
         step(ctx, out);
     }
 
-    /** Sends up to one chunk of the groupcast in progress; schedules the next step or the next groupcast. */
+    private void storeSteps(List<String> recipients) throws Exception {
+        int count = 0;
+        for (int from = 0; from < recipients.size(); from += settings.chunk()) {
+            steps.put(count++, new ArrayList<>(recipients.subList(from, Math.min(recipients.size(), from + settings.chunk()))));
+        }
+        stepCount.update(count);
+        nextStepIndex.update(0);
+    }
+
+    /** A groupcast in progress in a savepoint of a version before the steps: its members still to reach become steps. */
+    private void adoptLegacyRemaining() throws Exception {
+        List<String> rest = new ArrayList<>();
+        Iterable<String> legacy = legacyRemaining.get();
+        if (legacy != null) {
+            legacy.forEach(rest::add);
+        }
+        legacyRemaining.clear();
+        storeSteps(rest);
+    }
+
+    /** Sends the next step of the groupcast in progress; schedules the one after it or the next groupcast. */
     private void step(Context ctx, Collector<Unicast> out) throws Exception {
         Groupcast groupcast = expanding.value();
         Counter recipients = counter(recipientsByGroup, "groupcastRecipients", groupcast.group());
-        Iterator<String> pending = remaining.get().iterator();
-        // Why not members.contains per member: one state read per step instead of one per member (on
-        // RocksDB a JNI call each, most of a large groupcast's time).
-        Set<String> left = new HashSet<>();
-        leftDuringExpansion.keys().forEach(left::add);
-        int sent = 0;
-        while (sent < settings.chunk() && pending.hasNext()) {
-            String mnId = pending.next();
-            sent++;
-            if (!left.contains(mnId)) {
-                recipients.inc();
-                delivered.inc();
-                out.collect(groupcast.toMember(mnId));
-            } else {
-                skippedLeft.inc();
-            }
+        if (stepCount.value() == null) {
+            adoptLegacyRemaining();
         }
-        List<String> rest = new ArrayList<>();
-        pending.forEachRemaining(rest::add);
-        if (rest.isEmpty()) {
+        int index = nextStepIndex.value() == null ? 0 : nextStepIndex.value();
+        int count = stepCount.value() == null ? 0 : stepCount.value();
+        List<String> members = index < count ? steps.get(index) : null;
+        int sent = 0;
+        if (members != null) {
+            // Why not members.contains per member: one state read per step instead of one per member (on
+            // RocksDB a JNI call each, most of a large groupcast's time).
+            Set<String> left = new HashSet<>();
+            leftDuringExpansion.keys().forEach(left::add);
+            for (String mnId : members) {
+                sent++;
+                if (!left.contains(mnId)) {
+                    recipients.inc();
+                    delivered.inc();
+                    out.collect(groupcast.toMember(mnId));
+                } else {
+                    skippedLeft.inc();
+                }
+            }
+            steps.remove(index);
+        }
+        if (index + 1 >= count) {
             expanding.clear();
-            remaining.clear();
+            steps.clear();
+            nextStepIndex.clear();
+            stepCount.clear();
             leftDuringExpansion.clear();
         } else {
-            remaining.update(rest);
+            nextStepIndex.update(index + 1);
         }
         scheduleStep(ctx, settings.pauseAfterMs(sent));
     }
