@@ -139,12 +139,8 @@ final class GroupcastCommand implements Callable<Integer> {
                     fleet.connected.get(), total, (System.nanoTime() - start) / 1e9, REPORTS_PER_SECOND);
             // Why paced: all at once, the reports of 25,000 nodes waited over 5 s for their sockets' congestion
             // windows, the SDK shed them, and 11,000 nodes were never grouped.
-            for (int i = 0; i < total; i++) {
-                fleet.node(i).send(channel, new byte[] {1}, i < members ? memberContext : otherContext);
-                if ((i + 1) % (REPORTS_PER_SECOND / 10) == 0) {
-                    Thread.sleep(100);
-                }
-            }
+            fleet.runSchedule(1, 60.0 * REPORTS_PER_SECOND / total, (node, seq) ->
+                    fleet.node(node).send(channel, new byte[] {1}, node < members ? memberContext : otherContext), progress);
             Fleet.waitFor(() -> grouped.size() >= total, 180, progress);
             out.printf("%nThe %s definer grouped %d of %d nodes%s%n", definer, grouped.size(), total,
                     fleet.unsent.get() == 0 ? "" : " (" + fleet.unsent.get() + " reports shed or refused, handed back unsent)");

@@ -35,8 +35,8 @@ import java.util.Set;
  * step on a timer (after a pause when a rate is set), so a group of many thousands never goes out
  * in one burst and checkpoints pass between steps. The members to reach are stored once, as one
  * state entry per step, so a step reads and removes only its own (the cost of a groupcast grows with
- * the group, not with its square). A member that leaves before its step is skipped. Groupcasts to one group are expanded one after another, in arrival order, so each member
- * gets them in that order. Counted per group: groupcasts and recipients; a groupcast to a group
+ * the group, not with its square). A member that leaves before its step is skipped. Groupcasts to
+ * one group are expanded one after another, in arrival order, so each member gets them in that order. Counted per group: groupcasts and recipients; a groupcast to a group
  * with no members is counted and, if asked, gets a DROPPED receipt naming the group.
  */
 public final class ExpandGroupcast extends KeyedCoProcessFunction<String, MembershipChange, Groupcast, Unicast> {
@@ -47,9 +47,8 @@ public final class ExpandGroupcast extends KeyedCoProcessFunction<String, Member
     private transient ValueState<Groupcast> expanding;
     /** The snapshot of the groupcast in progress, one entry per step: step number to its members. */
     private transient MapState<Integer, List<String>> steps;
-    /** The next step of {@link #steps} to send, and how many there are. */
+    /** The next step of {@link #steps} to send; none while a groupcast restored from the version before waits in {@link #legacyRemaining}. */
     private transient ValueState<Integer> nextStepIndex;
-    private transient ValueState<Integer> stepCount;
     /** How versions before the steps kept the members still to reach: read once, after a restore from one. */
     private transient ListState<String> legacyRemaining;
     /** Members of the snapshot being expanded who left since (and did not come back): read once per step. */
@@ -75,7 +74,6 @@ public final class ExpandGroupcast extends KeyedCoProcessFunction<String, Member
         expanding = state.getState(new ValueStateDescriptor<>("groupcast-expanding", Groupcast.class));
         steps = state.getMapState(new MapStateDescriptor<>("groupcast-steps", Types.INT, Types.LIST(Types.STRING)));
         nextStepIndex = state.getState(new ValueStateDescriptor<>("groupcast-next-step-index", Types.INT));
-        stepCount = state.getState(new ValueStateDescriptor<>("groupcast-step-count", Types.INT));
         legacyRemaining = state.getListState(new ListStateDescriptor<>("groupcast-remaining", Types.STRING));
         leftDuringExpansion = state.getMapState(
                 new MapStateDescriptor<>("groupcast-left-during-expansion", Types.STRING, Types.BOOLEAN));
@@ -154,11 +152,10 @@ public final class ExpandGroupcast extends KeyedCoProcessFunction<String, Member
     }
 
     private void storeSteps(List<String> recipients) throws Exception {
-        int count = 0;
+        int index = 0;
         for (int from = 0; from < recipients.size(); from += settings.chunk()) {
-            steps.put(count++, new ArrayList<>(recipients.subList(from, Math.min(recipients.size(), from + settings.chunk()))));
+            steps.put(index++, new ArrayList<>(recipients.subList(from, Math.min(recipients.size(), from + settings.chunk()))));
         }
-        stepCount.update(count);
         nextStepIndex.update(0);
     }
 
@@ -177,12 +174,13 @@ public final class ExpandGroupcast extends KeyedCoProcessFunction<String, Member
     private void step(Context ctx, Collector<Unicast> out) throws Exception {
         Groupcast groupcast = expanding.value();
         Counter recipients = counter(recipientsByGroup, "groupcastRecipients", groupcast.group());
-        if (stepCount.value() == null) {
+        Integer next = nextStepIndex.value();
+        if (next == null) {
             adoptLegacyRemaining();
+            next = 0;
         }
-        int index = nextStepIndex.value() == null ? 0 : nextStepIndex.value();
-        int count = stepCount.value() == null ? 0 : stepCount.value();
-        List<String> members = index < count ? steps.get(index) : null;
+        int index = next;
+        List<String> members = steps.get(index);
         int sent = 0;
         if (members != null) {
             // Why not members.contains per member: one state read per step instead of one per member (on
@@ -201,11 +199,10 @@ public final class ExpandGroupcast extends KeyedCoProcessFunction<String, Member
             }
             steps.remove(index);
         }
-        if (index + 1 >= count) {
+        if (!steps.contains(index + 1)) {
             expanding.clear();
             steps.clear();
             nextStepIndex.clear();
-            stepCount.clear();
             leftDuringExpansion.clear();
         } else {
             nextStepIndex.update(index + 1);
