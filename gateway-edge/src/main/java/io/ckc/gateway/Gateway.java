@@ -37,17 +37,18 @@ public final class Gateway implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(Gateway.class);
 
     private final GatewayConfig config;
-    private final EventLoopGroup loops;
+    /** The event loops, when this gateway started them; null when it runs on a host's loops that it shares. */
+    private final EventLoopGroup ownLoops;
     private final GatewayCore core;
     private final UdpAdapter udp;
     private final CorePublisher publisher;
     private final CoreConsumer consumer;
     private final HTTPServer metricsServer;
 
-    private Gateway(GatewayConfig config, EventLoopGroup loops, GatewayCore core, UdpAdapter udp,
+    private Gateway(GatewayConfig config, EventLoopGroup ownLoops, GatewayCore core, UdpAdapter udp,
                     CorePublisher publisher, CoreConsumer consumer, HTTPServer metricsServer) {
         this.config = config;
-        this.loops = loops;
+        this.ownLoops = ownLoops;
         this.core = core;
         this.udp = udp;
         this.publisher = publisher;
@@ -56,22 +57,29 @@ public final class Gateway implements AutoCloseable {
     }
 
     public static Gateway start(GatewayConfig config) throws IOException, InterruptedException {
-        return start(config, null);
+        return start(config, null, null);
+    }
+
+    public static Gateway start(GatewayConfig config, Supplier<ChannelHandler> linkHook)
+            throws IOException, InterruptedException {
+        return start(config, null, linkHook);
     }
 
     /**
      * Starts a gateway. Ensures its own delivery topic exists (explicit partitions and retention,
      * never broker auto-creation), binds UDP, then starts consuming deliveries.
      *
-     * @param linkHook an optional first pipeline handler, for fault-injection tests; null for none
+     * @param sharedLoops the event loops of a process that hosts several gateways, which their sessions share
+     *                    (each gateway's shards stay confined to one loop each); null for loops of its own,
+     *                    {@link GatewayConfig#eventLoops()} of them
+     * @param linkHook    an optional first pipeline handler, for fault-injection tests; null for none
      */
-    public static Gateway start(GatewayConfig config, Supplier<ChannelHandler> linkHook)
+    public static Gateway start(GatewayConfig config, EventLoopGroup sharedLoops, Supplier<ChannelHandler> linkHook)
             throws IOException, InterruptedException {
         try (Admin admin = TopicSetup.admin(config.kafkaBootstrap())) {
             TopicSetup.create(admin, List.of(new TopicSetup(config.topics(), 1).gatewayTopic(config.gatewayId())));
         }
-        PrometheusRegistry registry = config.metricsPort() >= 0 ? PrometheusRegistry.defaultRegistry
-                : new PrometheusRegistry();
+        PrometheusRegistry registry = new PrometheusRegistry(); // its own, so that one process can host several
         GatewayMetrics metrics = new GatewayMetrics(config.gatewayId(), registry);
         HTTPServer metricsServer = null;
         if (config.metricsPort() >= 0) {
@@ -79,7 +87,8 @@ public final class Gateway implements AutoCloseable {
             metricsServer = HTTPServer.builder().hostname(config.udpHost()).port(config.metricsPort())
                     .registry(registry).buildAndStart();
         }
-        EventLoopGroup group = DatagramTransport.current().newGroup(config.eventLoops());
+        EventLoopGroup ownLoops = sharedLoops == null ? DatagramTransport.current().newGroup(config.eventLoops()) : null;
+        EventLoopGroup group = sharedLoops == null ? ownLoops : sharedLoops;
         List<EventLoop> loops = new ArrayList<>();
         for (EventExecutor executor : group) {
             loops.add((EventLoop) executor);
@@ -94,7 +103,7 @@ public final class Gateway implements AutoCloseable {
         }
         CoreConsumer consumer = new CoreConsumer(config, core, publisher, metrics);
         consumer.start();
-        Gateway gateway = new Gateway(config, group, core, udp, publisher, consumer, metricsServer);
+        Gateway gateway = new Gateway(config, ownLoops, core, udp, publisher, consumer, metricsServer);
         LOG.info("Gateway {} listening on udp://{} ({} event loops, {} socket(s) on {}; metrics {})",
                 config.gatewayId(), gateway.udpAddress(), loops.size(), udp.sockets(), DatagramTransport.current(),
                 metricsServer == null ? "off" : "http://" + config.udpHost() + ":" + metricsServer.getPort() + "/metrics");
@@ -119,7 +128,9 @@ public final class Gateway implements AutoCloseable {
         consumer.close();
         core.close(); // sessions close: their Disconnected events and unsent deliveries are published
         udp.close();
-        loops.shutdownGracefully(0, 2, TimeUnit.SECONDS).sync();
+        if (ownLoops != null) {
+            ownLoops.shutdownGracefully(0, 2, TimeUnit.SECONDS).sync();
+        }
         publisher.close();
         if (metricsServer != null) {
             metricsServer.close();

@@ -3,6 +3,8 @@ package io.ckc.gateway;
 import io.ckc.protocol.kafka.Topics;
 import io.ckc.protocol.mrudp.ReliabilityConfig;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -11,6 +13,7 @@ import java.util.Map;
  * <table>
  *   <caption>Environment variables</caption>
  *   <tr><td>CKC_GATEWAY_ID</td><td>gw-1</td><td>this gateway's id; its delivery topic is ckc.gw.&lt;id&gt;</td></tr>
+ *   <tr><td>CKC_GATEWAY_IDS</td><td>CKC_GATEWAY_ID</td><td>several gateways in one process, comma-separated (see {@link #hostedFromEnv}): the n-th (from 0) listens on CKC_UDP_PORT + n and serves metrics on CKC_METRICS_PORT + n, and all share the process's CKC_EVENT_LOOPS event loops</td></tr>
  *   <tr><td>CKC_KAFKA_BOOTSTRAP</td><td>127.0.0.1:9092</td><td>Kafka bootstrap servers</td></tr>
  *   <tr><td>CKC_KAFKA_CLIENT_CONFIG</td><td>none</td><td>Kafka client security settings (security.*, ssl.*, sasl.*) in a properties file, read by {@link io.ckc.protocol.kafka.KafkaClientConfig}</td></tr>
  *   <tr><td>CKC_UDP_HOST / CKC_UDP_PORT</td><td>127.0.0.1 / 5500</td><td>reliable-UDP listener (5500: the original gateway's port)</td></tr>
@@ -112,6 +115,29 @@ public record GatewayConfig(String gatewayId, String kafkaBootstrap, String udpH
                 intOf(env, "CKC_DOWNLINK_BACKLOG", 20_000),
                 intOf(env, "CKC_UPLINK_TARGET_AGE_MS", 250),
                 intOf(env, "CKC_UPLINK_BURST_MS", 10_000));
+    }
+
+    /**
+     * The gateways one process hosts: one per id of CKC_GATEWAY_IDS (else the one of CKC_GATEWAY_ID), the
+     * n-th on the UDP and metrics ports n above the configured ones (a port of 0, any free one, and a metrics
+     * port of -1, none, stay as they are).
+     */
+    public static List<GatewayConfig> hostedFromEnv(Map<String, String> env) {
+        GatewayConfig first = fromEnv(env);
+        String ids = env.get("CKC_GATEWAY_IDS");
+        if (ids == null || ids.isBlank()) {
+            return List.of(first);
+        }
+        List<GatewayConfig> hosted = new ArrayList<>();
+        for (String id : ids.split(",")) {
+            int n = hosted.size();
+            hosted.add(first.with(id.trim(), first.kafkaBootstrap, first.udpPort == 0 ? 0 : first.udpPort + n,
+                    first.metricsPort <= 0 ? first.metricsPort : first.metricsPort + n, first.topics));
+        }
+        if (hosted.stream().map(GatewayConfig::gatewayId).distinct().count() < hosted.size()) {
+            throw new IllegalArgumentException("CKC_GATEWAY_IDS names a gateway twice: " + ids);
+        }
+        return List.copyOf(hosted);
     }
 
     /** Defaults for tests and embedding: the given id and Kafka, any free UDP port, no metrics server. */

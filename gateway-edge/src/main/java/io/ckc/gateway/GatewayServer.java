@@ -1,11 +1,19 @@
 package io.ckc.gateway;
 
+import io.ckc.protocol.netty.DatagramTransport;
+import io.netty.channel.EventLoopGroup;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 
-/** Starts a gateway from environment variables (see {@link GatewayConfig}) and stops it on SIGTERM. */
+/**
+ * Starts the gateways of this process from environment variables (see {@link GatewayConfig}: one, or the
+ * several of CKC_GATEWAY_IDS on shared event loops) and stops them on SIGTERM.
+ */
 public final class GatewayServer {
 
     private static final Logger LOG = LoggerFactory.getLogger(GatewayServer.class);
@@ -14,14 +22,27 @@ public final class GatewayServer {
     }
 
     public static void main(String[] args) throws Exception {
-        GatewayConfig config = GatewayConfig.fromEnv(System.getenv());
-        Gateway gateway = Gateway.start(config);
+        List<GatewayConfig> configs = GatewayConfig.hostedFromEnv(System.getenv());
+        // Why shared loops for several: one process's gateways then add sessions, not threads, on the host's cores.
+        EventLoopGroup shared = configs.size() > 1
+                ? DatagramTransport.current().newGroup(configs.get(0).eventLoops()) : null;
+        List<Gateway> gateways = new ArrayList<>();
+        for (GatewayConfig config : configs) {
+            gateways.add(Gateway.start(config, shared, null));
+        }
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             try {
-                gateway.close();
-            } catch (Exception e) {
-                LOG.warn("Gateway did not stop cleanly", e);
+                for (Gateway gateway : gateways) {
+                    try {
+                        gateway.close();
+                    } catch (Exception e) {
+                        LOG.warn("Gateway {} did not stop cleanly", gateway.id(), e);
+                    }
+                }
+                if (shared != null) {
+                    shared.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
+                }
             } finally {
                 stopped.countDown();
             }

@@ -19,6 +19,7 @@ import io.ckc.protocol.records.MnEvent;
 import io.ckc.protocol.records.Receipt;
 import io.ckc.protocol.records.Unicast;
 import io.ckc.protocol.records.UnsentMessage;
+import io.ckc.testing.Await;
 import io.ckc.testing.EmbeddedKafkaExtension;
 import io.ckc.testing.LossyLink;
 import io.ckc.protocol.netty.DatagramTransport;
@@ -256,6 +257,50 @@ class GatewayITCase {
                     .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("invalid channel");
             assertThat(node.isConnected()).isTrue();
             node.close();
+        }
+    }
+
+    @Test
+    void gatewaysHostedInOneProcessServeTheirOwnNodesOnSharedLoopsAndOneStoppingLeavesTheOtherServing()
+            throws Exception {
+        Topics topics = KAFKA.freshTopics();
+        KAFKA.createTopics(topics, List.of("echo"), List.of("gw-h1", "gw-h2"));
+        EventLoopGroup shared = DatagramTransport.current().newGroup(1);
+        Inbox inbox = new Inbox(2);
+        try (ClientTransport transport = ClientTransport.open(clientLoops);
+             KafkaProducer<String, byte[]> producer = KAFKA.producer()) {
+            Gateway first = Gateway.start(GatewayConfig.forTest("gw-h1", KAFKA.bootstrapServers(), topics), shared, null);
+            try (Gateway second = Gateway.start(GatewayConfig.forTest("gw-h2", KAFKA.bootstrapServers(), topics), shared,
+                    null)) {
+                MobileNode one = new MobileNode(UUID.randomUUID(), transport, first.udpAddress(), inbox, ClientConfig.DEFAULT);
+                MobileNode two = new MobileNode(UUID.randomUUID(), transport, second.udpAddress(), inbox, ClientConfig.DEFAULT);
+                one.connect();
+                two.connect();
+                assertThat(inbox.connected.await(30, TimeUnit.SECONDS)).isTrue();
+                one.send("echo", "from-one".getBytes(), null);
+                two.send("echo", "from-two".getBytes(), null);
+                Map<String, String> gatewayOf = new HashMap<>();
+                for (ConsumerRecord<String, byte[]> record : KAFKA.read(topics.app("echo"), 2, WAIT)) {
+                    AppMessage message = Json.read(mapper, record.value(), AppMessage.class);
+                    gatewayOf.put(new String(message.payload()), message.gatewayId());
+                }
+                assertThat(gatewayOf).containsOnly(Map.entry("from-one", "gw-h1"), Map.entry("from-two", "gw-h2"));
+
+                first.close();
+                assertThat(shared.isShuttingDown()).as("the host's loops outlive one of its gateways").isFalse();
+                two.send("echo", "after-first-stopped".getBytes(), null);
+                producer.send(new ProducerRecord<>(topics.gateway("gw-h2"), two.id().toString(), Json.write(mapper,
+                        new GatewayCommand.Deliver(Unicast.of(UUID.randomUUID().toString(), "t", two.id().toString(),
+                                "to-two".getBytes()), 0, null))));
+                producer.flush();
+                assertThat(KAFKA.read(topics.app("echo"), 3, WAIT)).extracting(r -> new String(
+                        Json.read(mapper, r.value(), AppMessage.class).payload())).contains("after-first-stopped");
+                Await.until("the delivery through the gateway left running", 60,
+                        () -> inbox.received.getOrDefault(two.id(), List.of()).contains("to-two"));
+                two.close();
+            }
+        } finally {
+            shared.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
         }
     }
 

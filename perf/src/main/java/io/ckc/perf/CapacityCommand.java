@@ -44,7 +44,7 @@ final class CapacityCommand implements Callable<Integer> {
     @Option(names = "--metrics", required = true, description = "The gateway's metrics URL, e.g. http://127.0.0.1:9400/metrics")
     String metricsUrl;
 
-    @Option(names = "--gateway-pid-file", description = "The gateway's pid file (.ckc/pids/gateway-1.pid), for its resident memory")
+    @Option(names = "--gateway-pid-file", description = "The pid file of the gateway's process (.ckc/pids/gateways.pid), for its resident memory")
     Path pidFile;
 
     @Option(names = "--batch", defaultValue = "10000", description = "Nodes per batch (default ${DEFAULT-VALUE})")
