@@ -27,26 +27,38 @@ public final class GatewayServer {
         EventLoopGroup shared = configs.size() > 1
                 ? DatagramTransport.current().newGroup(configs.get(0).eventLoops()) : null;
         List<Gateway> gateways = new ArrayList<>();
-        for (GatewayConfig config : configs) {
-            gateways.add(Gateway.start(config, shared, null));
+        try {
+            for (GatewayConfig config : configs) {
+                gateways.add(Gateway.start(config, shared, null));
+            }
+        } catch (Exception e) {
+            // Why stop the ones started: their threads would keep a half-started process alive.
+            LOG.error("Gateway {} did not start; stopping the {} started before it",
+                    configs.get(gateways.size()).gatewayId(), gateways.size(), e);
+            stop(gateways, shared);
+            System.exit(1);
         }
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             try {
-                for (Gateway gateway : gateways) {
-                    try {
-                        gateway.close();
-                    } catch (Exception e) {
-                        LOG.warn("Gateway {} did not stop cleanly", gateway.id(), e);
-                    }
-                }
-                if (shared != null) {
-                    shared.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
-                }
+                stop(gateways, shared);
             } finally {
                 stopped.countDown();
             }
         }, "ckc-gateway-shutdown"));
         stopped.await();
+    }
+
+    private static void stop(List<Gateway> gateways, EventLoopGroup shared) {
+        for (Gateway gateway : gateways) {
+            try {
+                gateway.close();
+            } catch (Exception e) {
+                LOG.warn("Gateway {} did not stop cleanly", gateway.id(), e);
+            }
+        }
+        if (shared != null) {
+            shared.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
+        }
     }
 }
