@@ -37,7 +37,7 @@ public final class Gateway implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(Gateway.class);
 
     private final GatewayConfig config;
-    /** The event loops, when this gateway started them; null when it runs on a host's loops that it shares. */
+    /** The event loops, when this gateway started them; null when it runs on the loops of its {@link GatewayHost}. */
     private final EventLoopGroup ownLoops;
     private final GatewayCore core;
     private final UdpAdapter udp;
@@ -69,12 +69,12 @@ public final class Gateway implements AutoCloseable {
      * Starts a gateway. Ensures its own delivery topic exists (explicit partitions and retention,
      * never broker auto-creation), binds UDP, then starts consuming deliveries.
      *
-     * @param sharedLoops the event loops of a process that hosts several gateways, which their sessions share
-     *                    (each gateway's shards stay confined to one loop each); null for loops of its own,
-     *                    {@link GatewayConfig#eventLoops()} of them
-     * @param linkHook    an optional first pipeline handler, for fault-injection tests; null for none
+     * @param host     the event loops and Kafka producer of a process that hosts several gateways, which this one
+     *                 shares and leaves open when it stops; null for loops ({@link GatewayConfig#eventLoops()} of
+     *                 them) and a producer of its own
+     * @param linkHook an optional first pipeline handler, for fault-injection tests; null for none
      */
-    public static Gateway start(GatewayConfig config, EventLoopGroup sharedLoops, Supplier<ChannelHandler> linkHook)
+    public static Gateway start(GatewayConfig config, GatewayHost host, Supplier<ChannelHandler> linkHook)
             throws IOException, InterruptedException {
         try (Admin admin = TopicSetup.admin(config.kafkaBootstrap())) {
             TopicSetup.create(admin, List.of(new TopicSetup(config.topics(), 1).gatewayTopic(config.gatewayId())));
@@ -87,13 +87,14 @@ public final class Gateway implements AutoCloseable {
             metricsServer = HTTPServer.builder().hostname(config.udpHost()).port(config.metricsPort())
                     .registry(registry).buildAndStart();
         }
-        EventLoopGroup ownLoops = sharedLoops == null ? DatagramTransport.current().newGroup(config.eventLoops()) : null;
-        EventLoopGroup group = sharedLoops == null ? ownLoops : sharedLoops;
+        EventLoopGroup ownLoops = host == null ? DatagramTransport.current().newGroup(config.eventLoops()) : null;
+        EventLoopGroup group = host == null ? ownLoops : host.loops();
         List<EventLoop> loops = new ArrayList<>();
         for (EventExecutor executor : group) {
             loops.add((EventLoop) executor);
         }
-        CorePublisher publisher = new KafkaCorePublisher(config, metrics);
+        CorePublisher publisher = host == null ? new KafkaCorePublisher(config, metrics)
+                : new KafkaCorePublisher(config, metrics, host.producer());
         GatewayCore core = new GatewayCore(config, publisher, metrics, loops);
         UdpAdapter udp = UdpAdapter.start(config, core, metrics, linkHook);
         try {

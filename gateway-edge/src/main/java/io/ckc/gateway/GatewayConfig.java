@@ -13,7 +13,7 @@ import java.util.Map;
  * <table>
  *   <caption>Environment variables</caption>
  *   <tr><td>CKC_GATEWAY_ID</td><td>gw-1</td><td>this gateway's id; its delivery topic is ckc.gw.&lt;id&gt;</td></tr>
- *   <tr><td>CKC_GATEWAY_IDS</td><td>CKC_GATEWAY_ID</td><td>several gateways in one process, comma-separated (see {@link #hostedFromEnv}): the n-th (from 0) listens on CKC_UDP_PORT + n and serves metrics on CKC_METRICS_PORT + n, and all share the process's CKC_EVENT_LOOPS event loops</td></tr>
+ *   <tr><td>CKC_GATEWAY_IDS</td><td>CKC_GATEWAY_ID</td><td>several gateways in one process, comma-separated (see {@link #hostedFromEnv}): the n-th (from 0) listens on CKC_UDP_PORT + n and serves metrics on CKC_METRICS_PORT + n, and all share the process's CKC_EVENT_LOOPS event loops and one Kafka producer ({@link GatewayHost})</td></tr>
  *   <tr><td>CKC_KAFKA_BOOTSTRAP</td><td>127.0.0.1:9092</td><td>Kafka bootstrap servers</td></tr>
  *   <tr><td>CKC_KAFKA_CLIENT_CONFIG</td><td>none</td><td>Kafka client security settings (security.*, ssl.*, sasl.*) in a properties file, read by {@link io.ckc.protocol.kafka.KafkaClientConfig}</td></tr>
  *   <tr><td>CKC_UDP_HOST / CKC_UDP_PORT</td><td>127.0.0.1 / 5500</td><td>reliable-UDP listener (5500: the original gateway's port)</td></tr>

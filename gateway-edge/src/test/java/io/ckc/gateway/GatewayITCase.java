@@ -261,17 +261,21 @@ class GatewayITCase {
     }
 
     @Test
-    void gatewaysHostedInOneProcessServeTheirOwnNodesOnSharedLoopsAndOneStoppingLeavesTheOtherServing()
+    void gatewaysHostedInOneProcessServeTheirOwnNodesOnSharedLoopsAndProducerAndOneStoppingLeavesTheOtherServing()
             throws Exception {
         Topics topics = KAFKA.freshTopics();
         KAFKA.createTopics(topics, List.of("echo"), List.of("gw-h1", "gw-h2"));
-        EventLoopGroup shared = DatagramTransport.current().newGroup(1);
+        GatewayConfig firstConfig = GatewayConfig.forTest("gw-h1", KAFKA.bootstrapServers(), topics);
+        GatewayConfig secondConfig = GatewayConfig.forTest("gw-h2", KAFKA.bootstrapServers(), topics);
+        GatewayHost host = GatewayHost.open(List.of(firstConfig, secondConfig));
         Inbox inbox = new Inbox(2);
         try (ClientTransport transport = ClientTransport.open(clientLoops);
              KafkaProducer<String, byte[]> producer = KAFKA.producer()) {
-            Gateway first = Gateway.start(GatewayConfig.forTest("gw-h1", KAFKA.bootstrapServers(), topics), shared, null);
-            try (Gateway second = Gateway.start(GatewayConfig.forTest("gw-h2", KAFKA.bootstrapServers(), topics), shared,
-                    null)) {
+            Gateway first = Gateway.start(firstConfig, host, null);
+            try (Gateway second = Gateway.start(secondConfig, host, null)) {
+                assertThat(producerThreads()).as("one Kafka producer for the hosted gateways")
+                        .contains(host.producerClientId())
+                        .doesNotContain("ckc-gateway-gw-h1", "ckc-gateway-gw-h2");
                 MobileNode one = new MobileNode(UUID.randomUUID(), transport, first.udpAddress(), inbox, ClientConfig.DEFAULT);
                 MobileNode two = new MobileNode(UUID.randomUUID(), transport, second.udpAddress(), inbox, ClientConfig.DEFAULT);
                 one.connect();
@@ -287,7 +291,9 @@ class GatewayITCase {
                 assertThat(gatewayOf).containsOnly(Map.entry("from-one", "gw-h1"), Map.entry("from-two", "gw-h2"));
 
                 first.close();
-                assertThat(shared.isShuttingDown()).as("the host's loops outlive one of its gateways").isFalse();
+                assertThat(host.loops().isShuttingDown()).as("the host's loops outlive one of its gateways").isFalse();
+                assertThat(producerThreads()).as("the host's producer outlives one of its gateways")
+                        .contains(host.producerClientId());
                 two.send("echo", "after-first-stopped".getBytes(), null);
                 producer.send(new ProducerRecord<>(topics.gateway("gw-h2"), two.id().toString(), Json.write(mapper,
                         new GatewayCommand.Deliver(Unicast.of(UUID.randomUUID().toString(), "t", two.id().toString(),
@@ -300,8 +306,16 @@ class GatewayITCase {
                 two.close();
             }
         } finally {
-            shared.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
+            host.close();
         }
+        assertThat(producerThreads()).as("the host closes its producer").doesNotContain(host.producerClientId());
+    }
+
+    /** The client ids of the Kafka producers alive in this JVM, from their network threads' names. */
+    private static List<String> producerThreads() {
+        String prefix = "kafka-producer-network-thread | ";
+        return Thread.getAllStackTraces().keySet().stream().filter(Thread::isAlive).map(Thread::getName)
+                .filter(name -> name.startsWith(prefix)).map(name -> name.substring(prefix.length())).toList();
     }
 
     /** A node with default settings, connected to the gateway. */

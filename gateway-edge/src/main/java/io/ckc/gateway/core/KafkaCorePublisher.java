@@ -35,9 +35,9 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
- * Publishes gateway records to Kafka with one idempotent producer tuned for latency, and keeps a
- * directory of existing {@code app.*} topics so an MN can never make the producer block on (or the
- * broker auto-create) an unknown topic.
+ * Publishes gateway records to Kafka with one idempotent producer tuned for latency (its own, or the one the
+ * gateways of a process share), and keeps a directory of existing {@code app.*} topics so an MN can never make
+ * the producer block on (or the broker auto-create) an unknown topic.
  */
 public final class KafkaCorePublisher implements CorePublisher {
 
@@ -47,25 +47,30 @@ public final class KafkaCorePublisher implements CorePublisher {
     private final Topics topics;
     private final GatewayMetrics metrics;
     private final KafkaProducer<String, byte[]> producer;
+    /** Whether this publisher opened the producer and so closes it; a shared one is closed by its host. */
+    private final boolean ownsProducer;
     private final Admin admin;
     private final ObjectMapper mapper = Json.newMapper();
     private final ScheduledExecutorService refresher;
     private final AtomicBoolean refreshPending = new AtomicBoolean();
     private volatile Set<String> knownTopics = Set.of();
 
+    /** A publisher with a producer of its own, which it closes. */
     public KafkaCorePublisher(GatewayConfig config, GatewayMetrics metrics) {
+        this(config, metrics, newProducer(config, "ckc-gateway-" + config.gatewayId()), true);
+    }
+
+    /** A publisher writing through a producer that it shares with other gateways, and leaves open on close. */
+    public KafkaCorePublisher(GatewayConfig config, GatewayMetrics metrics, KafkaProducer<String, byte[]> shared) {
+        this(config, metrics, shared, false);
+    }
+
+    private KafkaCorePublisher(GatewayConfig config, GatewayMetrics metrics, KafkaProducer<String, byte[]> producer,
+                               boolean ownsProducer) {
         this.topics = config.topics();
         this.metrics = metrics;
-        Properties props = KafkaClientConfig.client(config.kafkaBootstrap());
-        props.put(ProducerConfig.CLIENT_ID_CONFIG, "ckc-gateway-" + config.gatewayId());
-        props.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
-        props.put(ProducerConfig.ACKS_CONFIG, "all");
-        props.put(ProducerConfig.LINGER_MS_CONFIG, config.kafkaLingerMs());
-        props.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, 5_000);
-        props.put(ProducerConfig.MAX_REQUEST_SIZE_CONFIG, 4 * 1024 * 1024); // a ConnectionReport part of many nodes
-        props.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
-        props.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
-        this.producer = new KafkaProducer<>(props);
+        this.producer = producer;
+        this.ownsProducer = ownsProducer;
         this.admin = TopicSetup.admin(config.kafkaBootstrap());
         this.refresher = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "ckc-topic-directory");
@@ -74,6 +79,20 @@ public final class KafkaCorePublisher implements CorePublisher {
         });
         refreshTopics();
         refresher.scheduleWithFixedDelay(this::refreshTopics, TOPIC_REFRESH_MS, TOPIC_REFRESH_MS, TimeUnit.MILLISECONDS);
+    }
+
+    /** The gateway producer's settings: idempotent, every replica's ack, the configured linger. */
+    public static KafkaProducer<String, byte[]> newProducer(GatewayConfig config, String clientId) {
+        Properties props = KafkaClientConfig.client(config.kafkaBootstrap());
+        props.put(ProducerConfig.CLIENT_ID_CONFIG, clientId);
+        props.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
+        props.put(ProducerConfig.ACKS_CONFIG, "all");
+        props.put(ProducerConfig.LINGER_MS_CONFIG, config.kafkaLingerMs());
+        props.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, 5_000);
+        props.put(ProducerConfig.MAX_REQUEST_SIZE_CONFIG, 4 * 1024 * 1024); // a ConnectionReport part of many nodes
+        props.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
+        props.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
+        return new KafkaProducer<>(props);
     }
 
     @Override
@@ -172,7 +191,9 @@ public final class KafkaCorePublisher implements CorePublisher {
     @Override
     public void close() {
         refresher.shutdownNow();
-        producer.close(java.time.Duration.ofSeconds(5));
+        if (ownsProducer) {
+            producer.close(java.time.Duration.ofSeconds(5));
+        }
         admin.close(java.time.Duration.ofSeconds(5));
     }
 }
