@@ -10,7 +10,6 @@ import io.ckc.protocol.kafka.TopicSetup;
 import io.ckc.protocol.netty.DatagramTransport;
 import io.netty.channel.ChannelHandler;
 import io.netty.channel.EventLoop;
-import io.netty.channel.EventLoopGroup;
 import io.netty.util.concurrent.EventExecutor;
 import io.prometheus.metrics.exporter.httpserver.HTTPServer;
 import io.prometheus.metrics.instrumentation.jvm.JvmMetrics;
@@ -24,7 +23,6 @@ import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
 /**
@@ -37,18 +35,18 @@ public final class Gateway implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(Gateway.class);
 
     private final GatewayConfig config;
-    /** The event loops, when this gateway started them; null when it runs on the loops of its {@link GatewayHost}. */
-    private final EventLoopGroup ownLoops;
+    /** The loops and producer, when this gateway opened them itself; null when it runs on a process's {@link GatewayHost}. */
+    private final GatewayHost ownHost;
     private final GatewayCore core;
     private final UdpAdapter udp;
     private final CorePublisher publisher;
     private final CoreConsumer consumer;
     private final HTTPServer metricsServer;
 
-    private Gateway(GatewayConfig config, EventLoopGroup ownLoops, GatewayCore core, UdpAdapter udp,
+    private Gateway(GatewayConfig config, GatewayHost ownHost, GatewayCore core, UdpAdapter udp,
                     CorePublisher publisher, CoreConsumer consumer, HTTPServer metricsServer) {
         this.config = config;
-        this.ownLoops = ownLoops;
+        this.ownHost = ownHost;
         this.core = core;
         this.udp = udp;
         this.publisher = publisher;
@@ -70,8 +68,8 @@ public final class Gateway implements AutoCloseable {
      * never broker auto-creation), binds UDP, then starts consuming deliveries.
      *
      * @param host     the event loops and Kafka producer of a process that hosts several gateways, which this one
-     *                 shares and leaves open when it stops; null for loops ({@link GatewayConfig#eventLoops()} of
-     *                 them) and a producer of its own
+     *                 shares and leaves open when it stops; null for a host of its own (its
+     *                 {@link GatewayConfig#eventLoops()} loops and a producer), which it closes
      * @param linkHook an optional first pipeline handler, for fault-injection tests; null for none
      */
     public static Gateway start(GatewayConfig config, GatewayHost host, Supplier<ChannelHandler> linkHook)
@@ -87,14 +85,13 @@ public final class Gateway implements AutoCloseable {
             metricsServer = HTTPServer.builder().hostname(config.udpHost()).port(config.metricsPort())
                     .registry(registry).buildAndStart();
         }
-        EventLoopGroup ownLoops = host == null ? DatagramTransport.current().newGroup(config.eventLoops()) : null;
-        EventLoopGroup group = host == null ? ownLoops : host.loops();
+        GatewayHost ownHost = host == null ? GatewayHost.open(List.of(config)) : null;
+        GatewayHost runsOn = host == null ? ownHost : host;
         List<EventLoop> loops = new ArrayList<>();
-        for (EventExecutor executor : group) {
+        for (EventExecutor executor : runsOn.loops()) {
             loops.add((EventLoop) executor);
         }
-        CorePublisher publisher = host == null ? new KafkaCorePublisher(config, metrics)
-                : new KafkaCorePublisher(config, metrics, host.producer());
+        CorePublisher publisher = new KafkaCorePublisher(config, metrics, runsOn.producer());
         GatewayCore core = new GatewayCore(config, publisher, metrics, loops);
         UdpAdapter udp = UdpAdapter.start(config, core, metrics, linkHook);
         try {
@@ -104,7 +101,7 @@ public final class Gateway implements AutoCloseable {
         }
         CoreConsumer consumer = new CoreConsumer(config, core, publisher, metrics);
         consumer.start();
-        Gateway gateway = new Gateway(config, ownLoops, core, udp, publisher, consumer, metricsServer);
+        Gateway gateway = new Gateway(config, ownHost, core, udp, publisher, consumer, metricsServer);
         LOG.info("Gateway {} listening on udp://{} ({} event loops, {} socket(s) on {}; metrics {})",
                 config.gatewayId(), gateway.udpAddress(), loops.size(), udp.sockets(), DatagramTransport.current(),
                 metricsServer == null ? "off" : "http://" + config.udpHost() + ":" + metricsServer.getPort() + "/metrics");
@@ -129,10 +126,10 @@ public final class Gateway implements AutoCloseable {
         consumer.close();
         core.close(); // sessions close: their Disconnected events and unsent deliveries are published
         udp.close();
-        if (ownLoops != null) {
-            ownLoops.shutdownGracefully(0, 2, TimeUnit.SECONDS).sync();
-        }
         publisher.close();
+        if (ownHost != null) {
+            ownHost.close();
+        }
         if (metricsServer != null) {
             metricsServer.close();
         }

@@ -54,10 +54,10 @@ public final class GatewayHost implements AutoCloseable {
         return producerClientId;
     }
 
-    /** Closes the producer (sending what its gateways left in it) and then the loops. */
+    /** Stops the loops (running what their gateways left queued on them) and then closes the producer, which sends what it holds. */
     @Override
     public void close() {
-        producer.close(Duration.ofSeconds(5));
         loops.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
+        producer.close(Duration.ofSeconds(5));
     }
 }

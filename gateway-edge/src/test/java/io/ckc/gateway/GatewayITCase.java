@@ -275,7 +275,7 @@ class GatewayITCase {
             try (Gateway second = Gateway.start(secondConfig, host, null)) {
                 assertThat(producerThreads()).as("one Kafka producer for the hosted gateways")
                         .contains(host.producerClientId())
-                        .doesNotContain("ckc-gateway-gw-h1", "ckc-gateway-gw-h2");
+                        .doesNotContain("ckc-gateways-gw-h1", "ckc-gateways-gw-h2");
                 MobileNode one = new MobileNode(UUID.randomUUID(), transport, first.udpAddress(), inbox, ClientConfig.DEFAULT);
                 MobileNode two = new MobileNode(UUID.randomUUID(), transport, second.udpAddress(), inbox, ClientConfig.DEFAULT);
                 one.connect();

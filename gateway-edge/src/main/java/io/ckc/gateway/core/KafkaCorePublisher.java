@@ -35,9 +35,9 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
- * Publishes gateway records to Kafka with one idempotent producer tuned for latency (its own, or the one the
- * gateways of a process share), and keeps a directory of existing {@code app.*} topics so an MN can never make
- * the producer block on (or the broker auto-create) an unknown topic.
+ * Publishes gateway records to Kafka through the idempotent producer, tuned for latency, of the gateway's host
+ * (see {@link #newProducer}; the host closes it), and keeps a directory of existing {@code app.*} topics so an MN
+ * can never make the producer block on (or the broker auto-create) an unknown topic.
  */
 public final class KafkaCorePublisher implements CorePublisher {
 
@@ -47,30 +47,17 @@ public final class KafkaCorePublisher implements CorePublisher {
     private final Topics topics;
     private final GatewayMetrics metrics;
     private final KafkaProducer<String, byte[]> producer;
-    /** Whether this publisher opened the producer and so closes it; a shared one is closed by its host. */
-    private final boolean ownsProducer;
     private final Admin admin;
     private final ObjectMapper mapper = Json.newMapper();
     private final ScheduledExecutorService refresher;
     private final AtomicBoolean refreshPending = new AtomicBoolean();
     private volatile Set<String> knownTopics = Set.of();
 
-    /** A publisher with a producer of its own, which it closes. */
-    public KafkaCorePublisher(GatewayConfig config, GatewayMetrics metrics) {
-        this(config, metrics, newProducer(config, "ckc-gateway-" + config.gatewayId()), true);
-    }
-
-    /** A publisher writing through a producer that it shares with other gateways, and leaves open on close. */
-    public KafkaCorePublisher(GatewayConfig config, GatewayMetrics metrics, KafkaProducer<String, byte[]> shared) {
-        this(config, metrics, shared, false);
-    }
-
-    private KafkaCorePublisher(GatewayConfig config, GatewayMetrics metrics, KafkaProducer<String, byte[]> producer,
-                               boolean ownsProducer) {
+    /** A publisher writing through its host's producer, which it leaves open on close. */
+    public KafkaCorePublisher(GatewayConfig config, GatewayMetrics metrics, KafkaProducer<String, byte[]> producer) {
         this.topics = config.topics();
         this.metrics = metrics;
         this.producer = producer;
-        this.ownsProducer = ownsProducer;
         this.admin = TopicSetup.admin(config.kafkaBootstrap());
         this.refresher = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "ckc-topic-directory");
@@ -191,9 +178,6 @@ public final class KafkaCorePublisher implements CorePublisher {
     @Override
     public void close() {
         refresher.shutdownNow();
-        if (ownsProducer) {
-            producer.close(java.time.Duration.ofSeconds(5));
-        }
         admin.close(java.time.Duration.ofSeconds(5));
     }
 }
