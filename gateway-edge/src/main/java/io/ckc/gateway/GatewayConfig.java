@@ -7,39 +7,11 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
+import static io.ckc.gateway.GatewaySettings.*;
+
 /**
- * Typed gateway configuration, read from environment variables in this one place.
- *
- * <table>
- *   <caption>Environment variables</caption>
- *   <tr><td>CKC_GATEWAY_ID</td><td>gw-1</td><td>this gateway's id; its delivery topic is ckc.gw.&lt;id&gt;</td></tr>
- *   <tr><td>CKC_GATEWAY_IDS</td><td>CKC_GATEWAY_ID</td><td>several gateways in one process, comma-separated (see {@link #hostedFromEnv}): the n-th (from 0) listens on CKC_UDP_PORT + n and serves metrics on CKC_METRICS_PORT + n, and all share the process's CKC_EVENT_LOOPS event loops and one Kafka producer ({@link GatewayHost})</td></tr>
- *   <tr><td>CKC_KAFKA_BOOTSTRAP</td><td>127.0.0.1:9092</td><td>Kafka bootstrap servers</td></tr>
- *   <tr><td>CKC_KAFKA_CLIENT_CONFIG</td><td>none</td><td>Kafka client security settings (security.*, ssl.*, sasl.*) in a properties file, read by {@link io.ckc.protocol.kafka.KafkaClientConfig}</td></tr>
- *   <tr><td>CKC_UDP_HOST / CKC_UDP_PORT</td><td>127.0.0.1 / 5500</td><td>reliable-UDP listener (5500: the original gateway's port)</td></tr>
- *   <tr><td>CKC_METRICS_PORT</td><td>9400</td><td>Prometheus /metrics; -1 turns it off, 0 picks a free port</td></tr>
- *   <tr><td>CKC_TOPIC_PREFIX / CKC_APP_TOPIC_PREFIX</td><td>ckc. / app.</td><td>topic name prefixes</td></tr>
- *   <tr><td>CKC_MAX_PAYLOAD_BYTES</td><td>16384</td><td>largest payload accepted from or sent to an MN</td></tr>
- *   <tr><td>CKC_SESSION_TIMEOUT_MS</td><td>30000</td><td>a session silent this long is broken</td></tr>
- *   <tr><td>CKC_RETRANSMIT_MS / CKC_MAX_RETRIES</td><td>500 / 8</td><td>retransmission timeout until the round trip is measured, and its floor (it follows the measured round trip, doubles per retry, with jitter), and the retry budget</td></tr>
- *   <tr><td>CKC_KAFKA_LINGER_MS</td><td>0</td><td>producer linger: 0 for latency</td></tr>
- *   <tr><td>CKC_PUBLIC_HOST</td><td>CKC_UDP_HOST</td><td>the host mobile nodes use to reach this gateway (HelloPoA, gateway list)</td></tr>
- *   <tr><td>CKC_REPORT_PERIOD_MS</td><td>2000</td><td>LoadReport period; the PoA manager counts missed periods of it</td></tr>
- *   <tr><td>CKC_PING_INTERVAL_MS / CKC_PING_WINDOW_MS</td><td>5000 / 1000</td><td>ping windows until the PoA manager sends a PingConfig</td></tr>
- *   <tr><td>CKC_REPORT_CHUNK</td><td>2000</td><td>nodes per ConnectionReport record (a window of more nodes is split)</td></tr>
- *   <tr><td>CKC_GATEWAY_LIST_INTERVAL_MS</td><td>30000</td><td>a reordered gateway list goes to the nodes at most this often (a changed set at once)</td></tr>
- *   <tr><td>CKC_MINI_BUFFER</td><td>false</td><td>paper 4.2: keep the last two acknowledged messages per connection and put them on ckc.unsent when the connection fails</td></tr>
- *   <tr><td>CKC_PING_SAMPLE</td><td>1000</td><td>nodes pinged per window at most, drawn at random from the connected ones: enough for the statistics, and the idle cost of a node no longer grows with the window rate (nodes keep their sessions with their own keepalive)</td></tr>
- *   <tr><td>CKC_CONTEXT_REFRESH_MS</td><td>30000</td><td>a node's context goes to ckc.context when it changed, and an unchanged one at least this often (0: every message's)</td></tr>
- *   <tr><td>CKC_EVENT_LOOPS</td><td>the number of cores</td><td>event loops the sessions are sharded over by node id (the gateway's thread pool)</td></tr>
- *   <tr><td>CKC_UDP_SOCKET_PER_LOOP</td><td>true</td><td>one UDP socket per event loop on the same port (SO_REUSEPORT, where the OS has it); false: one socket for all loops</td></tr>
- *   <tr><td>CKC_UDP_TRANSPORT</td><td>auto</td><td>the Netty transport of the UDP sockets: epoll where it loads (one sendmmsg per flush), else nio; read by {@link io.ckc.protocol.netty.DatagramTransport}, as in every CKC process with UDP sockets</td></tr>
- *   <tr><td>CKC_ADMIT_PER_SECOND</td><td>2000</td><td>new sessions admitted per second at most (a token bucket, shared out over the event loops); a node refused is told BUSY and tries again after its backoff</td></tr>
- *   <tr><td>CKC_ADMIT_PENDING</td><td>500</td><td>sessions per event loop whose Connected event is not yet in Kafka at most: new ones wait, so admissions slow down as Kafka does</td></tr>
- *   <tr><td>CKC_DOWNLINK_BACKLOG</td><td>20000</td><td>deliveries taken from Kafka and not yet acknowledged by their nodes at most; above it the gateway reads no more until its nodes catch up, so an overload's backlog stays in Kafka</td></tr>
- *   <tr><td>CKC_UPLINK_TARGET_AGE_MS</td><td>250</td><td>admission of uplink messages ({@link io.ckc.gateway.core.UplinkAdmission}, after PIE): the median age of the deliveries read (now minus their Kafka timestamp, which is that of the message they answer) that the gateway steers to by refusing a share of uplink messages with BUSY; 0: never refuse</td></tr>
- *   <tr><td>CKC_UPLINK_BURST_MS</td><td>10000</td><td>how long that age may stay above the target (a checkpoint, a rescale's restart) before any message is refused</td></tr>
- * </table>
+ * Typed gateway configuration, read from environment variables in this one place; each variable is
+ * declared, with its default and meaning, in {@link GatewaySettings} (and listed in docs/configuration.md).
  */
 public record GatewayConfig(String gatewayId, String kafkaBootstrap, String udpHost, int udpPort, int metricsPort,
                             Topics topics, int maxPayloadBytes, long sessionTimeoutMs, ReliabilityConfig reliability,
@@ -85,36 +57,35 @@ public record GatewayConfig(String gatewayId, String kafkaBootstrap, String udpH
 
     public static GatewayConfig fromEnv(Map<String, String> env) {
         ReliabilityConfig defaults = ReliabilityConfig.DEFAULT;
+        String udpHost = UDP_HOST.string(env);
         return new GatewayConfig(
-                env.getOrDefault("CKC_GATEWAY_ID", "gw-1"),
-                env.getOrDefault("CKC_KAFKA_BOOTSTRAP", "127.0.0.1:9092"),
-                env.getOrDefault("CKC_UDP_HOST", "127.0.0.1"),
-                intOf(env, "CKC_UDP_PORT", DEFAULT_UDP_PORT),
-                intOf(env, "CKC_METRICS_PORT", 9400),
-                new Topics(env.getOrDefault("CKC_TOPIC_PREFIX", Topics.DEFAULT.prefix()),
-                        env.getOrDefault("CKC_APP_TOPIC_PREFIX", Topics.DEFAULT.appPrefix())),
-                intOf(env, "CKC_MAX_PAYLOAD_BYTES", 16 * 1024),
-                intOf(env, "CKC_SESSION_TIMEOUT_MS", 30_000),
-                new ReliabilityConfig(intOf(env, "CKC_RETRANSMIT_MS", (int) defaults.initialRetransmitMs()),
-                        defaults.maxRetransmitMs(), intOf(env, "CKC_MAX_RETRIES", defaults.maxRetries()),
+                GATEWAY_ID.string(env),
+                KAFKA_BOOTSTRAP.string(env),
+                udpHost,
+                UDP_PORT.integer(env),
+                METRICS_PORT.integer(env),
+                new Topics(TOPIC_PREFIX.string(env), APP_TOPIC_PREFIX.string(env)),
+                MAX_PAYLOAD_BYTES.integer(env),
+                SESSION_TIMEOUT_MS.integer(env),
+                new ReliabilityConfig(RETRANSMIT_MS.integer(env), defaults.maxRetransmitMs(), MAX_RETRIES.integer(env),
                         defaults.sendWindow(), defaults.receiveWindow(), defaults.jitter()),
-                intOf(env, "CKC_KAFKA_LINGER_MS", 0),
-                env.getOrDefault("CKC_PUBLIC_HOST", env.getOrDefault("CKC_UDP_HOST", "127.0.0.1")),
-                intOf(env, "CKC_REPORT_PERIOD_MS", 2_000),
-                intOf(env, "CKC_PING_INTERVAL_MS", 5_000),
-                intOf(env, "CKC_PING_WINDOW_MS", 1_000),
-                intOf(env, "CKC_REPORT_CHUNK", 2_000),
-                intOf(env, "CKC_GATEWAY_LIST_INTERVAL_MS", 30_000),
-                Boolean.parseBoolean(env.getOrDefault("CKC_MINI_BUFFER", "false")),
-                intOf(env, "CKC_PING_SAMPLE", 1_000),
-                intOf(env, "CKC_CONTEXT_REFRESH_MS", 30_000),
-                intOf(env, "CKC_EVENT_LOOPS", Runtime.getRuntime().availableProcessors()),
-                Boolean.parseBoolean(env.getOrDefault("CKC_UDP_SOCKET_PER_LOOP", "true")),
-                intOf(env, "CKC_ADMIT_PER_SECOND", 2_000),
-                intOf(env, "CKC_ADMIT_PENDING", 500),
-                intOf(env, "CKC_DOWNLINK_BACKLOG", 20_000),
-                intOf(env, "CKC_UPLINK_TARGET_AGE_MS", 250),
-                intOf(env, "CKC_UPLINK_BURST_MS", 10_000));
+                KAFKA_LINGER_MS.integer(env),
+                PUBLIC_HOST.string(env, udpHost),
+                REPORT_PERIOD_MS.integer(env),
+                PING_INTERVAL_MS.integer(env),
+                PING_WINDOW_MS.integer(env),
+                REPORT_CHUNK.integer(env),
+                GATEWAY_LIST_INTERVAL_MS.integer(env),
+                MINI_BUFFER.bool(env),
+                PING_SAMPLE.integer(env),
+                CONTEXT_REFRESH_MS.integer(env),
+                EVENT_LOOPS.integer(env, Runtime.getRuntime().availableProcessors()),
+                UDP_SOCKET_PER_LOOP.bool(env),
+                ADMIT_PER_SECOND.integer(env),
+                ADMIT_PENDING.integer(env),
+                DOWNLINK_BACKLOG.integer(env),
+                UPLINK_TARGET_AGE_MS.integer(env),
+                UPLINK_BURST_MS.integer(env));
     }
 
     /**
@@ -124,8 +95,8 @@ public record GatewayConfig(String gatewayId, String kafkaBootstrap, String udpH
      */
     public static List<GatewayConfig> hostedFromEnv(Map<String, String> env) {
         GatewayConfig first = fromEnv(env);
-        String ids = env.get("CKC_GATEWAY_IDS");
-        if (ids == null || ids.isBlank()) {
+        String ids = GATEWAY_IDS.string(env);
+        if (ids == null) {
             return List.of(first);
         }
         List<GatewayConfig> hosted = new ArrayList<>();
@@ -196,19 +167,5 @@ public record GatewayConfig(String gatewayId, String kafkaBootstrap, String udpH
                 sessionTimeoutMs, reliability, kafkaLingerMs, publicHost, reportPeriodMs, pingIntervalMs, pingWindowMs,
                 reportChunk, gatewayListIntervalMs, miniBuffer, pingSample, ms, eventLoops, udpSocketPerLoop, admitPerSecond, admitPending, downlinkBacklog,
                 uplinkTargetAgeMs, uplinkBurstMs);
-    }
-
-
-
-    private static int intOf(Map<String, String> env, String name, int fallback) {
-        String value = env.get(name);
-        if (value == null || value.isBlank()) {
-            return fallback;
-        }
-        try {
-            return Integer.parseInt(value.trim());
-        } catch (NumberFormatException e) {
-            throw new IllegalArgumentException(name + " must be an integer, got '" + value + "'", e);
-        }
     }
 }

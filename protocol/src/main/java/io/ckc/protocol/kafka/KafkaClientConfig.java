@@ -1,5 +1,6 @@
 package io.ckc.protocol.kafka;
 
+import io.ckc.protocol.config.Setting;
 import java.io.IOException;
 import java.io.Reader;
 import java.nio.file.Files;
@@ -23,7 +24,10 @@ import java.util.Properties;
 public final class KafkaClientConfig {
 
     /** The environment variable naming the client security properties file. */
-    public static final String ENV = "CKC_KAFKA_CLIENT_CONFIG";
+    public static final Setting SETTING = Setting.optional("CKC_KAFKA_CLIENT_CONFIG", "Kafka client security "
+            + "settings (security.*, ssl.*, sasl.*) in a properties file, the format kafka-console-consumer "
+            + "--consumer.config takes; any other key is refused");
+    public static final String ENV = SETTING.name();
 
     /**
      * {@code fetch.max.wait.ms} of every CKC consumer. It does not delay a record: with
@@ -42,8 +46,8 @@ public final class KafkaClientConfig {
     /** The security properties from the file {@value #ENV} names in {@code env}; empty without it. */
     public static Properties security(Map<String, String> env) {
         Properties props = new Properties();
-        String file = env.get(ENV);
-        if (file == null || file.isBlank()) {
+        String file = SETTING.string(env);
+        if (file == null) {
             return props;
         }
         try (Reader reader = Files.newBufferedReader(Path.of(file))) {

@@ -1,5 +1,6 @@
 package io.ckc.protocol.netty;
 
+import io.ckc.protocol.config.Setting;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.channel.IoHandlerFactory;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
@@ -82,7 +83,10 @@ public enum DatagramTransport {
     private static final Logger LOG = LoggerFactory.getLogger(DatagramTransport.class);
 
     /** The environment variable that picks the transport. */
-    public static final String ENV = "CKC_UDP_TRANSPORT";
+    public static final Setting SETTING = Setting.of("CKC_UDP_TRANSPORT", "auto", "the Netty transport of the UDP "
+            + "sockets: epoll where it loads (one sendmmsg per flush), else nio; read the same way by every CKC "
+            + "process with UDP sockets");
+    public static final String ENV = SETTING.name();
 
     private static DatagramTransport current;
 
@@ -112,7 +116,7 @@ public enum DatagramTransport {
 
     /** The transport {@code env} asks for: {@code auto} (the default) is epoll where it is available. */
     static DatagramTransport choose(Map<String, String> env) {
-        String wanted = env.getOrDefault(ENV, "auto").trim().toLowerCase(Locale.ROOT);
+        String wanted = SETTING.string(env).toLowerCase(Locale.ROOT);
         return switch (wanted) {
             case "nio" -> NIO;
             case "epoll" -> {

@@ -1,0 +1,99 @@
+package io.ckc.gateway;
+
+import io.ckc.protocol.config.Setting;
+import io.ckc.protocol.kafka.KafkaClientConfig;
+import io.ckc.protocol.kafka.Topics;
+import io.ckc.protocol.mrudp.ReliabilityConfig;
+import io.ckc.protocol.netty.DatagramTransport;
+
+import java.util.List;
+
+/**
+ * Every environment variable a gateway process reads, declared once: {@link GatewayConfig#fromEnv} reads
+ * them through these declarations, and {@link ConfigurationDoc} writes {@code docs/configuration.md} from them.
+ */
+public final class GatewaySettings {
+
+    public static final Setting GATEWAY_ID = Setting.of("CKC_GATEWAY_ID", "gw-1",
+            "this gateway's id; it reads only its own delivery topic, ckc.gw.<id>");
+    public static final Setting GATEWAY_IDS = Setting.derived("CKC_GATEWAY_IDS", "CKC_GATEWAY_ID",
+            "several gateways in one process, comma-separated: the n-th (from 0) listens on CKC_UDP_PORT + n and "
+                    + "serves metrics on CKC_METRICS_PORT + n; all share the process's event loops and one Kafka "
+                    + "producer (what ./ckc up runs)");
+    public static final Setting KAFKA_BOOTSTRAP = Setting.of("CKC_KAFKA_BOOTSTRAP", "127.0.0.1:9092",
+            "Kafka bootstrap servers");
+    public static final Setting UDP_HOST = Setting.of("CKC_UDP_HOST", "127.0.0.1",
+            "the address the reliable-UDP listener binds (and the metrics server)");
+    public static final Setting UDP_PORT = Setting.of("CKC_UDP_PORT", GatewayConfig.DEFAULT_UDP_PORT,
+            "the reliable-UDP port (5500: the original gateway's)");
+    public static final Setting PUBLIC_HOST = Setting.derived("CKC_PUBLIC_HOST", "CKC_UDP_HOST",
+            "the host mobile nodes use to reach this gateway, as the gateway announces it (HelloPoA, gateway list)");
+    public static final Setting METRICS_PORT = Setting.of("CKC_METRICS_PORT", 9400,
+            "Prometheus /metrics; -1 turns it off, 0 picks a free port");
+    public static final Setting TOPIC_PREFIX = Setting.of("CKC_TOPIC_PREFIX", Topics.DEFAULT.prefix(),
+            "the prefix of CKC's own topics");
+    public static final Setting APP_TOPIC_PREFIX = Setting.of("CKC_APP_TOPIC_PREFIX", Topics.DEFAULT.appPrefix(),
+            "the prefix of the application topics: channel X is topic <prefix>X");
+    public static final Setting MAX_PAYLOAD_BYTES = Setting.of("CKC_MAX_PAYLOAD_BYTES", 16 * 1024,
+            "the largest payload accepted from or sent to a node");
+    public static final Setting SESSION_TIMEOUT_MS = Setting.of("CKC_SESSION_TIMEOUT_MS", 30_000,
+            "a session silent this long is broken");
+    public static final Setting RETRANSMIT_MS = Setting.of("CKC_RETRANSMIT_MS",
+            ReliabilityConfig.DEFAULT.initialRetransmitMs(),
+            "the retransmission timeout until the round trip is measured, and its floor (it follows the measured "
+                    + "round trip and doubles per retry, with jitter)");
+    public static final Setting MAX_RETRIES = Setting.of("CKC_MAX_RETRIES", ReliabilityConfig.DEFAULT.maxRetries(),
+            "retransmissions of a frame before its session counts as broken");
+    public static final Setting KAFKA_LINGER_MS = Setting.of("CKC_KAFKA_LINGER_MS", 0,
+            "the Kafka producer's linger: 0 for latency");
+    public static final Setting REPORT_PERIOD_MS = Setting.of("CKC_REPORT_PERIOD_MS", 2_000,
+            "the LoadReport period; the PoA manager counts missed periods of it");
+    public static final Setting PING_INTERVAL_MS = Setting.of("CKC_PING_INTERVAL_MS", 5_000,
+            "ping windows start this often until the PoA manager sends a PingConfig");
+    public static final Setting PING_WINDOW_MS = Setting.of("CKC_PING_WINDOW_MS", 1_000,
+            "how long a ping window waits for pongs until the PoA manager sends a PingConfig");
+    public static final Setting REPORT_CHUNK = Setting.of("CKC_REPORT_CHUNK", 2_000,
+            "nodes per ConnectionReport record (a window of more nodes is split)");
+    public static final Setting PING_SAMPLE = Setting.of("CKC_PING_SAMPLE", 1_000,
+            "nodes pinged per window at most, drawn at random from the connected ones: enough for the statistics, "
+                    + "and a node's idle cost does not grow with the window rate");
+    public static final Setting GATEWAY_LIST_INTERVAL_MS = Setting.of("CKC_GATEWAY_LIST_INTERVAL_MS", 30_000,
+            "a reordered gateway list goes to the nodes at most this often (a changed set at once)");
+    public static final Setting MINI_BUFFER = Setting.of("CKC_MINI_BUFFER", false,
+            "paper 4.2: keep the last two acknowledged messages per connection and put them on ckc.unsent when "
+                    + "the connection fails");
+    public static final Setting CONTEXT_REFRESH_MS = Setting.of("CKC_CONTEXT_REFRESH_MS", 30_000,
+            "a node's context goes to ckc.context when it changes, and an unchanged one at least this often "
+                    + "(0: every message's)");
+    public static final Setting EVENT_LOOPS = Setting.derived("CKC_EVENT_LOOPS", "the number of cores",
+            "event loops the sessions are sharded over by node id (the gateway's thread pool)");
+    public static final Setting UDP_SOCKET_PER_LOOP = Setting.of("CKC_UDP_SOCKET_PER_LOOP", true,
+            "one UDP socket per event loop on the same port (SO_REUSEPORT, where the OS has it); false: one socket "
+                    + "for all loops");
+    public static final Setting ADMIT_PER_SECOND = Setting.of("CKC_ADMIT_PER_SECOND", 2_000,
+            "new sessions admitted per second at most (a token bucket over the event loops); a node refused is "
+                    + "told BUSY and tries again after its backoff");
+    public static final Setting ADMIT_PENDING = Setting.of("CKC_ADMIT_PENDING", 500,
+            "sessions per event loop whose Connected event is not yet in Kafka, at most: admissions slow down "
+                    + "as Kafka does");
+    public static final Setting DOWNLINK_BACKLOG = Setting.of("CKC_DOWNLINK_BACKLOG", 20_000,
+            "deliveries read from Kafka and not yet acknowledged by their nodes, at most; above it the gateway "
+                    + "reads no more, so an overload's backlog stays in Kafka");
+    public static final Setting UPLINK_TARGET_AGE_MS = Setting.of("CKC_UPLINK_TARGET_AGE_MS", 250,
+            "uplink admission (after PIE, RFC 8033): the median age of the deliveries read that the gateway steers "
+                    + "to by refusing a share of uplink messages with BUSY; 0: never refuse");
+    public static final Setting UPLINK_BURST_MS = Setting.of("CKC_UPLINK_BURST_MS", 10_000,
+            "how long that age may stay above the target (a checkpoint, a rescale's restart) before any message "
+                    + "is refused");
+
+    /** Every setting a gateway process reads, in the order the documentation lists them. */
+    public static final List<Setting> ALL = List.of(GATEWAY_ID, GATEWAY_IDS, KAFKA_BOOTSTRAP,
+            KafkaClientConfig.SETTING, UDP_HOST, UDP_PORT, PUBLIC_HOST, METRICS_PORT, TOPIC_PREFIX, APP_TOPIC_PREFIX,
+            MAX_PAYLOAD_BYTES, SESSION_TIMEOUT_MS, RETRANSMIT_MS, MAX_RETRIES, KAFKA_LINGER_MS, REPORT_PERIOD_MS,
+            PING_INTERVAL_MS, PING_WINDOW_MS, REPORT_CHUNK, PING_SAMPLE, GATEWAY_LIST_INTERVAL_MS, MINI_BUFFER,
+            CONTEXT_REFRESH_MS, EVENT_LOOPS, UDP_SOCKET_PER_LOOP, DatagramTransport.SETTING, ADMIT_PER_SECOND,
+            ADMIT_PENDING, DOWNLINK_BACKLOG, UPLINK_TARGET_AGE_MS, UPLINK_BURST_MS);
+
+    private GatewaySettings() {
+    }
+}
