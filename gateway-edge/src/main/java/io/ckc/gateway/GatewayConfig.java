@@ -102,8 +102,8 @@ public record GatewayConfig(String gatewayId, String kafkaBootstrap, String udpH
         List<GatewayConfig> hosted = new ArrayList<>();
         for (String id : ids.split(",")) {
             int n = hosted.size();
-            hosted.add(first.with(id.trim(), first.kafkaBootstrap, first.udpPort == 0 ? 0 : first.udpPort + n,
-                    first.metricsPort <= 0 ? first.metricsPort : first.metricsPort + n, first.topics));
+            hosted.add(first.toBuilder().gatewayId(id.trim()).udpPort(first.udpPort == 0 ? 0 : first.udpPort + n)
+                    .metricsPort(first.metricsPort <= 0 ? first.metricsPort : first.metricsPort + n).build());
         }
         if (hosted.stream().map(GatewayConfig::gatewayId).distinct().count() < hosted.size()) {
             throw new IllegalArgumentException("CKC_GATEWAY_IDS names a gateway twice: " + ids);
@@ -113,59 +113,205 @@ public record GatewayConfig(String gatewayId, String kafkaBootstrap, String udpH
 
     /** Defaults for tests and embedding: the given id and Kafka, any free UDP port, no metrics server. */
     public static GatewayConfig forTest(String gatewayId, String kafkaBootstrap, Topics topics) {
-        return fromEnv(Map.of()).with(gatewayId, kafkaBootstrap, 0, -1, topics);
+        return fromEnv(Map.of()).toBuilder().gatewayId(gatewayId).kafkaBootstrap(kafkaBootstrap).udpPort(0)
+                .metricsPort(-1).topics(topics).build();
     }
 
-    public GatewayConfig with(String id, String bootstrap, int port, int metrics, Topics topicNames) {
-        return new GatewayConfig(id, bootstrap, udpHost, port, metrics, topicNames, maxPayloadBytes, sessionTimeoutMs,
-                reliability, kafkaLingerMs, publicHost, reportPeriodMs, pingIntervalMs, pingWindowMs, reportChunk, gatewayListIntervalMs,
-                miniBuffer, pingSample, contextRefreshMs, eventLoops, udpSocketPerLoop, admitPerSecond, admitPending, downlinkBacklog,
-                uplinkTargetAgeMs, uplinkBurstMs);
+    /** A builder that starts from this configuration: the one way to derive a changed copy. */
+    public Builder toBuilder() {
+        return new Builder(this);
     }
 
-    public GatewayConfig withSessionTimeout(long timeoutMs, ReliabilityConfig reliabilityConfig) {
-        return new GatewayConfig(gatewayId, kafkaBootstrap, udpHost, udpPort, metricsPort, topics, maxPayloadBytes,
-                timeoutMs, reliabilityConfig, kafkaLingerMs, publicHost, reportPeriodMs, pingIntervalMs, pingWindowMs,
-                reportChunk, gatewayListIntervalMs, miniBuffer, pingSample, contextRefreshMs, eventLoops, udpSocketPerLoop, admitPerSecond, admitPending, downlinkBacklog,
-                uplinkTargetAgeMs, uplinkBurstMs);
-    }
+    /** A configuration like another but for the fields set; {@link #build} validates the whole. */
+    public static final class Builder {
+        private String gatewayId;
+        private String kafkaBootstrap;
+        private String udpHost;
+        private int udpPort;
+        private int metricsPort;
+        private Topics topics;
+        private int maxPayloadBytes;
+        private long sessionTimeoutMs;
+        private ReliabilityConfig reliability;
+        private int kafkaLingerMs;
+        private String publicHost;
+        private long reportPeriodMs;
+        private long pingIntervalMs;
+        private long pingWindowMs;
+        private int reportChunk;
+        private long gatewayListIntervalMs;
+        private boolean miniBuffer;
+        private int pingSample;
+        private long contextRefreshMs;
+        private int eventLoops;
+        private boolean udpSocketPerLoop;
+        private int admitPerSecond;
+        private int admitPending;
+        private int downlinkBacklog;
+        private long uplinkTargetAgeMs;
+        private long uplinkBurstMs;
 
-    /** Faster reports and pings, for tests of the PoA manager. */
-    public GatewayConfig withReports(long reportPeriod, long pingInterval, long pingWindow, int chunk) {
-        return new GatewayConfig(gatewayId, kafkaBootstrap, udpHost, udpPort, metricsPort, topics, maxPayloadBytes,
-                sessionTimeoutMs, reliability, kafkaLingerMs, publicHost, reportPeriod, pingInterval, pingWindow, chunk,
-                gatewayListIntervalMs, miniBuffer, pingSample, contextRefreshMs, eventLoops, udpSocketPerLoop, admitPerSecond, admitPending, downlinkBacklog,
-                uplinkTargetAgeMs, uplinkBurstMs);
-    }
+        private Builder(GatewayConfig from) {
+            this.gatewayId = from.gatewayId;
+            this.kafkaBootstrap = from.kafkaBootstrap;
+            this.udpHost = from.udpHost;
+            this.udpPort = from.udpPort;
+            this.metricsPort = from.metricsPort;
+            this.topics = from.topics;
+            this.maxPayloadBytes = from.maxPayloadBytes;
+            this.sessionTimeoutMs = from.sessionTimeoutMs;
+            this.reliability = from.reliability;
+            this.kafkaLingerMs = from.kafkaLingerMs;
+            this.publicHost = from.publicHost;
+            this.reportPeriodMs = from.reportPeriodMs;
+            this.pingIntervalMs = from.pingIntervalMs;
+            this.pingWindowMs = from.pingWindowMs;
+            this.reportChunk = from.reportChunk;
+            this.gatewayListIntervalMs = from.gatewayListIntervalMs;
+            this.miniBuffer = from.miniBuffer;
+            this.pingSample = from.pingSample;
+            this.contextRefreshMs = from.contextRefreshMs;
+            this.eventLoops = from.eventLoops;
+            this.udpSocketPerLoop = from.udpSocketPerLoop;
+            this.admitPerSecond = from.admitPerSecond;
+            this.admitPending = from.admitPending;
+            this.downlinkBacklog = from.downlinkBacklog;
+            this.uplinkTargetAgeMs = from.uplinkTargetAgeMs;
+            this.uplinkBurstMs = from.uplinkBurstMs;
+        }
 
-    public GatewayConfig withMiniBuffer(boolean on) {
-        return new GatewayConfig(gatewayId, kafkaBootstrap, udpHost, udpPort, metricsPort, topics, maxPayloadBytes,
-                sessionTimeoutMs, reliability, kafkaLingerMs, publicHost, reportPeriodMs, pingIntervalMs, pingWindowMs,
-                reportChunk, gatewayListIntervalMs, on, pingSample, contextRefreshMs, eventLoops, udpSocketPerLoop, admitPerSecond, admitPending, downlinkBacklog,
-                uplinkTargetAgeMs, uplinkBurstMs);
-    }
+        public Builder gatewayId(String value) {
+            this.gatewayId = value;
+            return this;
+        }
 
-    /** The same gateway admitting new sessions at most this fast, with at most this many per loop awaiting their Connected event. */
-    public GatewayConfig withAdmission(int perSecond, int pending) {
-        return new GatewayConfig(gatewayId, kafkaBootstrap, udpHost, udpPort, metricsPort, topics, maxPayloadBytes,
-                sessionTimeoutMs, reliability, kafkaLingerMs, publicHost, reportPeriodMs, pingIntervalMs, pingWindowMs,
-                reportChunk, gatewayListIntervalMs, miniBuffer, pingSample, contextRefreshMs, eventLoops, udpSocketPerLoop,
-                perSecond, pending, downlinkBacklog, uplinkTargetAgeMs, uplinkBurstMs);
-    }
+        public Builder kafkaBootstrap(String value) {
+            this.kafkaBootstrap = value;
+            return this;
+        }
 
-    /** The same gateway steering its deliveries' median age to {@code targetMs} after {@code burstMs} above it (0: off). */
-    public GatewayConfig withUplinkAdmission(long targetMs, long burstMs) {
-        return new GatewayConfig(gatewayId, kafkaBootstrap, udpHost, udpPort, metricsPort, topics, maxPayloadBytes,
-                sessionTimeoutMs, reliability, kafkaLingerMs, publicHost, reportPeriodMs, pingIntervalMs, pingWindowMs,
-                reportChunk, gatewayListIntervalMs, miniBuffer, pingSample, contextRefreshMs, eventLoops, udpSocketPerLoop,
-                admitPerSecond, admitPending, downlinkBacklog, targetMs, burstMs);
-    }
+        public Builder udpHost(String value) {
+            this.udpHost = value;
+            return this;
+        }
 
-    /** The same gateway writing an unchanged context at least this often (0: every one). */
-    public GatewayConfig withContextRefresh(long ms) {
-        return new GatewayConfig(gatewayId, kafkaBootstrap, udpHost, udpPort, metricsPort, topics, maxPayloadBytes,
-                sessionTimeoutMs, reliability, kafkaLingerMs, publicHost, reportPeriodMs, pingIntervalMs, pingWindowMs,
-                reportChunk, gatewayListIntervalMs, miniBuffer, pingSample, ms, eventLoops, udpSocketPerLoop, admitPerSecond, admitPending, downlinkBacklog,
-                uplinkTargetAgeMs, uplinkBurstMs);
+        public Builder udpPort(int value) {
+            this.udpPort = value;
+            return this;
+        }
+
+        public Builder metricsPort(int value) {
+            this.metricsPort = value;
+            return this;
+        }
+
+        public Builder topics(Topics value) {
+            this.topics = value;
+            return this;
+        }
+
+        public Builder maxPayloadBytes(int value) {
+            this.maxPayloadBytes = value;
+            return this;
+        }
+
+        public Builder sessionTimeoutMs(long value) {
+            this.sessionTimeoutMs = value;
+            return this;
+        }
+
+        public Builder reliability(ReliabilityConfig value) {
+            this.reliability = value;
+            return this;
+        }
+
+        public Builder kafkaLingerMs(int value) {
+            this.kafkaLingerMs = value;
+            return this;
+        }
+
+        public Builder publicHost(String value) {
+            this.publicHost = value;
+            return this;
+        }
+
+        public Builder reportPeriodMs(long value) {
+            this.reportPeriodMs = value;
+            return this;
+        }
+
+        public Builder pingIntervalMs(long value) {
+            this.pingIntervalMs = value;
+            return this;
+        }
+
+        public Builder pingWindowMs(long value) {
+            this.pingWindowMs = value;
+            return this;
+        }
+
+        public Builder reportChunk(int value) {
+            this.reportChunk = value;
+            return this;
+        }
+
+        public Builder gatewayListIntervalMs(long value) {
+            this.gatewayListIntervalMs = value;
+            return this;
+        }
+
+        public Builder miniBuffer(boolean value) {
+            this.miniBuffer = value;
+            return this;
+        }
+
+        public Builder pingSample(int value) {
+            this.pingSample = value;
+            return this;
+        }
+
+        public Builder contextRefreshMs(long value) {
+            this.contextRefreshMs = value;
+            return this;
+        }
+
+        public Builder eventLoops(int value) {
+            this.eventLoops = value;
+            return this;
+        }
+
+        public Builder udpSocketPerLoop(boolean value) {
+            this.udpSocketPerLoop = value;
+            return this;
+        }
+
+        public Builder admitPerSecond(int value) {
+            this.admitPerSecond = value;
+            return this;
+        }
+
+        public Builder admitPending(int value) {
+            this.admitPending = value;
+            return this;
+        }
+
+        public Builder downlinkBacklog(int value) {
+            this.downlinkBacklog = value;
+            return this;
+        }
+
+        public Builder uplinkTargetAgeMs(long value) {
+            this.uplinkTargetAgeMs = value;
+            return this;
+        }
+
+        public Builder uplinkBurstMs(long value) {
+            this.uplinkBurstMs = value;
+            return this;
+        }
+
+        public GatewayConfig build() {
+            return new GatewayConfig(gatewayId, kafkaBootstrap, udpHost, udpPort, metricsPort, topics, maxPayloadBytes, sessionTimeoutMs, reliability, kafkaLingerMs, publicHost, reportPeriodMs, pingIntervalMs, pingWindowMs, reportChunk, gatewayListIntervalMs, miniBuffer, pingSample, contextRefreshMs, eventLoops, udpSocketPerLoop, admitPerSecond, admitPending, downlinkBacklog, uplinkTargetAgeMs, uplinkBurstMs);
+        }
     }
 }

@@ -111,7 +111,7 @@ class GatewayITCase {
         AtomicLong dropped = new AtomicLong();
         ReliabilityConfig fast = new ReliabilityConfig(40, 400, 30, 32, 128);
         GatewayConfig config = GatewayConfig.forTest("gw-lossy", KAFKA.bootstrapServers(), topics)
-                .withSessionTimeout(30_000, fast);
+                .toBuilder().sessionTimeoutMs(30_000).reliability(fast).build();
         int nodes = 5;
         int messages = 60;
         Inbox inbox = new Inbox(nodes);
@@ -325,7 +325,7 @@ class GatewayITCase {
         Topics topics = KAFKA.freshTopics();
         KAFKA.createTopics(topics, List.of(), List.of("gw-mini"));
         GatewayConfig config = GatewayConfig.forTest("gw-mini", KAFKA.bootstrapServers(), topics)
-                .withSessionTimeout(1_500, ReliabilityConfig.DEFAULT).withMiniBuffer(true);
+                .toBuilder().sessionTimeoutMs(1_500).reliability(ReliabilityConfig.DEFAULT).miniBuffer(true).build();
         Inbox inbox = new Inbox(1);
         ClientTransport transport = ClientTransport.open(clientLoops);
         try (Gateway gateway = Gateway.start(config);

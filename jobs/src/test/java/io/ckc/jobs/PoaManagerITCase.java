@@ -123,7 +123,8 @@ class PoaManagerITCase {
              ClientTransport t2 = ClientTransport.open(loops)) {
             for (String id : gatewayIds) {
                 gateways.add(Gateway.start(GatewayConfig.forTest(id, KAFKA.bootstrapServers(), topics)
-                        .withReports(REPORT_PERIOD_MS, 1_000, 300, 250)));
+                        .toBuilder().reportPeriodMs(REPORT_PERIOD_MS).pingIntervalMs(1_000).pingWindowMs(300)
+                        .reportChunk(250).build()));
             }
             Await.until("all three gateways are listed", 60, () -> listed(latestList).size() == 3);
 

@@ -74,7 +74,8 @@ class SessionShardTest {
 
     @Test
     void newSessionsWaitWhileTooManyConnectedEventsAreUnwrittenAndComeNoFasterThanTheRate() {
-        config = config.withAdmission(1_000, 2); // one shard: 1,000 a second, a second's worth saved up
+        // one shard: 1,000 a second, a second's worth saved up
+        config = config.toBuilder().admitPerSecond(1_000).admitPending(2).build();
         SessionShard shard = core().shardOf(node);
         publisher.hold();
         assertThat(shard.admit()).isTrue();
@@ -127,7 +128,7 @@ class SessionShardTest {
 
     @Test
     void whileTheDeliveriesAreTooOldUplinkMessagesAreRefusedAsBusyAndNotPublished() {
-        config = config.withUplinkAdmission(250, 0);
+        config = config.toBuilder().uplinkTargetAgeMs(250).uplinkBurstMs(0).build();
         GatewayCore core = core();
         SessionShard shard = core.shardOf(node);
         FakeLink link = open(shard, node, 1);
@@ -240,7 +241,7 @@ class SessionShardTest {
 
     @Test
     void withTheMiniBufferTheLastTwoAcknowledgedGoToUnsentWhenTheConnectionFails() {
-        config = config.withMiniBuffer(true);
+        config = config.toBuilder().miniBuffer(true).build();
         GatewayCore core = core();
         SessionShard shard = core.shardOf(node);
         FakeLink link = open(shard, node, 1);
@@ -350,7 +351,7 @@ class SessionShardTest {
 
     @Test
     void withNoRefreshIntervalEveryContextIsWritten() {
-        config = config.withContextRefresh(0);
+        config = config.toBuilder().contextRefreshMs(0).build();
         SessionShard shard = core().shardOf(node);
         open(shard, node, 1);
         Session session = shard.find(node, 1);

@@ -118,7 +118,8 @@ class UdpAdapterTest {
 
     @Test
     void aConnectBeyondWhatTheGatewayAdmitsIsAnsweredBusyAndCounted() {
-        wire(GatewayConfig.forTest("gw-u", "unused:9092", Topics.DEFAULT).withAdmission(1_000, 1));
+        wire(GatewayConfig.forTest("gw-u", "unused:9092", Topics.DEFAULT).toBuilder().admitPerSecond(1_000)
+                .admitPending(1).build());
         publisher.hold();
         receive(new Frame.Connect(node, 1), NODE);
         UUID other = UUID.randomUUID();

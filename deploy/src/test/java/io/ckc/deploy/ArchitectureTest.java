@@ -1,0 +1,77 @@
+package io.ckc.deploy;
+
+import com.tngtech.archunit.core.domain.JavaClasses;
+import com.tngtech.archunit.core.importer.ClassFileImporter;
+import com.tngtech.archunit.core.importer.ImportOption;
+import com.tngtech.archunit.lang.ArchRule;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+import static com.tngtech.archunit.library.freeze.FreezingArchRule.freeze;
+
+/**
+ * The layers of the code, bottom up: records and topics (what crosses Kafka), the gateway core, the
+ * protocol adapters and their wire formats, then what starts and uses them (the gateway process, the
+ * jobs, the client, perf). Nothing imports a layer above its own, and the core and the records know no
+ * protocol, so a second protocol (MQTT) plugs in beside UDP without touching them.
+ *
+ * <p>Between modules, Maven's dependencies already forbid upward imports (protocol, then client and the
+ * gateway, then the jobs, then perf); these rules hold the layers inside a module, where Maven cannot.
+ * Rules written while violations remained are frozen ({@code archunit.properties}): they fail on any
+ * new violation, and the store under {@code src/test/resources/archunit-store} lists what is left to fix.
+ */
+class ArchitectureTest {
+
+    /** The UDP protocol: frames, the reliable session, datagram handlers, and the gateway's adapter. */
+    private static final String[] UDP = {"io.ckc.protocol.frame..", "io.ckc.protocol.mrudp..",
+            "io.ckc.protocol.netty..", "io.ckc.gateway.udp.."};
+    /** Netty's transports and sockets: an adapter's business, never the core's. */
+    private static final String[] TRANSPORTS = {"io.netty.channel.socket..", "io.netty.channel.epoll..",
+            "io.netty.channel.nio..", "io.netty.bootstrap.."};
+
+    private static JavaClasses classes;
+
+    @BeforeAll
+    static void importTheProject() {
+        classes = new ClassFileImporter().withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
+                .importPackages("io.ckc");
+    }
+
+    @Test
+    void recordsKnowNoProtocol() {
+        ArchRule rule = noClasses().that().resideInAnyPackage("io.ckc.protocol.records..")
+                .should().dependOnClassesThat().resideInAnyPackage(UDP)
+                .as("records carry protocol-neutral types");
+        freeze(rule).check(classes);
+    }
+
+    @Test
+    void theGatewayCoreKnowsNoProtocolNoTransportAndNoAdapter() {
+        ArchRule rule = noClasses().that().resideInAPackage("io.ckc.gateway.core..")
+                .should().dependOnClassesThat().resideInAnyPackage(UDP)
+                .orShould().dependOnClassesThat().resideInAnyPackage(TRANSPORTS)
+                .as("the gateway core imports no adapter, frame or transport");
+        freeze(rule).check(classes);
+    }
+
+    @Test
+    void theGatewayCoreImportsNothingAboveIt() {
+        ArchRule rule = noClasses().that().resideInAPackage("io.ckc.gateway.core..")
+                .should().dependOnClassesThat().resideInAnyPackage("io.ckc.jobs..", "io.ckc.client..",
+                        "io.ckc.perf..", "io.ckc.deploy..")
+                .orShould().dependOnClassesThat().resideInAPackage("io.ckc.gateway")
+                .as("the gateway core imports nothing of the process that starts it");
+        freeze(rule).check(classes);
+    }
+
+    @Test
+    void theJobsKnowNoProtocol() {
+        ArchRule rule = noClasses().that().resideInAPackage("io.ckc.jobs..")
+                .should().dependOnClassesThat().resideInAnyPackage(UDP)
+                .orShould().dependOnClassesThat().resideInAnyPackage("io.ckc.gateway..", "io.ckc.client..",
+                        "io.ckc.perf..")
+                .as("the Flink jobs decide without knowing which protocol a node speaks");
+        freeze(rule).check(classes);
+    }
+}
