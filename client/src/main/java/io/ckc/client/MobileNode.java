@@ -1,7 +1,7 @@
 package io.ckc.client;
 
 import io.ckc.protocol.frame.Body;
-import io.ckc.protocol.frame.Context;
+import io.ckc.protocol.records.Context;
 import io.ckc.protocol.frame.ErrorCode;
 import io.ckc.protocol.frame.Frame;
 import io.ckc.protocol.frame.GatewayAddress;

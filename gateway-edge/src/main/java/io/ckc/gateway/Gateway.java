@@ -5,6 +5,7 @@ import io.ckc.gateway.core.CorePublisher;
 import io.ckc.gateway.core.GatewayCore;
 import io.ckc.gateway.core.GatewayMetrics;
 import io.ckc.gateway.core.KafkaCorePublisher;
+import io.ckc.gateway.core.ProtocolAdapter;
 import io.ckc.gateway.udp.UdpAdapter;
 import io.ckc.protocol.kafka.TopicSetup;
 import io.ckc.protocol.netty.DatagramTransport;
@@ -38,16 +39,19 @@ public final class Gateway implements AutoCloseable {
     /** The loops and producer, when this gateway opened them itself; null when it runs on a process's {@link GatewayHost}. */
     private final GatewayHost ownHost;
     private final GatewayCore core;
+    /** The protocols this gateway speaks; the reliable-UDP adapter first. */
+    private final List<ProtocolAdapter> adapters;
     private final UdpAdapter udp;
     private final CorePublisher publisher;
     private final CoreConsumer consumer;
     private final HTTPServer metricsServer;
 
-    private Gateway(GatewayConfig config, GatewayHost ownHost, GatewayCore core, UdpAdapter udp,
-                    CorePublisher publisher, CoreConsumer consumer, HTTPServer metricsServer) {
+    private Gateway(GatewayConfig config, GatewayHost ownHost, GatewayCore core, List<ProtocolAdapter> adapters,
+                    UdpAdapter udp, CorePublisher publisher, CoreConsumer consumer, HTTPServer metricsServer) {
         this.config = config;
         this.ownHost = ownHost;
         this.core = core;
+        this.adapters = adapters;
         this.udp = udp;
         this.publisher = publisher;
         this.consumer = consumer;
@@ -91,19 +95,21 @@ public final class Gateway implements AutoCloseable {
         for (EventExecutor executor : runsOn.loops()) {
             loops.add((EventLoop) executor);
         }
-        CorePublisher publisher = new KafkaCorePublisher(config, metrics, runsOn.producer());
-        GatewayCore core = new GatewayCore(config, publisher, metrics, loops);
-        UdpAdapter udp = UdpAdapter.start(config, core, metrics, linkHook);
+        CorePublisher publisher = new KafkaCorePublisher(config.core(), metrics, runsOn.producer());
+        GatewayCore core = new GatewayCore(config.core(), publisher, metrics, loops);
+        UdpAdapter udp = UdpAdapter.start(config.udp(), core, metrics, linkHook);
+        List<ProtocolAdapter> adapters = List.of(udp);
         try {
-            core.start(udp.localAddress().getPort());
+            core.start(adapters.stream().map(ProtocolAdapter::endpoint).toList());
         } catch (ExecutionException e) {
             throw new IllegalStateException("gateway core did not start", e);
         }
-        CoreConsumer consumer = new CoreConsumer(config, core, publisher, metrics);
+        CoreConsumer consumer = new CoreConsumer(config.core(), core, publisher, metrics);
         consumer.start();
-        Gateway gateway = new Gateway(config, ownHost, core, udp, publisher, consumer, metricsServer);
-        LOG.info("Gateway {} listening on udp://{} ({} event loops, {} socket(s) on {}; metrics {})",
-                config.gatewayId(), gateway.udpAddress(), loops.size(), udp.sockets(), DatagramTransport.current(),
+        Gateway gateway = new Gateway(config, ownHost, core, adapters, udp, publisher, consumer, metricsServer);
+        LOG.info("Gateway {} listening on udp://{}, announced as {} ({} event loops, {} socket(s) on {}; metrics {})",
+                config.gatewayId(), gateway.udpAddress(), adapters.stream().map(ProtocolAdapter::endpoint).toList(),
+                loops.size(), udp.sockets(), DatagramTransport.current(),
                 metricsServer == null ? "off" : "http://" + config.udpHost() + ":" + metricsServer.getPort() + "/metrics");
         return gateway;
     }
@@ -125,7 +131,9 @@ public final class Gateway implements AutoCloseable {
     public void close() throws InterruptedException {
         consumer.close();
         core.close(); // sessions close: their Disconnected events and unsent deliveries are published
-        udp.close();
+        for (ProtocolAdapter adapter : adapters) {
+            adapter.close();
+        }
         publisher.close();
         if (ownHost != null) {
             ownHost.close();

@@ -1,5 +1,7 @@
 package io.ckc.gateway;
 
+import io.ckc.gateway.core.CoreOptions;
+import io.ckc.gateway.udp.UdpOptions;
 import io.ckc.protocol.kafka.Topics;
 import io.ckc.protocol.mrudp.ReliabilityConfig;
 
@@ -115,6 +117,19 @@ public record GatewayConfig(String gatewayId, String kafkaBootstrap, String udpH
     public static GatewayConfig forTest(String gatewayId, String kafkaBootstrap, Topics topics) {
         return fromEnv(Map.of()).toBuilder().gatewayId(gatewayId).kafkaBootstrap(kafkaBootstrap).udpPort(0)
                 .metricsPort(-1).topics(topics).build();
+    }
+
+    /** The gateway core's part of this configuration. */
+    public CoreOptions core() {
+        return new CoreOptions(gatewayId, kafkaBootstrap, topics, maxPayloadBytes, sessionTimeoutMs, kafkaLingerMs,
+                reportPeriodMs, pingIntervalMs, pingWindowMs, reportChunk, gatewayListIntervalMs, miniBuffer,
+                pingSample, contextRefreshMs, admitPerSecond, admitPending, downlinkBacklog, uplinkTargetAgeMs,
+                uplinkBurstMs);
+    }
+
+    /** The reliable-UDP adapter's part of this configuration. */
+    public UdpOptions udp() {
+        return new UdpOptions(udpHost, udpPort, publicHost, udpSocketPerLoop, reliability);
     }
 
     /** A builder that starts from this configuration: the one way to derive a changed copy. */

@@ -38,7 +38,7 @@ public final class GatewayHost implements AutoCloseable {
         GatewayConfig first = hosted.get(0);
         String clientId = "ckc-gateways-" + hosted.stream().map(GatewayConfig::gatewayId).collect(Collectors.joining("_"));
         EventLoopGroup loops = DatagramTransport.current().newGroup(first.eventLoops());
-        return new GatewayHost(loops, KafkaCorePublisher.newProducer(first, clientId), clientId);
+        return new GatewayHost(loops, KafkaCorePublisher.newProducer(first.core(), clientId), clientId);
     }
 
     public EventLoopGroup loops() {

@@ -8,7 +8,7 @@ import io.ckc.client.MobileNode;
 import io.ckc.client.NodeListener;
 import io.ckc.client.ReceivedMessage;
 import io.ckc.protocol.frame.Body;
-import io.ckc.protocol.frame.Context;
+import io.ckc.protocol.records.Context;
 import io.ckc.protocol.frame.ErrorCode;
 import io.ckc.protocol.kafka.Json;
 import io.ckc.protocol.kafka.Topics;

@@ -10,7 +10,7 @@ import io.ckc.gateway.GatewayConfig;
 import io.ckc.jobs.delivery.DeliveryJob;
 import io.ckc.jobs.groups.GroupDefinerJob;
 import io.ckc.jobs.sql.SqlRunnerJob;
-import io.ckc.protocol.frame.Context;
+import io.ckc.protocol.records.Context;
 import io.ckc.protocol.kafka.CoreMessenger;
 import io.ckc.protocol.kafka.Topics;
 import io.ckc.protocol.records.GroupAdvertisement;

@@ -1,7 +1,7 @@
 package io.ckc.jobs;
 
 import io.ckc.jobs.sql.SqlRunnerJob;
-import io.ckc.protocol.frame.Context;
+import io.ckc.protocol.records.Context;
 import io.ckc.protocol.kafka.Json;
 import io.ckc.protocol.kafka.Topics;
 import io.ckc.protocol.records.ContextReport;

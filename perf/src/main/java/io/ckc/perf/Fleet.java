@@ -6,7 +6,7 @@ import io.ckc.client.MobileNode;
 import io.ckc.client.NodeListener;
 import io.ckc.client.ReceivedMessage;
 import io.ckc.protocol.frame.Body;
-import io.ckc.protocol.frame.Context;
+import io.ckc.protocol.records.Context;
 import io.ckc.protocol.netty.DatagramTransport;
 import io.netty.channel.EventLoopGroup;
 import org.HdrHistogram.Histogram;

@@ -2,7 +2,7 @@ package io.ckc.perf;
 
 import io.ckc.client.MobileNode;
 import io.ckc.client.ReceivedMessage;
-import io.ckc.protocol.frame.Context;
+import io.ckc.protocol.records.Context;
 import io.ckc.protocol.kafka.CoreMessenger;
 import io.ckc.protocol.kafka.Topics;
 import io.ckc.protocol.records.GroupAdvertisement;

@@ -1,6 +1,5 @@
 package io.ckc.gateway.core;
 
-import io.ckc.gateway.GatewayConfig;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.ckc.protocol.kafka.Json;
 import io.ckc.protocol.kafka.KafkaClientConfig;
@@ -51,7 +50,7 @@ public final class CoreConsumer implements Runnable, AutoCloseable {
     private volatile boolean running = true;
     private final int maxBacklog;
 
-    public CoreConsumer(GatewayConfig config, GatewayCore core, CorePublisher publisher, GatewayMetrics metrics) {
+    public CoreConsumer(CoreOptions config, GatewayCore core, CorePublisher publisher, GatewayMetrics metrics) {
         this.ownTopic = config.topics().gateway(config.gatewayId());
         this.listTopic = config.topics().gatewayList();
         this.broadcastTopic = config.topics().broadcast();

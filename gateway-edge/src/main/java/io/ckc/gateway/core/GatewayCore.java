@@ -1,10 +1,10 @@
 package io.ckc.gateway.core;
 
-import io.ckc.gateway.GatewayConfig;
-import io.ckc.protocol.frame.GatewayAddress;
 import io.ckc.protocol.records.Broadcast;
 import io.ckc.protocol.records.DeadLetter;
+import io.ckc.protocol.records.Endpoint;
 import io.ckc.protocol.records.GatewayCommand;
+import io.ckc.protocol.records.GatewayEndpoints;
 import io.ckc.protocol.records.GatewayList;
 import io.ckc.protocol.records.HelloPoA;
 import io.ckc.protocol.records.Unicast;
@@ -33,7 +33,7 @@ public final class GatewayCore implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(GatewayCore.class);
 
-    private final GatewayConfig config;
+    private final CoreOptions config;
     private final CorePublisher publisher;
     private final GatewayMetrics metrics;
     private final SessionShard[] shards;
@@ -53,10 +53,10 @@ public final class GatewayCore implements AutoCloseable {
     private long lastWindowStartNanos;
     private ScheduledFuture<?> nextWindow;
     // The gateway list: confined to the thread that reads the core's records.
-    private List<GatewayAddress> gatewayList = List.of();
+    private List<GatewayEndpoints> gatewayList = List.of();
     private long gatewayListSentMs;
 
-    public GatewayCore(GatewayConfig config, CorePublisher publisher, GatewayMetrics metrics, List<EventLoop> loops) {
+    public GatewayCore(CoreOptions config, CorePublisher publisher, GatewayMetrics metrics, List<EventLoop> loops) {
         if (loops.isEmpty()) {
             throw new IllegalArgumentException("a gateway core needs at least one event loop");
         }
@@ -100,12 +100,16 @@ public final class GatewayCore implements AutoCloseable {
         return (int) Math.floorMod(bits >>> 32, (long) shardCount);
     }
 
+    public CoreOptions options() {
+        return config;
+    }
+
     /**
-     * Starts the timers and says hello to the PoA manager with the addresses the adapters listen on.
+     * Starts the timers and says hello to the PoA manager with the endpoints the adapters listen on.
      *
-     * @param udpPort the reliable-UDP port nodes reach this gateway on
+     * @param endpoints where nodes reach this gateway, one per protocol adapter
      */
-    public void start(int udpPort) throws InterruptedException, ExecutionException {
+    public void start(List<Endpoint> endpoints) throws InterruptedException, ExecutionException {
         List<Long> loopThreads = new ArrayList<>();
         for (SessionShard shard : shards) {
             loopThreads.add(shard.loop().submit(() -> Thread.currentThread().getId()).get());
@@ -118,7 +122,7 @@ public final class GatewayCore implements AutoCloseable {
             lastWindowStartNanos = System.nanoTime();
             scheduleNextWindow();
         });
-        publisher.hello(new HelloPoA(config.gatewayId(), config.publicHost(), udpPort, null, System.currentTimeMillis()));
+        publisher.hello(new HelloPoA(config.gatewayId(), endpoints, System.currentTimeMillis()));
     }
 
     // ---------------------------------------------------------------------------------------------
@@ -176,8 +180,7 @@ public final class GatewayCore implements AutoCloseable {
 
     /** The PoA manager's latest gateway list; forwarded to every node when it changes. One thread at a time. */
     public void gatewayList(GatewayList list) {
-        List<GatewayAddress> addresses = list.gateways().stream()
-                .map(e -> new GatewayAddress(e.gatewayId(), e.udpHost(), e.udpPort())).toList();
+        List<GatewayEndpoints> addresses = list.gateways().stream().map(GatewayList.Entry::reach).toList();
         if (addresses.equals(gatewayList)) {
             return;
         }

@@ -1,6 +1,5 @@
 package io.ckc.gateway.core;
 
-import io.ckc.gateway.GatewayConfig;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.ckc.protocol.kafka.Json;
 import io.ckc.protocol.kafka.KafkaClientConfig;
@@ -54,7 +53,7 @@ public final class KafkaCorePublisher implements CorePublisher {
     private volatile Set<String> knownTopics = Set.of();
 
     /** A publisher writing through its host's producer, which it leaves open on close. */
-    public KafkaCorePublisher(GatewayConfig config, GatewayMetrics metrics, KafkaProducer<String, byte[]> producer) {
+    public KafkaCorePublisher(CoreOptions config, GatewayMetrics metrics, KafkaProducer<String, byte[]> producer) {
         this.topics = config.topics();
         this.metrics = metrics;
         this.producer = producer;
@@ -69,7 +68,7 @@ public final class KafkaCorePublisher implements CorePublisher {
     }
 
     /** The gateway producer's settings: idempotent, every replica's ack, the configured linger. */
-    public static KafkaProducer<String, byte[]> newProducer(GatewayConfig config, String clientId) {
+    public static KafkaProducer<String, byte[]> newProducer(CoreOptions config, String clientId) {
         Properties props = KafkaClientConfig.client(config.kafkaBootstrap());
         props.put(ProducerConfig.CLIENT_ID_CONFIG, clientId);
         props.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);

@@ -1,7 +1,6 @@
 package io.ckc.gateway.core;
 
-import io.ckc.protocol.frame.ErrorCode;
-import io.ckc.protocol.frame.GatewayAddress;
+import io.ckc.protocol.records.GatewayEndpoints;
 
 import java.util.List;
 import java.util.UUID;
@@ -21,7 +20,7 @@ public interface NodeLink {
     void acknowledge(int ref);
 
     /** The uplink message under {@code ref} is refused: tell the node why. */
-    void reject(int ref, ErrorCode code, String message);
+    void reject(int ref, Refusal refusal, String message);
 
     /**
      * Sends a unicast to the node reliably. When the node acknowledges it, the adapter calls
@@ -29,11 +28,16 @@ public interface NodeLink {
      */
     void deliver(UUID deliveryId, String sender, byte[] payload);
 
-    /** Asks the node to move to another gateway; its acknowledgement comes back as {@link SessionShard#leaving}. */
-    void handover(GatewayAddress target);
+    /**
+     * Asks the node to move to another gateway, at the target's endpoint of this link's protocol; the
+     * node's acknowledgement comes back as {@link SessionShard#leaving}.
+     *
+     * @return false, and nothing sent, when the target serves no endpoint of this protocol
+     */
+    boolean handover(GatewayEndpoints target);
 
     /** The best gateways, sorted by score, for the node to reconnect to after a loss. */
-    void gatewayList(List<GatewayAddress> gateways);
+    void gatewayList(List<GatewayEndpoints> gateways);
 
     /** A latency probe; the node's answer comes back as {@link SessionShard#pong}. */
     void ping(long timestamp);

@@ -1,11 +1,13 @@
 package io.ckc.gateway.core;
 
+import io.ckc.protocol.records.Context;
 import io.ckc.protocol.records.Unicast;
 
 import java.util.ArrayDeque;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.UUID;
+import java.util.function.Function;
 
 /**
  * A mobile node's session on this gateway, as the core keeps it, whatever protocol carries it.
@@ -24,12 +26,12 @@ public final class Session {
     /** Set once the Connected event is in Kafka and the node was told it is connected. */
     boolean announced;
     /** The context last written to ckc.context for this node, and when (the shard's clock, ms). */
-    io.ckc.protocol.frame.Context reportedContext;
+    Context reportedContext;
     long reportedContextMs;
     /** When a node that acknowledged a handover is considered gone even if it never says so; 0 if not leaving. */
     long leavingDeadlineMs;
 
-    Session(UUID mnId, long epoch, java.util.function.Function<Session, NodeLink> linkFactory, long nowMs) {
+    Session(UUID mnId, long epoch, Function<Session, NodeLink> linkFactory, long nowMs) {
         this.mnId = mnId;
         this.epoch = epoch;
         this.lastHeardMs = nowMs;

@@ -1,14 +1,11 @@
 package io.ckc.gateway.core;
 
-import io.ckc.gateway.GatewayConfig;
-import io.ckc.protocol.frame.Body;
-import io.ckc.protocol.frame.Context;
-import io.ckc.protocol.frame.ErrorCode;
-import io.ckc.protocol.frame.GatewayAddress;
 import io.ckc.protocol.kafka.Topics;
 import io.ckc.protocol.records.AppMessage;
 import io.ckc.protocol.records.Broadcast;
+import io.ckc.protocol.records.Context;
 import io.ckc.protocol.records.ContextReport;
+import io.ckc.protocol.records.GatewayEndpoints;
 import io.ckc.protocol.records.Groupcast;
 import io.ckc.protocol.records.MnEvent;
 import io.ckc.protocol.records.Receipt;
@@ -61,12 +58,12 @@ public final class SessionShard {
 
     private final int index;
     private final EventLoop loop;
-    private final GatewayConfig config;
+    private final CoreOptions config;
     private final CorePublisher publisher;
     private final GatewayMetrics metrics;
     private final Topics topics;
     private final Map<UUID, Session> sessions = new HashMap<>();
-    private List<GatewayAddress> gatewayList = List.of();
+    private List<GatewayEndpoints> gatewayList = List.of();
     private PingWindow window;
     private ScheduledFuture<?> sweep;
     /** Sessions announced and not leaving: what the load report counts. Written on the loop, read by the reporter. */
@@ -82,7 +79,7 @@ public final class SessionShard {
 
     private final UplinkAdmission uplinkAdmission;
 
-    SessionShard(int index, int shardCount, EventLoop loop, GatewayConfig config, CorePublisher publisher,
+    SessionShard(int index, int shardCount, EventLoop loop, CoreOptions config, CorePublisher publisher,
                  GatewayMetrics metrics, UplinkAdmission uplinkAdmission) {
         this.uplinkAdmission = uplinkAdmission;
         this.index = index;
@@ -103,6 +100,11 @@ public final class SessionShard {
 
     public int index() {
         return index;
+    }
+
+    /** The core's options: the gateway id and payload limit an adapter tells its nodes. */
+    public CoreOptions options() {
+        return config;
     }
 
     public EventLoop loop() {
@@ -205,35 +207,36 @@ public final class SessionShard {
      * A message or groupcast from the node, handed over by the adapter under {@code ref}. It counts
      * as accepted once it is in Kafka: then, and only then, the adapter acknowledges it.
      */
-    public void uplink(Session session, int ref, Body.Outgoing outgoing) {
-        if (outgoing.payload().length > config.maxPayloadBytes()) {
-            reject(session, ref, ErrorCode.PAYLOAD_TOO_LARGE,
-                    "payload of " + outgoing.payload().length + " bytes exceeds " + config.maxPayloadBytes());
+    public void uplink(Session session, int ref, Uplink uplink) {
+        if (uplink.payload().length > config.maxPayloadBytes()) {
+            reject(session, ref, Refusal.PAYLOAD_TOO_LARGE,
+                    "payload of " + uplink.payload().length + " bytes exceeds " + config.maxPayloadBytes());
             return;
         }
         if (!uplinkAdmission.admit(ThreadLocalRandom.current().nextDouble())) {
-            reject(session, ref, ErrorCode.BUSY, "the core is behind: try again later");
+            reject(session, ref, Refusal.BUSY, "the core is behind: try again later");
             return;
         }
         String mnId = session.mnId.toString();
         long now = System.currentTimeMillis();
-        if (outgoing instanceof Body.MnGroupcast groupcast) {
+        if (uplink instanceof Uplink.ToGroup groupcast) {
             if (!Topics.isValidGroup(groupcast.group())) {
-                reject(session, ref, ErrorCode.MALFORMED, "group '" + groupcast.group() + "' is not <definerId>/<name>");
+                reject(session, ref, Refusal.MALFORMED, "group '" + groupcast.group() + "' is not <definerId>/<name>");
                 return;
             }
             reportContext(session, groupcast.context(), now);
             acknowledgeOnceWritten(session, ref, metrics.groupcastsIn, publisher.groupcast(new Groupcast(
-                    groupcast.messageId().toString(), mnId, groupcast.group(), groupcast.payload(), null, now, false)));
+                    groupcast.messageId().toString(), mnId, groupcast.group(), groupcast.payload(), groupcast.ttlMs(),
+                    now, false)));
             return;
         }
-        Body.MnMessage message = (Body.MnMessage) outgoing;
+        Uplink.ToChannel message = (Uplink.ToChannel) uplink;
         if (!Topics.isValidChannel(message.channel())) {
-            reject(session, ref, ErrorCode.FORBIDDEN_CHANNEL, "invalid channel name '" + message.channel() + "'");
+            reject(session, ref, Refusal.FORBIDDEN_CHANNEL, "invalid channel name '" + message.channel() + "'");
             return;
         }
         if (!publisher.channelExists(message.channel())) {
-            reject(session, ref, ErrorCode.UNKNOWN_CHANNEL, "no topic " + topics.app(message.channel()));
+            reject(session, ref, Refusal.UNKNOWN_CHANNEL, "no topic " + topics.app(message.channel()));
             return;
         }
         reportContext(session, message.context(), now);
@@ -243,9 +246,9 @@ public final class SessionShard {
     }
 
     /** Refuses an uplink message: counted, and the node is told why. */
-    public void reject(Session session, int ref, ErrorCode code, String message) {
-        metrics.rejected.labelValues(code.name()).inc();
-        session.link.reject(ref, code, message);
+    public void reject(Session session, int ref, Refusal refusal, String message) {
+        metrics.rejected.labelValues(refusal.name()).inc();
+        session.link.reject(ref, refusal, message);
     }
 
     /** The node acknowledged a delivery: a receipt if the sender asked, and the mini-buffer keeps it. */
@@ -341,7 +344,7 @@ public final class SessionShard {
     }
 
     /** A changed gateway list, forwarded to every announced node; new sessions get it when announced. */
-    void gatewayList(List<GatewayAddress> addresses) {
+    void gatewayList(List<GatewayEndpoints> addresses) {
         gatewayList = addresses;
         for (Session session : sessions.values()) {
             if (session.announced) {
@@ -350,14 +353,14 @@ public final class SessionShard {
         }
     }
 
-    void handOver(UUID mnId, GatewayAddress target) {
+    void handOver(UUID mnId, GatewayEndpoints target) {
         Session session = sessions.get(mnId);
         if (session == null || target.gatewayId().equals(config.gatewayId())) {
             metrics.handovers.labelValues("ignored").inc();
             return;
         }
-        metrics.handovers.labelValues("forwarded").inc();
-        session.link.handover(target);
+        // A target that does not serve the node's protocol cannot take it: the node stays.
+        metrics.handovers.labelValues(session.link.handover(target) ? "forwarded" : "no-endpoint").inc();
     }
 
     /**
@@ -492,7 +495,7 @@ public final class SessionShard {
                 accepted.inc();
                 session.link.acknowledge(ref);
             } else {
-                reject(session, ref, ErrorCode.PUBLISH_FAILED, "core unavailable: " + error.getMessage());
+                reject(session, ref, Refusal.PUBLISH_FAILED, "core unavailable: " + error.getMessage());
             }
         }));
     }

@@ -1,10 +1,11 @@
 package io.ckc.gateway.udp;
 
-import io.ckc.gateway.GatewayConfig;
 import io.ckc.gateway.core.GatewayCore;
+import io.ckc.gateway.core.ProtocolAdapter;
 import io.ckc.gateway.core.GatewayMetrics;
 import io.ckc.protocol.frame.FrameCodec;
 import io.ckc.protocol.netty.DatagramTransport;
+import io.ckc.protocol.records.Endpoint;
 import io.ckc.protocol.netty.FrameDatagramDecoder;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.channel.Channel;
@@ -23,16 +24,18 @@ import java.util.function.Supplier;
  * loop, and a frame read on another shard's socket is handed over to the node's shard. Otherwise one
  * socket, on the first shard's loop, serves them all.
  */
-public final class UdpAdapter implements AutoCloseable {
+public final class UdpAdapter implements ProtocolAdapter {
 
     private static final int SOCKET_BUFFER_BYTES = 4 * 1024 * 1024;
 
     private final List<Channel> channels;
     private final UdpShard[] shards;
+    private final Endpoint endpoint;
 
-    private UdpAdapter(List<Channel> channels, UdpShard[] shards) {
+    private UdpAdapter(List<Channel> channels, UdpShard[] shards, String publicHost) {
         this.channels = channels;
         this.shards = shards;
+        this.endpoint = new Endpoint(Endpoint.UDP, publicHost, localAddress().getPort());
     }
 
     /**
@@ -40,19 +43,19 @@ public final class UdpAdapter implements AutoCloseable {
      *
      * @param linkHook an optional first pipeline handler per socket, for fault-injection tests; null for none
      */
-    public static UdpAdapter start(GatewayConfig config, GatewayCore core, GatewayMetrics metrics,
+    public static UdpAdapter start(UdpOptions options, GatewayCore core, GatewayMetrics metrics,
                                    Supplier<ChannelHandler> linkHook) throws InterruptedException {
         UdpShard[] shards = new UdpShard[core.shardCount()];
         for (int i = 0; i < shards.length; i++) {
-            shards[i] = new UdpShard(core.shard(i), config, metrics);
+            shards[i] = new UdpShard(core.shard(i), options.reliability(), metrics);
         }
         UdpInitializer initializer = new UdpInitializer(new UdpFrameHandler(core, shards), metrics, linkHook);
-        int maxDatagram = Math.min(FrameCodec.MAX_DATAGRAM_BYTES, config.maxPayloadBytes() + 1024);
+        int maxDatagram = Math.min(FrameCodec.MAX_DATAGRAM_BYTES, core.options().maxPayloadBytes() + 1024);
         DatagramTransport transport = DatagramTransport.current();
-        boolean socketPerShard = shards.length > 1 && config.udpSocketPerLoop() && transport.supportsReusePort();
+        boolean socketPerShard = shards.length > 1 && options.socketPerLoop() && transport.supportsReusePort();
         int sockets = socketPerShard ? shards.length : 1;
         List<Channel> channels = new ArrayList<>(sockets);
-        int port = config.udpPort();
+        int port = options.port();
         for (int i = 0; i < sockets; i++) {
             Bootstrap bootstrap = new Bootstrap()
                     .group(core.shard(i).loop())
@@ -65,7 +68,7 @@ public final class UdpAdapter implements AutoCloseable {
             if (socketPerShard) {
                 transport.reusePort(bootstrap);
             }
-            Channel channel = bootstrap.bind(config.udpHost(), port).sync().channel();
+            Channel channel = bootstrap.bind(options.host(), port).sync().channel();
             port = ((InetSocketAddress) channel.localAddress()).getPort(); // port 0: the others join the one picked
             channels.add(channel);
         }
@@ -73,7 +76,12 @@ public final class UdpAdapter implements AutoCloseable {
             shards[i].bind(channels.get(socketPerShard ? i : 0));
         }
         channels.forEach(c -> c.config().setAutoRead(true));
-        return new UdpAdapter(channels, shards);
+        return new UdpAdapter(channels, shards, options.publicHost());
+    }
+
+    @Override
+    public Endpoint endpoint() {
+        return endpoint;
     }
 
     public InetSocketAddress localAddress() {

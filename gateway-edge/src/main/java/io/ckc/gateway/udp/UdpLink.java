@@ -1,6 +1,7 @@
 package io.ckc.gateway.udp;
 
 import io.ckc.gateway.core.NodeLink;
+import io.ckc.gateway.core.Refusal;
 import io.ckc.gateway.core.Session;
 import io.ckc.gateway.core.SessionShard;
 import io.ckc.protocol.frame.Body;
@@ -9,10 +10,12 @@ import io.ckc.protocol.frame.Frame;
 import io.ckc.protocol.frame.GatewayAddress;
 import io.ckc.protocol.mrudp.ReliabilityConfig;
 import io.ckc.protocol.mrudp.ReliableSession;
+import io.ckc.protocol.records.GatewayEndpoints;
 
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.UUID;
 
 /**
@@ -57,8 +60,19 @@ final class UdpLink implements NodeLink {
     }
 
     @Override
-    public void reject(int ref, ErrorCode code, String message) {
-        reliable.refuse(ref, new Frame.Error(session.mnId(), session.epoch(), code, ref, message));
+    public void reject(int ref, Refusal refusal, String message) {
+        reliable.refuse(ref, new Frame.Error(session.mnId(), session.epoch(), errorCode(refusal), ref, message));
+    }
+
+    static ErrorCode errorCode(Refusal refusal) {
+        return switch (refusal) {
+            case PAYLOAD_TOO_LARGE -> ErrorCode.PAYLOAD_TOO_LARGE;
+            case FORBIDDEN_CHANNEL -> ErrorCode.FORBIDDEN_CHANNEL;
+            case UNKNOWN_CHANNEL -> ErrorCode.UNKNOWN_CHANNEL;
+            case MALFORMED -> ErrorCode.MALFORMED;
+            case PUBLISH_FAILED -> ErrorCode.PUBLISH_FAILED;
+            case BUSY -> ErrorCode.BUSY;
+        };
     }
 
     @Override
@@ -67,13 +81,15 @@ final class UdpLink implements NodeLink {
     }
 
     @Override
-    public void handover(GatewayAddress target) {
-        sendReliably(new Body.Handover(target));
+    public boolean handover(GatewayEndpoints target) {
+        Optional<GatewayAddress> address = UdpShard.udpAddress(target);
+        address.ifPresent(a -> sendReliably(new Body.Handover(a)));
+        return address.isPresent();
     }
 
     @Override
-    public void gatewayList(List<GatewayAddress> gateways) {
-        sendReliably(new Body.GatewayList(gateways));
+    public void gatewayList(List<GatewayEndpoints> gateways) {
+        sendReliably(new Body.GatewayList(shard.udpGateways(gateways)));
     }
 
     @Override

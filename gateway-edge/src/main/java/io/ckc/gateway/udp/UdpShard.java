@@ -1,14 +1,19 @@
 package io.ckc.gateway.udp;
 
-import io.ckc.gateway.GatewayConfig;
 import io.ckc.gateway.core.GatewayMetrics;
+import io.ckc.gateway.core.Refusal;
 import io.ckc.gateway.core.Session;
 import io.ckc.gateway.core.SessionShard;
+import io.ckc.gateway.core.Uplink;
 import io.ckc.protocol.frame.Body;
 import io.ckc.protocol.frame.ErrorCode;
+import io.ckc.protocol.frame.GatewayAddress;
 import io.ckc.protocol.frame.Frame;
 import io.ckc.protocol.mrudp.CongestionWindow;
+import io.ckc.protocol.mrudp.ReliabilityConfig;
 import io.ckc.protocol.mrudp.ReliableSession;
+import io.ckc.protocol.records.Endpoint;
+import io.ckc.protocol.records.GatewayEndpoints;
 import io.ckc.protocol.netty.AddressedFrame;
 import io.ckc.protocol.netty.FrameWriter;
 import io.netty.channel.Channel;
@@ -21,6 +26,7 @@ import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 
@@ -36,7 +42,7 @@ final class UdpShard {
     static final long TICK_MS = 10;
 
     final SessionShard core;
-    private final GatewayConfig config;
+    private final ReliabilityConfig reliability;
     private final GatewayMetrics metrics;
     private final Set<UdpLink> inFlight = new LinkedHashSet<>();
     /** Bounds the deliveries all nodes of this shard's socket have unacknowledged. */
@@ -44,9 +50,13 @@ final class UdpShard {
     private FrameWriter out;
     private ScheduledFuture<?> ticks;
 
-    UdpShard(SessionShard core, GatewayConfig config, GatewayMetrics metrics) {
+    /** The last gateway list the core forwarded, and the same in this protocol's terms: one list for every link. */
+    private List<GatewayEndpoints> gatewayList = List.of();
+    private List<GatewayAddress> udpGatewayList = List.of();
+
+    UdpShard(SessionShard core, ReliabilityConfig reliability, GatewayMetrics metrics) {
         this.core = core;
-        this.config = config;
+        this.reliability = reliability;
         this.metrics = metrics;
     }
 
@@ -83,10 +93,14 @@ final class UdpShard {
         link.reliable.heard(SessionShard.nowMs());
         if (frame instanceof Frame.Data data) {
             for (ReliableSession.Received received : link.reliable.onData(data.seq(), data.body())) {
-                if (received.body() instanceof Body.Outgoing outgoing) {
-                    core.uplink(session, received.seq(), outgoing);
+                if (received.body() instanceof Body.MnMessage message) {
+                    core.uplink(session, received.seq(), new Uplink.ToChannel(message.messageId(), message.channel(),
+                            message.context(), message.payload()));
+                } else if (received.body() instanceof Body.MnGroupcast groupcast) {
+                    core.uplink(session, received.seq(), new Uplink.ToGroup(groupcast.messageId(), groupcast.group(),
+                            groupcast.context(), groupcast.payload(), null));
                 } else {
-                    core.reject(session, received.seq(), ErrorCode.MALFORMED,
+                    core.reject(session, received.seq(), Refusal.MALFORMED,
                             "a mobile node may only send messages and groupcasts");
                 }
             }
@@ -116,7 +130,7 @@ final class UdpShard {
                 link.follow(peer);
                 core.heard(existing);
                 if (existing.announced()) {
-                    link.accepted(config.gatewayId(), config.maxPayloadBytes()); // our first ack was lost
+                    link.accepted(core.options().gatewayId(), core.options().maxPayloadBytes()); // our first ack was lost
                 }
             }
             return;
@@ -131,7 +145,24 @@ final class UdpShard {
                     peer);
             return;
         }
-        core.open(connect.mnId(), connect.epoch(), session -> new UdpLink(session, this, peer, config.reliability()));
+        core.open(connect.mnId(), connect.epoch(), session -> new UdpLink(session, this, peer, reliability));
+    }
+
+    /**
+     * The gateways of a list the core forwards that nodes reach over UDP, as frames name them. Why kept:
+     * the core hands every session the same list, so it is translated once, not once per node.
+     */
+    List<GatewayAddress> udpGateways(List<GatewayEndpoints> gateways) {
+        if (gateways != gatewayList) {
+            gatewayList = gateways;
+            udpGatewayList = gateways.stream().map(UdpShard::udpAddress).flatMap(Optional::stream).toList();
+        }
+        return udpGatewayList;
+    }
+
+    /** Where a gateway takes reliable-UDP nodes, if it does. */
+    static Optional<GatewayAddress> udpAddress(GatewayEndpoints gateway) {
+        return gateway.endpoint(Endpoint.UDP).map(e -> new GatewayAddress(gateway.gatewayId(), e.host(), e.port()));
     }
 
     void retransmitting(UdpLink link) {

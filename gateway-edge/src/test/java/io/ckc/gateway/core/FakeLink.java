@@ -1,7 +1,6 @@
 package io.ckc.gateway.core;
 
-import io.ckc.protocol.frame.ErrorCode;
-import io.ckc.protocol.frame.GatewayAddress;
+import io.ckc.protocol.records.GatewayEndpoints;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -30,9 +29,9 @@ public final class FakeLink implements NodeLink {
 
     @Override public void accepted(String gatewayId, int maxPayloadBytes) { call("accepted " + gatewayId); }
     @Override public void acknowledge(int ref) { call("ack " + ref); }
-    @Override public void reject(int ref, ErrorCode code, String message) { call("reject " + ref + " " + code); }
-    @Override public void handover(GatewayAddress target) { call("handover " + target.gatewayId()); }
-    @Override public void gatewayList(List<GatewayAddress> gateways) { call("list " + gateways.size()); }
+    @Override public void reject(int ref, Refusal refusal, String message) { call("reject " + ref + " " + refusal); }
+    @Override public boolean handover(GatewayEndpoints target) { call("handover " + target.gatewayId()); return true; }
+    @Override public void gatewayList(List<GatewayEndpoints> gateways) { call("list " + gateways.size()); }
     @Override public void ping(long timestamp) { call("ping"); }
 
     @Override

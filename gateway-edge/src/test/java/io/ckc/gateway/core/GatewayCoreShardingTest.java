@@ -62,7 +62,7 @@ class GatewayCoreShardingTest {
     void manyNodesOnFourLoopsEachKeepOneSessionOnOneLoopAndGetTheirDeliveriesInOrder() throws Exception {
         FakePublisher publisher = new FakePublisher(Set.of("echo"));
         GatewayConfig config = GatewayConfig.forTest("gw-s", "unused:9092", Topics.DEFAULT);
-        GatewayCore core = new GatewayCore(config, publisher, new GatewayMetrics("gw-s", new PrometheusRegistry()), loops());
+        GatewayCore core = new GatewayCore(config.core(), publisher, new GatewayMetrics("gw-s", new PrometheusRegistry()), loops());
         int nodes = 400;
         int perNode = 50;
         Map<UUID, FakeLink> links = new ConcurrentHashMap<>();

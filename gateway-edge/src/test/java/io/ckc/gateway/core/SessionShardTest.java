@@ -1,9 +1,7 @@
 package io.ckc.gateway.core;
 
 import io.ckc.gateway.GatewayConfig;
-import io.ckc.protocol.frame.Body;
-import io.ckc.protocol.frame.Context;
-import io.ckc.protocol.frame.ErrorCode;
+import io.ckc.protocol.records.Context;
 import io.ckc.protocol.kafka.Topics;
 import io.ckc.protocol.records.AppMessage;
 import io.ckc.protocol.records.ContextReport;
@@ -40,7 +38,7 @@ class SessionShardTest {
     }
 
     private GatewayCore core() {
-        return new GatewayCore(config, publisher, metrics, List.of(loop.eventLoop()));
+        return new GatewayCore(config.core(), publisher, metrics, List.of(loop.eventLoop()));
     }
 
     private FakeLink open(SessionShard shard, UUID mnId, long epoch) {
@@ -107,7 +105,7 @@ class SessionShardTest {
         publisher.hold();
 
         Context context = new Context(1.0, 2.0, 0.5, null);
-        shard.uplink(session, 7, new Body.MnMessage(UUID.randomUUID(), "echo", context, "hi".getBytes()));
+        shard.uplink(session, 7, new Uplink.ToChannel(UUID.randomUUID(), "echo", context, "hi".getBytes()));
         loop.runPendingTasks();
         assertThat(publisher.of(AppMessage.class)).singleElement().satisfies(m -> {
             assertThat(m.mnId()).isEqualTo(node.toString());
@@ -120,7 +118,7 @@ class SessionShardTest {
         loop.runPendingTasks();
         assertThat(link.calls).contains("ack 7");
 
-        shard.uplink(session, 8, new Body.MnMessage(UUID.randomUUID(), "echo", null, "again".getBytes()));
+        shard.uplink(session, 8, new Uplink.ToChannel(UUID.randomUUID(), "echo", null, "again".getBytes()));
         publisher.failHeld(new IllegalStateException("broker down"));
         loop.runPendingTasks();
         assertThat(link.calls).contains("reject 8 PUBLISH_FAILED").doesNotContain("ack 8");
@@ -144,8 +142,8 @@ class SessionShardTest {
         assertThat(admission.refuseProbability()).isEqualTo(1.0);
         int before = publisher.records.size();
 
-        shard.uplink(session, 1, new Body.MnMessage(UUID.randomUUID(), "echo", null, new byte[1]));
-        shard.uplink(session, 2, new Body.MnGroupcast(UUID.randomUUID(), "app/all", null, new byte[1]));
+        shard.uplink(session, 1, new Uplink.ToChannel(UUID.randomUUID(), "echo", null, new byte[1]));
+        shard.uplink(session, 2, new Uplink.ToGroup(UUID.randomUUID(), "app/all", null, new byte[1], null));
         loop.runPendingTasks();
 
         assertThat(link.calls).contains("reject 1 BUSY", "reject 2 BUSY").doesNotContain("ack 1", "ack 2");
@@ -160,16 +158,16 @@ class SessionShardTest {
         Session session = shard.find(node, 1);
         int before = publisher.records.size();
 
-        shard.uplink(session, 1, new Body.MnMessage(UUID.randomUUID(), "nowhere", null, new byte[1]));
-        shard.uplink(session, 2, new Body.MnMessage(UUID.randomUUID(), "../ckc.to-mn", null, new byte[1]));
-        shard.uplink(session, 3, new Body.MnMessage(UUID.randomUUID(), "echo", null, new byte[config.maxPayloadBytes() + 1]));
-        shard.uplink(session, 4, new Body.MnGroupcast(UUID.randomUUID(), "no-slash", null, new byte[1]));
+        shard.uplink(session, 1, new Uplink.ToChannel(UUID.randomUUID(), "nowhere", null, new byte[1]));
+        shard.uplink(session, 2, new Uplink.ToChannel(UUID.randomUUID(), "../ckc.to-mn", null, new byte[1]));
+        shard.uplink(session, 3, new Uplink.ToChannel(UUID.randomUUID(), "echo", null, new byte[config.maxPayloadBytes() + 1]));
+        shard.uplink(session, 4, new Uplink.ToGroup(UUID.randomUUID(), "no-slash", null, new byte[1], null));
         loop.runPendingTasks();
 
         assertThat(link.calls).contains("reject 1 UNKNOWN_CHANNEL", "reject 2 FORBIDDEN_CHANNEL",
                 "reject 3 PAYLOAD_TOO_LARGE", "reject 4 MALFORMED");
         assertThat(publisher.records).hasSize(before);
-        assertThat(metrics.rejected.labelValues(ErrorCode.UNKNOWN_CHANNEL.name()).get()).isEqualTo(1.0);
+        assertThat(metrics.rejected.labelValues(Refusal.UNKNOWN_CHANNEL.name()).get()).isEqualTo(1.0);
     }
 
     @Test
@@ -338,9 +336,9 @@ class SessionShardTest {
         Session session = shard.find(node, 1);
         Context here = new Context(1.0, 2.0, 0.9, null);
         for (int ref = 1; ref <= 3; ref++) {
-            shard.uplink(session, ref, new Body.MnMessage(UUID.randomUUID(), "echo", here, new byte[1]));
+            shard.uplink(session, ref, new Uplink.ToChannel(UUID.randomUUID(), "echo", here, new byte[1]));
         }
-        shard.uplink(session, 4, new Body.MnMessage(UUID.randomUUID(), "echo", new Context(1.5, 2.0, 0.9, null),
+        shard.uplink(session, 4, new Uplink.ToChannel(UUID.randomUUID(), "echo", new Context(1.5, 2.0, 0.9, null),
                 new byte[1]));
         loop.runPendingTasks();
 
@@ -356,7 +354,7 @@ class SessionShardTest {
         open(shard, node, 1);
         Session session = shard.find(node, 1);
         for (int ref = 1; ref <= 3; ref++) {
-            shard.uplink(session, ref, new Body.MnMessage(UUID.randomUUID(), "echo", new Context(1.0, 2.0, null, null),
+            shard.uplink(session, ref, new Uplink.ToChannel(UUID.randomUUID(), "echo", new Context(1.0, 2.0, null, null),
                     new byte[1]));
         }
         loop.runPendingTasks();

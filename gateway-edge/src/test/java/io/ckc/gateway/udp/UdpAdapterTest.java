@@ -8,9 +8,13 @@ import io.ckc.protocol.frame.Body;
 import io.ckc.protocol.frame.ErrorCode;
 import io.ckc.protocol.frame.Frame;
 import io.ckc.protocol.frame.FrameCodec;
+import io.ckc.protocol.frame.GatewayAddress;
 import io.ckc.protocol.kafka.Topics;
 import io.ckc.protocol.records.AppMessage;
+import io.ckc.protocol.records.Endpoint;
 import io.ckc.protocol.records.GatewayCommand;
+import io.ckc.protocol.records.GatewayEndpoints;
+import io.ckc.protocol.records.GatewayList;
 import io.ckc.protocol.records.MnEvent;
 import io.ckc.protocol.records.Receipt;
 import io.ckc.protocol.records.Unicast;
@@ -55,8 +59,8 @@ class UdpAdapterTest {
             nothingLeft();
         }
         channel = new EmbeddedChannel();
-        core = new GatewayCore(config, publisher, metrics, List.of(channel.eventLoop()));
-        shard = new UdpShard(core.shard(0), config, metrics);
+        core = new GatewayCore(config.core(), publisher, metrics, List.of(channel.eventLoop()));
+        shard = new UdpShard(core.shard(0), config.reliability(), metrics);
         UdpShard[] shards = {shard};
         channel.pipeline().addLast(new UdpInitializer(new UdpFrameHandler(core, shards), metrics, null));
         channel.runPendingTasks(); // the initializer installs the pipeline
@@ -185,6 +189,29 @@ class UdpAdapterTest {
 
         assertThat(publisher.of(Receipt.class)).singleElement()
                 .satisfies(r -> assertThat(r.outcome()).isEqualTo(Receipt.Outcome.DELIVERED));
+    }
+
+    @Test
+    void handoversAndGatewayListsNameEachGatewaysUdpEndpointAndSkipGatewaysWithoutOne() {
+        connect();
+        GatewayEndpoints both = new GatewayEndpoints("gw-2", List.of(new Endpoint(Endpoint.MQTT, "10.0.0.2", 1883),
+                new Endpoint(Endpoint.UDP, "10.0.0.2", 5501)));
+        GatewayEndpoints mqttOnly = new GatewayEndpoints("gw-3", List.of(new Endpoint(Endpoint.MQTT, "10.0.0.3", 1883)));
+
+        core.command(new GatewayCommand.Handover(node.toString(), mqttOnly, 1));
+        assertThat(sent()).as("a gateway that takes no UDP node gets none").isEmpty();
+        assertThat(metrics.handovers.labelValues("no-endpoint").get()).isEqualTo(1.0);
+
+        core.command(new GatewayCommand.Handover(node.toString(), both, 2));
+        assertThat(sent()).singleElement().satisfies(s -> assertThat(((Frame.Data) s.frame()).body())
+                .isEqualTo(new Body.Handover(new GatewayAddress("gw-2", "10.0.0.2", 5501))));
+
+        core.gatewayList(new GatewayList(1, 0, "uniform", List.of(
+                new GatewayList.Entry("gw-3", mqttOnly.endpoints(), 2.0, 0),
+                new GatewayList.Entry("gw-2", both.endpoints(), 1.0, 0))));
+        channel.runPendingTasks();
+        assertThat(sent()).singleElement().satisfies(s -> assertThat(((Frame.Data) s.frame()).body())
+                .isEqualTo(new Body.GatewayList(List.of(new GatewayAddress("gw-2", "10.0.0.2", 5501)))));
     }
 
     @Test

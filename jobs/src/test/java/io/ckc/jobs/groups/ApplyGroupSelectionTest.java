@@ -1,7 +1,7 @@
 package io.ckc.jobs.groups;
 
 import io.ckc.jobs.groups.functions.ApplyGroupSelection;
-import io.ckc.protocol.frame.Context;
+import io.ckc.protocol.records.Context;
 import io.ckc.protocol.records.ContextReport;
 import io.ckc.protocol.records.GroupAdvertisement;
 import io.ckc.udfs.GroupSelection;

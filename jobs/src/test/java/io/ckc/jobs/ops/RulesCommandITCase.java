@@ -1,6 +1,6 @@
 package io.ckc.jobs.ops;
 
-import io.ckc.protocol.frame.Context;
+import io.ckc.protocol.records.Context;
 import io.ckc.protocol.kafka.Json;
 import io.ckc.protocol.kafka.Topics;
 import io.ckc.protocol.records.ContextReport;

@@ -3,6 +3,7 @@ package io.ckc.jobs.poa;
 import io.ckc.jobs.poa.functions.TrackGateway;
 import io.ckc.protocol.records.ConnectionReport;
 import io.ckc.protocol.records.ConnectionStatistics;
+import io.ckc.protocol.records.Endpoint;
 import io.ckc.protocol.records.HelloPoA;
 import io.ckc.protocol.records.LoadReport;
 import org.apache.flink.api.common.typeinfo.Types;
@@ -43,7 +44,7 @@ class TrackGatewayTest {
 
     @Test
     void aGatewayWithoutLoadReportForXPeriodsTurnsInactiveAndComesBackWithTheNextReport() throws Exception {
-        push(PoaInput.of(new HelloPoA("gw-1", "127.0.0.1", 5500, null, 10_000)));
+        push(PoaInput.of(new HelloPoA("gw-1", List.of(new Endpoint(Endpoint.UDP, "127.0.0.1", 5500)), 10_000)));
         push(PoaInput.of(load(10_000)));
         assertThat(last().active()).isTrue();
         assertThat(harness.numProcessingTimeTimers()).isEqualTo(1);
@@ -56,7 +57,7 @@ class TrackGatewayTest {
 
         push(PoaInput.of(load(10_000 + X * PERIOD + 500)));
         assertThat(last().active()).isTrue();
-        assertThat(last().hello().udpPort()).isEqualTo(5500);
+        assertThat(last().hello().endpoints()).containsExactly(new Endpoint(Endpoint.UDP, "127.0.0.1", 5500));
     }
 
     @Test

@@ -1,5 +1,6 @@
 package io.ckc.protocol.frame;
 
+import io.ckc.protocol.records.Context;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;

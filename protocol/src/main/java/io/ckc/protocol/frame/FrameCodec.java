@@ -1,5 +1,6 @@
 package io.ckc.protocol.frame;
 
+import io.ckc.protocol.records.Context;
 import io.ckc.protocol.frame.MalformedFrameException.Reason;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;

@@ -1,6 +1,5 @@
 package io.ckc.protocol.records;
 
-import io.ckc.protocol.frame.Context;
 
 /**
  * A message from a mobile node to a core application, on topic {@code app.<channel>}, keyed by MN id.

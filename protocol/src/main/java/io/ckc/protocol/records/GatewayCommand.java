@@ -2,7 +2,6 @@ package io.ckc.protocol.records;
 
 import com.fasterxml.jackson.annotation.JsonSubTypes;
 import com.fasterxml.jackson.annotation.JsonTypeInfo;
-import io.ckc.protocol.frame.GatewayAddress;
 
 /** A record on a gateway's own topic {@code ckc.gw.<gatewayId>}, keyed by MN id (or gateway id for settings). */
 @JsonTypeInfo(use = JsonTypeInfo.Id.NAME, property = "type")
@@ -23,8 +22,11 @@ public sealed interface GatewayCommand {
     record Deliver(Unicast unicast, long epoch, Long expiresAt) implements GatewayCommand {
     }
 
-    /** Tell a mobile node to move to another gateway (load balancing by the PoA manager). */
-    record Handover(String mnId, GatewayAddress target, long round) implements GatewayCommand {
+    /**
+     * Tell a mobile node to move to another gateway (load balancing by the PoA manager). The target names
+     * every endpoint it serves; the node's adapter sends it to the one of the node's protocol.
+     */
+    record Handover(String mnId, GatewayEndpoints target, long round) implements GatewayCommand {
     }
 
     /**

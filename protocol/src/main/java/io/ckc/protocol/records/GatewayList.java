@@ -16,8 +16,15 @@ public record GatewayList(long version, long timestamp, String ranking, List<Ent
     /** The key of the one record of the compacted topic. */
     public static final String KEY = "gateways";
 
-    /** One active gateway: where to reach it and how it ranks. */
-    public record Entry(String gatewayId, String udpHost, int udpPort, String mqttAddress, double score,
-                        int connectedMns) {
+    /** One active gateway: where to reach it, one endpoint per protocol, and how it ranks. */
+    public record Entry(String gatewayId, List<Endpoint> endpoints, double score, int connectedMns) {
+
+        public Entry {
+            endpoints = endpoints == null ? List.of() : List.copyOf(endpoints);
+        }
+
+        public GatewayEndpoints reach() {
+            return new GatewayEndpoints(gatewayId, endpoints);
+        }
     }
 }

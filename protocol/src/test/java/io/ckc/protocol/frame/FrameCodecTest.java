@@ -1,5 +1,6 @@
 package io.ckc.protocol.frame;
 
+import io.ckc.protocol.records.Context;
 import io.ckc.protocol.netty.AddressedFrame;
 import io.ckc.protocol.netty.FrameDatagramDecoder;
 import io.ckc.protocol.netty.FrameDatagramEncoder;

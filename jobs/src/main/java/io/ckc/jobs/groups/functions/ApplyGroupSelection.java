@@ -49,7 +49,7 @@ public final class ApplyGroupSelection extends KeyedProcessFunction<String, Cont
 
     @Override
     public void processElement(ContextReport report, Context ctx, Collector<GroupAdvertisement> out) throws Exception {
-        io.ckc.protocol.frame.Context context = report.context();
+        io.ckc.protocol.records.Context context = report.context();
         Set<String> selected;
         try {
             selected = context == null ? selection.groupsOf(report.mnId(), null, null, null, java.util.Map.of())

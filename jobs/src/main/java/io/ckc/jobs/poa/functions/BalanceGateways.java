@@ -4,10 +4,10 @@ import io.ckc.jobs.poa.Balancer;
 import io.ckc.jobs.poa.GatewayOrder;
 import io.ckc.jobs.poa.GatewayView;
 import io.ckc.jobs.poa.PoaSettings;
-import io.ckc.protocol.frame.GatewayAddress;
 import io.ckc.protocol.records.BalanceRound;
 import io.ckc.protocol.records.ConnectionStatistics;
 import io.ckc.protocol.records.GatewayCommand;
+import io.ckc.protocol.records.GatewayEndpoints;
 import io.ckc.protocol.records.GatewayList;
 import io.ckc.protocol.records.LoadReport;
 import io.ckc.udfs.GatewayRanking;
@@ -188,8 +188,8 @@ public final class BalanceGateways extends KeyedProcessFunction<String, GatewayV
         List<GatewayList.Entry> entries = new ArrayList<>();
         for (GatewayView view : active) {
             if (!view.draining()) {
-                entries.add(new GatewayList.Entry(view.gatewayId(), view.hello().udpHost(), view.hello().udpPort(),
-                        view.hello().mqttAddress(), scores.getOrDefault(view.gatewayId(), 0.0), view.connected()));
+                entries.add(new GatewayList.Entry(view.gatewayId(), view.hello().endpoints(),
+                        scores.getOrDefault(view.gatewayId(), 0.0), view.connected()));
             }
         }
         entries.sort(Comparator.comparing((GatewayList.Entry e) -> -e.score())
@@ -250,7 +250,7 @@ public final class BalanceGateways extends KeyedProcessFunction<String, GatewayV
                           Collector<GatewayOrder> out) throws Exception {
         Set<String> listedIds = new HashSet<>(listed.value() == null ? List.of() : listed.value());
         List<Balancer.Gateway> gateways = new ArrayList<>();
-        Map<String, GatewayAddress> addresses = new HashMap<>();
+        Map<String, GatewayEndpoints> addresses = new HashMap<>();
         Long movedAt = lastMovesAt.value();
         boolean timedOut = movedAt == null || now >= movedAt + settings.maxSettleMs();
         // Nodes ordered to move that have not arrived yet: a donor's report still counts them.
@@ -275,8 +275,7 @@ public final class BalanceGateways extends KeyedProcessFunction<String, GatewayV
             gateways.add(new Balancer.Gateway(view.gatewayId(), scores.getOrDefault(view.gatewayId(), 0.0),
                     connected, known == null ? List.of() : known, view.draining(),
                     !listedIds.contains(view.gatewayId())));
-            addresses.put(view.gatewayId(),
-                    new GatewayAddress(view.gatewayId(), view.hello().udpHost(), view.hello().udpPort()));
+            addresses.put(view.gatewayId(), view.hello().reach());
         }
         long roundNumber = increment(round);
         Balancer.Plan plan;

@@ -27,8 +27,8 @@ public final class ParsePoaInput extends JsonParser<PoaInput> {
         PoaInput input;
         if (record.topic().equals(topics.gatewayHello())) {
             HelloPoA hello = read(mapper, record, HelloPoA.class);
-            require(hello.udpHost() != null && hello.udpPort() > 0 && hello.udpPort() < 65_536,
-                    "HelloPoA needs a UDP host and port");
+            require(hello.gatewayId() != null && !hello.endpoints().isEmpty(),
+                    "HelloPoA needs a gateway id and at least one endpoint");
             input = PoaInput.of(hello);
         } else if (record.topic().equals(topics.gatewayLoad())) {
             LoadReport load = read(mapper, record, LoadReport.class);

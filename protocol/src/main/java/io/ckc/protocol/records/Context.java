@@ -1,4 +1,4 @@
-package io.ckc.protocol.frame;
+package io.ckc.protocol.records;
 
 import java.util.Map;
 

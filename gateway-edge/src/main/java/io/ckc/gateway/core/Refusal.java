@@ -1,0 +1,17 @@
+package io.ckc.gateway.core;
+
+/** Why the core refuses a node's uplink message; each adapter says it in its own wire format. */
+public enum Refusal {
+    /** The payload is larger than CKC_MAX_PAYLOAD_BYTES. */
+    PAYLOAD_TOO_LARGE,
+    /** The channel's name is not one a node may address. */
+    FORBIDDEN_CHANNEL,
+    /** The channel has no topic. */
+    UNKNOWN_CHANNEL,
+    /** The message is not one a node may send (a group that is not {@code <definerId>/<name>}, a frame kind). */
+    MALFORMED,
+    /** Kafka did not take it. */
+    PUBLISH_FAILED,
+    /** The core is behind (uplink admission): try again later. */
+    BUSY
+}

@@ -1,0 +1,28 @@
+package io.ckc.gateway.core;
+
+import io.ckc.protocol.records.Context;
+
+import java.util.UUID;
+
+/** A message a node sends, as the core takes it from any adapter. */
+public sealed interface Uplink {
+
+    UUID messageId();
+
+    byte[] payload();
+
+    /** The node's context when it sent the message, or null. */
+    Context context();
+
+    /** To the applications reading channel {@code channel} (Kafka topic {@code app.<channel>}). */
+    record ToChannel(UUID messageId, String channel, Context context, byte[] payload) implements Uplink {
+    }
+
+    /**
+     * To every current member of {@code group} ({@code <definerId>/<name>}).
+     *
+     * @param ttlMs how long it stays deliverable; null for the delivery job's default
+     */
+    record ToGroup(UUID messageId, String group, Context context, byte[] payload, Long ttlMs) implements Uplink {
+    }
+}
