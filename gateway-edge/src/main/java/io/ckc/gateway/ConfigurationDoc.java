@@ -44,19 +44,32 @@ public final class ConfigurationDoc {
         return setting.defaultValue() != null ? "`" + setting.defaultText() + "`" : setting.defaultText();
     }
 
+    /** {@code generate} writes the page under {@code root}; {@code check} returns 1 while it differs. */
+    public static int apply(String action, Path root) throws IOException {
+        Path file = root.resolve(FILE);
+        String rendered = render();
+        switch (action) {
+            case "generate" -> {
+                Files.writeString(file, rendered, StandardCharsets.UTF_8);
+                System.out.println("wrote " + file);
+                return 0;
+            }
+            case "check" -> {
+                if (!Files.exists(file) || !Files.readString(file, StandardCharsets.UTF_8).equals(rendered)) {
+                    System.err.println(file + " differs from GatewaySettings: ./ckc docs generate");
+                    return 1;
+                }
+                return 0;
+            }
+            default -> throw new IllegalArgumentException("generate or check, not " + action);
+        }
+    }
+
     public static void main(String[] args) throws IOException {
-        if (args.length != 2 || !(args[0].equals("generate") || args[0].equals("check"))) {
+        if (args.length != 2) {
             System.err.println("usage: ConfigurationDoc generate|check PROJECT_ROOT");
             System.exit(2);
         }
-        Path file = Path.of(args[1]).resolve(FILE);
-        String rendered = render();
-        if (args[0].equals("generate")) {
-            Files.writeString(file, rendered, StandardCharsets.UTF_8);
-            System.out.println("wrote " + file);
-        } else if (!Files.exists(file) || !Files.readString(file, StandardCharsets.UTF_8).equals(rendered)) {
-            System.err.println(file + " differs from GatewaySettings: ./ckc docs generate");
-            System.exit(1);
-        }
+        System.exit(apply(args[0], Path.of(args[1])));
     }
 }

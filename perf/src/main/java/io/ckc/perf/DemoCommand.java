@@ -29,6 +29,11 @@ final class DemoCommand implements Callable<Integer> {
     @Option(names = "--app-parallelism", defaultValue = "1", description = "Echo application parallelism (for the report)")
     int appParallelism;
 
+    @Option(names = "--channel", defaultValue = StackOptions.ECHO_CHANNEL, description = "The channel the nodes send "
+            + "to (Kafka app.<channel>): the echo application's, or your own application's if it answers each message "
+            + "to its sender with the payload unchanged (default ${DEFAULT-VALUE})")
+    String channel;
+
     @Option(names = "--nodes", defaultValue = "1000", description = "Simulated mobile nodes (default ${DEFAULT-VALUE})")
     int nodes;
 
@@ -61,7 +66,7 @@ final class DemoCommand implements Callable<Integer> {
         long sent;
         long delivered;
         long duplicates;
-        try (Fleet fleet = new Fleet(nodes, addresses, ioThreads)) {
+        try (Fleet fleet = new Fleet(nodes, addresses, ioThreads).channel(channel)) {
             progress = new FleetProgress(fleet, expected, out, () -> "");
             long start = System.nanoTime();
             fleet.connectAll((long) (connectIntervalMs * 1000));

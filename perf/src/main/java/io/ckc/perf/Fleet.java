@@ -54,6 +54,8 @@ final class Fleet implements AutoCloseable {
     private final AtomicLongArray disconnectsByCause = new AtomicLongArray(MobileNode.SessionEnd.values().length);
     final AtomicLong errors = new AtomicLong();
     final AtomicLong handovers = new AtomicLong();
+    /** The channel the echo requests go to: the echo application's, or one whose application answers alike. */
+    private String channel = StackOptions.ECHO_CHANNEL;
 
     Fleet(int nodeCount, List<InetSocketAddress> gateways, int ioThreads) throws InterruptedException {
         this(nodeCount, gateways, ioThreads, fleet -> fleet.new Listener());
@@ -205,9 +207,15 @@ final class Fleet implements AutoCloseable {
         runSchedule(messages, ratePerMinute, arrivals, (node, seq) -> sendEcho(node, seq), tick);
     }
 
+    /** Sends the echo requests to {@code name} instead of the echo application's channel. */
+    Fleet channel(String name) {
+        this.channel = name;
+        return this;
+    }
+
     /** The {@code seq}-th echo request of a node, with its position as context. */
     void sendEcho(int node, int seq) {
-        nodes.get(node).send("echo", new EchoPayload(node, seq, System.nanoTime()).encode(),
+        nodes.get(node).send(channel, new EchoPayload(node, seq, System.nanoTime()).encode(),
                 Context.position(-22.9 + node * 1e-5, -43.2));
     }
 

@@ -34,7 +34,7 @@ interface LoadPath extends AutoCloseable {
             if (addresses.isEmpty()) {
                 throw new IllegalArgumentException("the ckc path needs --gateways");
             }
-            Fleet fleet = new Fleet(nodes, addresses, stack.ioThreads);
+            Fleet fleet = new Fleet(nodes, addresses, stack.ioThreads).channel(stack.channel);
             fleet.connectAll(1000);
             Fleet.waitFor(() -> fleet.connected.get() >= nodes, 180, () -> { });
             out.printf("%d of %d nodes connected%n", fleet.connected.get(), nodes);

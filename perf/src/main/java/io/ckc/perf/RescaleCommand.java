@@ -45,7 +45,7 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 @Command(name = "rescale", mixinStandardHelpOptions = true,
         description = "Constant load through the echo app, with MTD messages in flight, while jobs are rescaled: downtime, gap, loss, duplicates, order.")
-final class RescaleCommand implements Callable<Integer> {
+public final class RescaleCommand implements Callable<Integer> {
 
     static final String CSV_HEADER = "second,delivered_per_s,rtt_p50_ms,rtt_p99_ms,rescale,sent_per_s";
     static final String IN_PLACE = "in-place";
@@ -74,8 +74,16 @@ final class RescaleCommand implements Callable<Integer> {
     @Option(names = "--interval-seconds", defaultValue = "30", description = "Seconds before the first rescale and between rescales (default ${DEFAULT-VALUE})")
     int intervalSeconds;
 
-    @Option(names = "--ckc", required = true, description = "The ckc script that rescales")
-    Path ckc;
+    /** What rescales the jobs; only {@code ./ckc perf rescale} has one. */
+    private final Rescaler rescaler;
+
+    public RescaleCommand() {
+        this(null);
+    }
+
+    public RescaleCommand(Rescaler rescaler) {
+        this.rescaler = rescaler;
+    }
 
     @Mixin
     StackOptions stack = new StackOptions();
@@ -108,6 +116,10 @@ final class RescaleCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
+        if (rescaler == null) {
+            throw new CommandLine.ParameterException(new CommandLine(this),
+                    "perf rescale rescales the stack's jobs: run it as ./ckc perf rescale");
+        }
         Results results = new Results(stack.resultsDir);
         List<Op> planned = ops.stream().map(spec -> Op.parse(spec, 0)).toList(); // bad --ops fail before the load
         List<Second> timeline = new ArrayList<>();
@@ -118,7 +130,7 @@ final class RescaleCommand implements Callable<Integer> {
         int seconds = intervalSeconds * (planned.size() + 1);
         MtdCommand mtd = roamingNodes > 0 ? mtdScenario(results.dir(), seconds) : null;
         try (LoadPath fleet = LoadPath.open(Results.CKC, stack, nodes, out);
-             TopicFollower appReader = new TopicFollower(stack.bootstrap, Topics.DEFAULT.app("echo"), AppMessage.class,
+             TopicFollower appReader = new TopicFollower(stack.bootstrap, Topics.DEFAULT.app(stack.channel), AppMessage.class,
                      app::read, out)) {
             RoundTrips trips = fleet.trips();
             boolean[] running = {true};
@@ -241,27 +253,9 @@ final class RescaleCommand implements Callable<Integer> {
         }
     }
 
-    /** Runs {@code ckc rescale JOB P [--in-place]}; returns the key=value pairs of its RESULT line (empty if it failed). */
-    private Map<String, String> rescale(Op op) throws IOException, InterruptedException {
-        List<String> command = new ArrayList<>(List.of(ckc.toString(), "rescale", op.job(), String.valueOf(op.to())));
-        if (op.inPlace()) {
-            command.add("--in-place");
-        }
-        Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
-        Map<String, String> result = new LinkedHashMap<>();
-        for (String line : new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8).split("\n")) {
-            out.println("  " + line);
-            if (line.startsWith("RESULT ")) {
-                for (String pair : line.substring(7).split(" ")) {
-                    int eq = pair.indexOf('=');
-                    if (eq > 0) {
-                        result.put(pair.substring(0, eq), pair.substring(eq + 1));
-                    }
-                }
-            }
-        }
-        process.waitFor();
-        return result;
+    /** Rescales through the stack's operator commands; returns the key=value pairs of its RESULT line (empty if it failed). */
+    private Map<String, String> rescale(Op op) throws Exception {
+        return rescaler.rescale(op.job(), op.to(), op.inPlace(), out);
     }
 
     /** The messages sent by the end of second {@code second} (0: none yet). */

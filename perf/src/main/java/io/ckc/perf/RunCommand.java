@@ -76,7 +76,7 @@ final class RunCommand implements Callable<Integer> {
             if (path.equals(Results.CKC)) {
                 List<InetSocketAddress> addresses = stack.gatewayAddresses();
                 gatewayCount = addresses.size();
-                try (Fleet fleet = new Fleet(nodes, addresses, stack.ioThreads)) {
+                try (Fleet fleet = new Fleet(nodes, addresses, stack.ioThreads).channel(stack.channel)) {
                     FleetProgress progress = new FleetProgress(fleet, expected, out, () -> "");
                     fleet.connectAll((long) (connectIntervalMs * 1000));
                     Fleet.waitFor(() -> fleet.connected.get() >= nodes, 180, progress);

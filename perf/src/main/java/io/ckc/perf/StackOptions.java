@@ -15,6 +15,14 @@ final class StackOptions {
     @Option(names = "--bootstrap", defaultValue = "127.0.0.1:9092", description = "Kafka bootstrap servers")
     String bootstrap = "127.0.0.1:9092";
 
+    /** The echo application's channel (Kafka app.echo). */
+    static final String ECHO_CHANNEL = "echo";
+
+    @Option(names = "--channel", defaultValue = ECHO_CHANNEL, description = "The channel the nodes send to (Kafka "
+            + "app.<channel>, path ckc): the echo application's, or your own application's if it answers each message "
+            + "to its sender with the payload unchanged (default ${DEFAULT-VALUE})")
+    String channel = ECHO_CHANNEL;
+
     @Option(names = "--io-threads", defaultValue = "2", description = "Simulator I/O threads (default ${DEFAULT-VALUE})")
     int ioThreads = 2;
 

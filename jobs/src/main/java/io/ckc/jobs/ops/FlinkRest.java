@@ -20,13 +20,13 @@ import java.util.Optional;
  * savepoints (triggered, or stop-with-savepoint) and their asynchronous results. JSON in and out, no
  * Flink classes, so the commands run beside any cluster version that speaks this API.
  */
-final class FlinkRest {
+public final class FlinkRest {
 
     /**
      * A job as the commands show it; {@code maxParallelism} and {@code parallelism}: the largest over its
      * vertices; {@code tasksRunning}: every vertex runs (a job is RUNNING a moment before its tasks are).
      */
-    record Job(String name, String id, String state, int parallelism, int maxParallelism, Long lastCheckpointMs,
+    public record Job(String name, String id, String state, int parallelism, int maxParallelism, Long lastCheckpointMs,
                String lastSavepoint, boolean tasksRunning) {
     }
 
@@ -38,7 +38,7 @@ final class FlinkRest {
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
     private final ObjectMapper mapper = new ObjectMapper();
 
-    FlinkRest(String url) {
+    public FlinkRest(String url) {
         this.base = URI.create(url.endsWith("/") ? url : url + "/");
     }
 
@@ -47,7 +47,7 @@ final class FlinkRest {
     }
 
     /** Every job the cluster knows, newest first, with its details. */
-    List<Job> jobs() throws IOException {
+    public List<Job> jobs() throws IOException {
         List<Job> jobs = new ArrayList<>();
         for (JsonNode overview : get("jobs/overview").path("jobs")) {
             String id = overview.path("jid").asText();
@@ -273,6 +273,36 @@ final class FlinkRest {
             sleep(200);
         }
         return false;
+    }
+
+    /** TaskManagers registered with the cluster; 0 when nothing answers. */
+    public int taskManagers() {
+        try {
+            return get("overview").path("taskmanagers").asInt();
+        } catch (IOException e) {
+            return 0;
+        }
+    }
+
+    /** Jobs of the cluster that run now. */
+    public long runningJobs() throws IOException {
+        long running = 0;
+        for (JsonNode job : get("jobs/overview").path("jobs")) {
+            running += job.path("state").asText().equals("RUNNING") ? 1 : 0;
+        }
+        return running;
+    }
+
+    /** Cancels every CKC job that has not ended (a rule, a rescaled job, the stack's), for a stack that stops. */
+    public void cancelCkcJobs() throws IOException {
+        for (JsonNode job : get("jobs/overview").path("jobs")) {
+            String state = job.path("state").asText();
+            if (job.path("name").asText().startsWith(io.ckc.jobs.JobCatalog.NAME_PREFIX)
+                    && (state.equals("RUNNING") || state.equals("CREATED") || state.equals("RESTARTING"))) {
+                send(HttpRequest.newBuilder(base.resolve("jobs/" + job.path("jid").asText() + "?mode=cancel"))
+                        .method("PATCH", HttpRequest.BodyPublishers.noBody()).build());
+            }
+        }
     }
 
     private JsonNode get(String path) throws IOException {

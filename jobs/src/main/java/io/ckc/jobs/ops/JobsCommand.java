@@ -399,6 +399,14 @@ public final class JobsCommand {
         return id;
     }
 
+    /** Runs one command line with its output on {@code out} and its refusals on {@code err}; returns the exit code. */
+    public static int execute(PrintStream out, PrintStream err, String... args) {
+        JobsCommand command = new JobsCommand();
+        command.out = out;
+        command.err = err;
+        return new CommandLine(command).execute(args);
+    }
+
     public static void main(String[] args) {
         System.exit(new CommandLine(new JobsCommand()).execute(args));
     }

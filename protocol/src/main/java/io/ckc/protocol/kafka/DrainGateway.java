@@ -37,15 +37,20 @@ public final class DrainGateway {
                 throw new IllegalArgumentException("unknown option " + args[i]);
             }
         }
-        Topics topics = new Topics(prefix, Topics.DEFAULT.appPrefix());
-        Properties props = KafkaClientConfig.client(args[0]);
+        send(args[0], args[1], drain, new Topics(prefix, Topics.DEFAULT.appPrefix()));
+        System.out.println((drain ? "Draining " : "No longer draining ") + args[1]);
+    }
+
+    /** Asks the PoA manager to drain {@code gatewayId} ({@code drain}) or to take it back. */
+    public static void send(String bootstrap, String gatewayId, boolean drain, Topics topics)
+            throws InterruptedException, ExecutionException {
+        Properties props = KafkaClientConfig.client(bootstrap);
         props.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
         props.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
-        PoaControl control = new PoaControl(args[1], drain, System.currentTimeMillis());
+        PoaControl control = new PoaControl(gatewayId, drain, System.currentTimeMillis());
         try (KafkaProducer<String, byte[]> producer = new KafkaProducer<>(props)) {
             producer.send(new ProducerRecord<>(topics.poaControl(), control.gatewayId(),
                     Json.write(Json.newMapper(), control))).get();
         }
-        System.out.println((drain ? "Draining " : "No longer draining ") + args[1]);
     }
 }

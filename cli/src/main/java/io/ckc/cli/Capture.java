@@ -1,0 +1,46 @@
+package io.ckc.cli;
+
+import java.io.ByteArrayOutputStream;
+import java.io.OutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.function.IntSupplier;
+
+/** Runs a command of this JVM with what it prints to standard output still printed, and kept. */
+final class Capture {
+
+    record Printed(int exitCode, String text) {
+        List<String> results() {
+            return text.lines().filter(l -> l.startsWith("RESULT")).toList();
+        }
+    }
+
+    private Capture() {
+    }
+
+    static Printed run(IntSupplier command) {
+        PrintStream original = System.out;
+        ByteArrayOutputStream kept = new ByteArrayOutputStream();
+        PrintStream both = new PrintStream(new OutputStream() {
+            @Override
+            public void write(int b) {
+                original.write(b);
+                kept.write(b);
+            }
+
+            @Override
+            public void write(byte[] b, int off, int len) {
+                original.write(b, off, len);
+                kept.write(b, off, len);
+            }
+        }, true, StandardCharsets.UTF_8);
+        System.setOut(both);
+        try {
+            return new Printed(command.getAsInt(), kept.toString(StandardCharsets.UTF_8));
+        } finally {
+            both.flush();
+            System.setOut(original);
+        }
+    }
+}

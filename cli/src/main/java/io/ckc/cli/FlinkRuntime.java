@@ -1,0 +1,221 @@
+package io.ckc.cli;
+
+import io.ckc.jobs.JobCatalog;
+import io.ckc.jobs.ops.FlinkRest;
+import org.apache.flink.util.ParameterTool;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.FileStore;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Flink for the stack: the configuration of record ({@code runtime/flink/conf}) with this checkout's
+ * directories, an embedded MiniCluster running the job catalog's jobs, or a standalone session cluster
+ * (a JobManager and a TaskManager process) from the Maven Central jars.
+ */
+final class FlinkRuntime {
+
+    static final int EMBEDDED_REST_PORT = 8082;
+    static final int CLUSTER_REST_PORT = 8081;
+    static final String EMBEDDED_URL = "http://127.0.0.1:" + EMBEDDED_REST_PORT;
+    static final String CLUSTER_URL = "http://127.0.0.1:" + CLUSTER_REST_PORT;
+    /** The JDK 17 flags Flink's own scripts pass. */
+    static final List<String> JAVA_OPENS = List.of("--add-opens=java.base/java.lang=ALL-UNNAMED",
+            "--add-opens=java.base/java.net=ALL-UNNAMED", "--add-opens=java.base/java.io=ALL-UNNAMED",
+            "--add-opens=java.base/java.nio=ALL-UNNAMED", "--add-opens=java.base/sun.nio.ch=ALL-UNNAMED",
+            "--add-opens=java.base/java.lang.reflect=ALL-UNNAMED", "--add-opens=java.base/java.text=ALL-UNNAMED",
+            "--add-opens=java.base/java.time=ALL-UNNAMED", "--add-opens=java.base/java.util=ALL-UNNAMED",
+            "--add-opens=java.base/java.util.concurrent=ALL-UNNAMED",
+            "--add-opens=java.base/java.util.concurrent.atomic=ALL-UNNAMED",
+            "--add-opens=java.base/java.util.concurrent.locks=ALL-UNNAMED",
+            "--add-exports=java.base/sun.net.util=ALL-UNNAMED", "--add-exports=java.rmi/sun.rmi.registry=ALL-UNNAMED",
+            "--add-exports=java.security.jgss/sun.security.krb5=ALL-UNNAMED");
+    /**
+     * What the adaptive scheduler needs to rescale a running job in place. It restarts from the latest
+     * checkpoint; FLIP-461 makes it wait for the next one first, up to rescale-trigger.max-delay. The rescale
+     * command triggers that checkpoint at once, so the restart follows it within a second or two and replays
+     * next to nothing; 30 s bounds the wait if checkpoints fail.
+     */
+    static final List<String> ADAPTIVE = List.of("jobmanager.scheduler: adaptive",
+            "jobmanager.adaptive-scheduler.executing.cooldown-after-rescaling: 1s",
+            "jobmanager.adaptive-scheduler.executing.resource-stabilization-timeout: 1s",
+            "jobmanager.adaptive-scheduler.rescale-trigger.max-delay: 30s");
+
+    private final Home home;
+    private final Processes processes;
+
+    FlinkRuntime(Home home, Processes processes) {
+        this.home = home;
+        this.processes = processes;
+    }
+
+    /** The configuration of record in {@code dir}, with this checkout's checkpoint, savepoint and RocksDB directories. */
+    void writeConf(Path dir, List<String> extra) {
+        try {
+            Files.createDirectories(dir);
+            Files.createDirectories(home.state.resolve("flink/checkpoints"));
+            Path conf = home.root.resolve("runtime/flink/conf");
+            Files.copy(conf.resolve("config.yaml"), dir.resolve("config.yaml"), StandardCopyOption.REPLACE_EXISTING);
+            Files.copy(conf.resolve("log4j.properties"), dir.resolve("log4j.properties"),
+                    StandardCopyOption.REPLACE_EXISTING);
+            List<String> lines = new ArrayList<>();
+            lines.add("execution.checkpointing.dir: file://" + home.state.resolve("flink/checkpoints"));
+            lines.add("execution.checkpointing.savepoint-dir: file://" + savepointDir());
+            rocksDbLocalDir().ifPresent(d -> lines.add("state.backend.rocksdb.localdir: " + d));
+            lines.addAll(extra);
+            Files.write(dir.resolve("config.yaml"), lines, StandardOpenOption.APPEND);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    Path savepointDir() {
+        return home.state.resolve("flink/savepoints");
+    }
+
+    /**
+     * RocksDB's working directory: CKC_ROCKSDB_LOCAL_DIR, else a directory in /dev/shm when that tmpfs has
+     * 2 GiB free, else Flink's default. Why memory: at each checkpoint RocksDB flushes its memtables to files
+     * and syncs them on the task's own thread, and on this machine's disk those syncs held the delivery job's
+     * routing for a median 34 ms (up to 167) every 10 s, 11 ms in memory. It is scratch space either way: a job
+     * recovers from its checkpoints, which stay on disk.
+     */
+    java.util.Optional<Path> rocksDbLocalDir() {
+        String chosen = System.getenv("CKC_ROCKSDB_LOCAL_DIR");
+        if (chosen != null && !chosen.isBlank()) {
+            return java.util.Optional.of(Path.of(chosen));
+        }
+        Path shm = Path.of("/dev/shm");
+        try {
+            FileStore store = Files.getFileStore(shm);
+            if (Files.isWritable(shm) && store.getUsableSpace() >= 2L << 30) {
+                return java.util.Optional.of(shmDir());
+            }
+        } catch (IOException e) {
+            // no /dev/shm: Flink's default
+        }
+        return java.util.Optional.empty();
+    }
+
+    Path shmDir() {
+        return Path.of("/dev/shm", "ckc-rocksdb-" + Integer.toUnsignedString(home.root.toString().hashCode()));
+    }
+
+    /** Removes RocksDB's scratch space in memory, once no Flink of this checkout runs. */
+    void removeScratch() {
+        Ckc.deleteTree(shmDir());
+    }
+
+    /** The MiniCluster with the stack's jobs, its own process; returns once every job runs. */
+    void startEmbedded(StackShape shape) {
+        Path conf = home.state.resolve("flink/embedded-conf");
+        writeConf(conf, List.of());
+        List<String> command = new ArrayList<>(List.of("java", "-Xms1536m", "-Xmx1536m", "-XX:+UseG1GC",
+                processes.gcLog("flink-embedded")));
+        command.addAll(JAVA_OPENS);
+        command.addAll(List.of("-Dlog.file=" + home.log("flink-embedded-runtime"),
+                "-Dlog4j.configurationFile=file:" + conf.resolve("log4j.properties"),
+                "-cp", home.libClasspath("flink") + ":" + home.jobsJar(), "io.ckc.jobs.EmbeddedFlink",
+                "--conf-dir", conf.toString(), "--rest-port", String.valueOf(EMBEDDED_REST_PORT)));
+        command.addAll(shape.stackFlags());
+        processes.start("flink-embedded", home.log("flink-embedded"), Map.of(), command);
+        processes.awaitLog("flink-embedded", home.log("flink-embedded"), "CKC embedded Flink ready", Duration.ofSeconds(120));
+        awaitJobsRunning(EMBEDDED_URL, jobCount(shape));
+    }
+
+    static int jobCount(StackShape shape) {
+        return JobCatalog.stack(ParameterTool.fromArgs(shape.stackFlags().toArray(String[]::new))).size();
+    }
+
+    static void awaitJobsRunning(String url, int count) {
+        long deadline = System.nanoTime() + Duration.ofSeconds(120).toNanos();
+        FlinkRest rest = new FlinkRest(url);
+        while (System.nanoTime() < deadline) {
+            try {
+                if (rest.runningJobs() >= count) {
+                    return;
+                }
+            } catch (IOException notYet) {
+                // the REST API comes up with the cluster
+            }
+            Processes.sleep(200);
+        }
+        throw new Ckc.Failure("Flink jobs not running after 120 s at " + url);
+    }
+
+    /** A standalone session cluster: a JobManager and a TaskManager process; with {@code adaptive}, in-place rescaling. */
+    void startCluster(boolean adaptive) {
+        if (processes.isRunning("flink-jobmanager")) {
+            Ckc.say("Flink cluster already running: " + CLUSTER_URL);
+            return;
+        }
+        if (Processes.portOpen(CLUSTER_REST_PORT)) {
+            throw new Ckc.Failure("port " + CLUSTER_REST_PORT + " is taken");
+        }
+        Path conf = home.state.resolve("flink/cluster-conf");
+        writeConf(conf, adaptive ? ADAPTIVE : List.of());
+        startClusterProcess("flink-jobmanager", "GET_JM_RESOURCE_PARAMS",
+                "org.apache.flink.runtime.entrypoint.StandaloneSessionClusterEntrypoint", conf);
+        startClusterProcess("flink-taskmanager", "GET_TM_RESOURCE_PARAMS",
+                "org.apache.flink.runtime.taskexecutor.TaskManagerRunner", conf);
+        FlinkRest rest = new FlinkRest(CLUSTER_URL);
+        long deadline = System.nanoTime() + Duration.ofSeconds(120).toNanos();
+        while (System.nanoTime() < deadline) {
+            if (rest.taskManagers() >= 1) {
+                Ckc.say("Flink cluster ready: web UI and REST on " + CLUSTER_URL + " (JobManager pid "
+                        + processes.pid("flink-jobmanager").orElse(-1L) + ", TaskManager pid "
+                        + processes.pid("flink-taskmanager").orElse(-1L) + ")");
+                return;
+            }
+            for (String name : List.of("flink-jobmanager", "flink-taskmanager")) {
+                if (!processes.isRunning(name)) {
+                    throw new Ckc.Failure(name + " exited (log: " + home.log(name) + ")");
+                }
+            }
+            Processes.sleep(200);
+        }
+        throw new Ckc.Failure("Flink cluster not ready after 120 s");
+    }
+
+    /**
+     * One cluster process with the JVM memory flags and dynamic properties Flink's own scripts compute
+     * ({@code BashJavaUtils}, as {@code bin/jobmanager.sh} and {@code bin/taskmanager.sh} call it).
+     */
+    private void startClusterProcess(String name, String resourceQuery, String mainClass, Path conf) {
+        String printed = Ckc.runForOutput(List.of("java", "-cp", home.libClasspath("flink"),
+                "org.apache.flink.runtime.util.bash.BashJavaUtils", resourceQuery, "--configDir", conf.toString()));
+        List<String> results = printed.lines().filter(l -> l.startsWith("BASH_JAVA_UTILS_EXEC_RESULT:"))
+                .map(l -> l.substring("BASH_JAVA_UTILS_EXEC_RESULT:".length())).toList();
+        if (results.size() < 2) {
+            throw new Ckc.Failure("Flink's BashJavaUtils did not give the " + name + "'s resources:\n" + printed);
+        }
+        List<String> command = new ArrayList<>(List.of("java"));
+        command.addAll(words(results.get(0)));
+        command.addAll(JAVA_OPENS);
+        command.addAll(List.of("-Dlog.file=" + home.log(name), "-Dlog4j.configurationFile=file:" + conf.resolve("log4j.properties"),
+                "-cp", home.libClasspath("flink"), mainClass, "--configDir", conf.toString()));
+        command.addAll(words(results.get(1)));
+        processes.start(name, home.logs.resolve(name + ".out"), Map.of(), command);
+    }
+
+    void stopCluster() {
+        processes.stop("flink-taskmanager");
+        processes.stop("flink-jobmanager");
+        if (!processes.isRunning("flink-embedded")) {
+            removeScratch();
+        }
+        Ckc.say("Flink cluster stopped");
+    }
+
+    private static List<String> words(String line) {
+        return java.util.Arrays.stream(line.trim().split("\\s+")).filter(w -> !w.isEmpty()).toList();
+    }
+}

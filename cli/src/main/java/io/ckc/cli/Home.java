@@ -1,0 +1,76 @@
+package io.ckc.cli;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.LocalDateTime;
+import java.time.format.DateTimeFormatter;
+
+/**
+ * Where everything of this checkout is: the project root that {@code ./ckc} passes as {@code ckc.root},
+ * the built jars, and {@code .ckc/} with the pids, logs, data and runtime classpaths of what the
+ * commands start.
+ */
+public final class Home {
+
+    /** The project root. */
+    public final Path root;
+    /** {@code .ckc}: everything the commands start keeps its pid, log and data here. */
+    public final Path state;
+    public final Path pids;
+    public final Path logs;
+
+    public Home(Path root) {
+        this.root = root.toAbsolutePath().normalize();
+        this.state = this.root.resolve(".ckc");
+        this.pids = state.resolve("pids");
+        this.logs = state.resolve("logs");
+    }
+
+    /** The checkout {@code ./ckc} runs from ({@code -Dckc.root}), else the working directory. */
+    public static Home current() {
+        return new Home(Path.of(System.getProperty("ckc.root", ".")));
+    }
+
+    public Path gatewayJar() {
+        return root.resolve("gateway-edge/target/ckc-gateway.jar");
+    }
+
+    public Path jobsJar() {
+        return root.resolve("jobs/target/ckc-jobs.jar");
+    }
+
+    /** The runtime jars {@code ./ckc} fetched from Maven Central: kafka, flink, profiler. */
+    public Path lib(String runtime) {
+        return state.resolve("lib").resolve(runtime);
+    }
+
+    /** A classpath entry of every jar in {@link #lib}. */
+    public String libClasspath(String runtime) {
+        return lib(runtime) + "/*";
+    }
+
+    /** The classpath this JVM runs with, for the simulators it starts. */
+    public static String ownClasspath() {
+        return System.getProperty("java.class.path");
+    }
+
+    /** A new results folder {@code perf/results/<date>-<name>}. */
+    public Path newResults(String name) {
+        Path dir = root.resolve("perf/results")
+                .resolve(LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyy-MM-dd-HHmm")) + "-" + name);
+        try {
+            Files.createDirectories(dir);
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+        return dir;
+    }
+
+    public Path pidFile(String process) {
+        return pids.resolve(process + ".pid");
+    }
+
+    public Path log(String process) {
+        return logs.resolve(process + ".log");
+    }
+}

@@ -1,0 +1,108 @@
+package io.ckc.cli;
+
+import io.ckc.protocol.kafka.TopicSetup;
+import org.apache.kafka.clients.admin.Admin;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The stack's Kafka: one broker in KRaft combined mode (broker and controller) as its own process, from
+ * the Maven Central {@code kafka_2.13} jars; auto-creation off, every replication factor 1.
+ */
+final class KafkaBroker {
+
+    static final int PORT = 9092;
+    static final int CONTROLLER_PORT = 9093;
+    static final String BOOTSTRAP = "127.0.0.1:" + PORT;
+    /** The channels every stack has: the echo application's, the perf replies', the status one. */
+    static final List<String> STACK_CHANNELS = List.of("echo", "perf-replies", "status");
+
+    private final Home home;
+    private final Processes processes;
+
+    KafkaBroker(Home home, Processes processes) {
+        this.home = home;
+        this.processes = processes;
+    }
+
+    static String serverProperties(Path dataDir) {
+        return String.join("\n",
+                "process.roles=broker,controller",
+                "node.id=1",
+                "controller.quorum.voters=1@127.0.0.1:" + CONTROLLER_PORT,
+                "listeners=PLAINTEXT://127.0.0.1:" + PORT + ",CONTROLLER://127.0.0.1:" + CONTROLLER_PORT,
+                "advertised.listeners=PLAINTEXT://127.0.0.1:" + PORT,
+                "controller.listener.names=CONTROLLER",
+                "listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT",
+                "inter.broker.listener.name=PLAINTEXT",
+                "log.dirs=" + dataDir,
+                "num.partitions=1",
+                "auto.create.topics.enable=false",
+                "offsets.topic.replication.factor=1",
+                "offsets.topic.num.partitions=6",
+                "transaction.state.log.replication.factor=1",
+                "transaction.state.log.min.isr=1",
+                "share.coordinator.state.topic.replication.factor=1",
+                "share.coordinator.state.topic.min.isr=1",
+                "group.initial.rebalance.delay.ms=0", "");
+    }
+
+    /** Formats a fresh data directory and starts the broker; returns once it serves. */
+    void start() {
+        if (Processes.portOpen(PORT)) {
+            throw new Ckc.Failure("port " + PORT + " is taken: is another Kafka running?");
+        }
+        Path dir = home.state.resolve("kafka");
+        Path properties = dir.resolve("server.properties");
+        try {
+            Ckc.deleteTree(dir);
+            Files.createDirectories(dir.resolve("data"));
+            Files.createDirectories(home.logs);
+            Files.writeString(properties, serverProperties(dir.resolve("data")));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        List<String> java = new ArrayList<>(List.of("java", "-cp", home.libClasspath("kafka"), "-Xms1g", "-Xmx1g",
+                "-XX:+UseG1GC", "-Dkafka.logs.dir=" + home.logs.resolve("kafka"),
+                "-Dlog4j2.configurationFile=" + home.root.resolve("runtime/kafka/conf/log4j2.yaml")));
+        String clusterId = Ckc.runForOutput(concat(java, "kafka.tools.StorageTool", "random-uuid")).strip();
+        clusterId = clusterId.substring(clusterId.lastIndexOf('\n') + 1);
+        Ckc.runOrFail("format Kafka's storage", home.log("kafka-format"),
+                concat(java, "kafka.tools.StorageTool", "format", "-t", clusterId, "-c", properties.toString()));
+        List<String> run = new ArrayList<>(java);
+        run.add(processes.gcLog("kafka"));
+        run.add("kafka.Kafka");
+        run.add(properties.toString());
+        processes.start("kafka", home.log("kafka"), Map.of(), run);
+        Path serverLog = home.logs.resolve("kafka/server.log");
+        processes.awaitLog("kafka", home.log("kafka"),
+                () -> Processes.portOpen(PORT) && Processes.contains(serverLog, "Kafka Server started"),
+                Duration.ofSeconds(30), "'Kafka Server started'");
+    }
+
+    /** The stack's topics: the core's, each gateway's, and the application channels. */
+    static void createTopics(List<String> gatewayIds, List<String> channels) {
+        List<String> all = new ArrayList<>(STACK_CHANNELS);
+        channels.stream().filter(c -> !all.contains(c)).forEach(all::add);
+        try (Admin admin = TopicSetup.admin(BOOTSTRAP)) {
+            TopicSetup.create(admin, new TopicSetup(io.ckc.protocol.kafka.Topics.DEFAULT, TopicSetup.DEFAULT_PARTITIONS)
+                    .allTopics(all, gatewayIds));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new Ckc.Failure("interrupted while creating topics");
+        }
+    }
+
+    private static List<String> concat(List<String> head, String... tail) {
+        List<String> all = new ArrayList<>(head);
+        all.addAll(List.of(tail));
+        return all;
+    }
+}

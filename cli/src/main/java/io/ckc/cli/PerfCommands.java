@@ -1,0 +1,476 @@
+package io.ckc.cli;
+
+import io.ckc.perf.PerfCommand;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+import picocli.CommandLine.Unmatched;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.Callable;
+
+/**
+ * {@code ./ckc perf}: the paper's scenarios, the stepped load, overload, capacity, groupcast, rebalance and
+ * rescaling, each on a stack of the shape it needs and beside a bare-Kafka echo in the same run; the whole
+ * set ({@code suite}) and an A/B comparison of two revisions ({@code ab}).
+ */
+@Command(name = "perf", mixinStandardHelpOptions = true,
+        description = "Measures CKC beside a bare-Kafka echo in the same run; results in perf/results/<date>-<scenario>/.",
+        subcommands = {PerfCommands.Scenario1.class, PerfCommands.Stepped.class, PerfCommands.Overload.class,
+                PerfCommands.Capacity.class, PerfCommands.Mtd.class, PerfCommands.Groupcast.class,
+                PerfCommands.Rebalance.class, PerfCommands.Rescale.class, PerfCommands.Quick.class,
+                PerfCommands.Handoff.class, PerfCommands.Report.class, PerfSuite.class, PerfAb.class})
+final class PerfCommands implements Runnable {
+
+    @Spec
+    CommandLine.Model.CommandSpec spec;
+
+    @Override
+    public void run() {
+        spec.commandLine().usage(System.out);
+    }
+
+    /**
+     * The simulator command {@code command} with the options a user gave; refused at once, before any stack
+     * starts, if it names an option the command line sets itself or one the simulator does not know.
+     */
+    static List<String> simulatorArgs(String command, List<String> given, Set<String> setHere) {
+        for (String option : given) {
+            if (setHere.contains(option)) {
+                throw new Ckc.Failure(option + " is set by ./ckc for perf " + command + "; ./ckc perf " + command
+                        + " --help lists what to give");
+            }
+        }
+        List<String> args = new ArrayList<>();
+        args.add(command);
+        args.addAll(given);
+        return args;
+    }
+
+    /** Parses a simulator command line as the simulator will, so a wrong option fails before anything starts. */
+    static void checkSimulatorArgs(List<String> args) {
+        try {
+            new CommandLine(new PerfCommand()).parseArgs(args.toArray(String[]::new));
+        } catch (CommandLine.ParameterException e) {
+            throw new Ckc.Failure(e.getMessage());
+        }
+    }
+
+    /**
+     * Whether {@code options} ask for help; if so, prints the usage of {@code command} and then the simulator's
+     * own help of {@code scenario}, whose options it passes on.
+     */
+    static boolean helpAsked(List<String> options, CommandLine command, String scenario) {
+        if (!options.contains("--help") && !options.contains("-h")) {
+            return false;
+        }
+        command.usage(System.out);
+        System.out.println();
+        System.out.println("Options of the simulator's " + scenario + ", given after these:");
+        System.out.print(simulatorUsage(scenario));
+        return true;
+    }
+
+    /** The simulator's own help of {@code command}, for a command line that passes its options on. */
+    static String simulatorUsage(String command) {
+        return new CommandLine(new PerfCommand()).getSubcommands().get(command).getUsageMessage();
+    }
+
+    /**
+     * A scenario the simulator runs on a stack of one shape: the options this command line sets (the stack's
+     * shape) and the simulator's own, passed on; {@code --help} shows both.
+     */
+    abstract static class OnStack implements Callable<Integer> {
+        @Spec
+        CommandLine.Model.CommandSpec spec;
+
+        @Unmatched
+        List<String> options = new ArrayList<>();
+
+        /** The simulator command this runs. */
+        abstract String scenario();
+
+        /** The stack it runs on. */
+        abstract StackShape shape();
+
+        /** Simulator options this command sets itself. */
+        Set<String> setHere() {
+            return Set.of("--gateways", "--results", "--pids-dir");
+        }
+
+        boolean help() {
+            return helpAsked(options, spec.commandLine(), scenario());
+        }
+
+        @Override
+        public Integer call() {
+            if (help()) {
+                return 0;
+            }
+            Home home = Home.current();
+            List<String> args = simulatorArgs(scenario(), options, setHere());
+            args.addAll(List.of("--pids-dir", home.pids.toString()));
+            List<String> checked = new ArrayList<>(args);
+            checked.addAll(List.of("--results", home.root.resolve("perf/results").toString()));
+            checkSimulatorArgs(withGateways(checked, List.of("127.0.0.1:5500")));
+            Path results = home.newResults(scenario());
+            args.addAll(List.of("--results", results.toString()));
+            StackShape stack = new Stack(home).ensure(shape().withChannels(channelOf(options)));
+            int code = Simulator.measuring(home).run(withGateways(args, stack.gatewayAddresses()),
+                    results.resolve("run.log")).exitCode();
+            return Math.max(code, finish(home, results));
+        }
+    }
+
+    /**
+     * The channel a simulator command line sends to when it names one other than the echo's: its topic must
+     * exist, so the stack is brought up with it.
+     */
+    static List<String> channelOf(List<String> options) {
+        for (int i = 0; i < options.size(); i++) {
+            String option = options.get(i);
+            String value = option.startsWith("--channel=") ? option.substring("--channel=".length())
+                    : option.equals("--channel") && i + 1 < options.size() ? options.get(i + 1) : null;
+            if (value != null && !value.equals("echo")) {
+                UpCommand.checkChannel(value);
+                return List.of(value);
+            }
+        }
+        return List.of();
+    }
+
+    static List<String> withGateways(List<String> args, List<String> addresses) {
+        List<String> all = new ArrayList<>(args);
+        all.addAll(1, List.of("--gateways", String.join(",", addresses)));
+        return all;
+    }
+
+    /** The report of a results folder, and its RESULT lines printed and kept in results.txt. */
+    static int finish(Home home, Path results) {
+        int code = Simulator.measuring(home).run(List.of("report", results.toString()), results.resolve("report.log"))
+                .exitCode();
+        try {
+            Path log = results.resolve("run.log");
+            List<String> lines = Files.exists(log) ? Files.readAllLines(log).stream()
+                    .filter(l -> l.startsWith("RESULT")).toList() : List.of();
+            Files.write(results.resolve("results.txt"), lines);
+            lines.forEach(System.out::println);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return code;
+    }
+
+    /** A scenario on a stack of as many gateways and such an echo parallelism as asked. */
+    abstract static class OnShapedStack extends OnStack {
+        @Option(names = "--gateways", defaultValue = "1", description = "Gateways (default ${DEFAULT-VALUE})")
+        int gateways;
+
+        @Option(names = "--app-parallelism", defaultValue = "1", description = "Echo parallelism (default ${DEFAULT-VALUE})")
+        int app;
+
+        StackShape shape() {
+            return StackShape.of(gateways, app, List.of());
+        }
+    }
+
+    @Command(name = "stepped", description = "Offered load rises by a step; at each level 30 one-second samples (mean "
+            + "and 95%% CI); a path stops at p99 > 100 ms or any loss. CKC first, then the echo.")
+    static final class Stepped extends OnShapedStack {
+        String scenario() {
+            return "stepped";
+        }
+    }
+
+    @Command(name = "overload", description = "The saturation load, then a multiple of it for minutes, then half of it: "
+            + "does the path deliver at its limit, drop no session and recover?")
+    static final class Overload extends OnShapedStack {
+        String scenario() {
+            return "overload";
+        }
+    }
+
+    @Command(name = "rescale", description = "A constant load through the echo application, with MTD messages in flight, "
+            + "while jobs are rescaled by savepoint or in place (JOB:P:in-place, on a cluster started with --adaptive).")
+    static final class Rescale extends OnStack {
+        String scenario() {
+            return "rescale";
+        }
+
+        StackShape shape() {
+            return StackShape.of(1, 1, List.of());
+        }
+    }
+
+    @Command(name = "capacity", description = "Idle nodes join one gateway in batches: heap, resident memory and CPU per node.")
+    static final class Capacity extends OnStack {
+        String scenario() {
+            return "capacity";
+        }
+
+        StackShape shape() {
+            return StackShape.of(1, 1, List.of());
+        }
+
+        @Override
+        Set<String> setHere() {
+            return Set.of("--gateway", "--metrics", "--gateway-pid-file", "--csv");
+        }
+
+        @Override
+        public Integer call() {
+            if (help()) {
+                return 0;
+            }
+            Home home = Home.current();
+            List<String> args = simulatorArgs(scenario(), options, setHere());
+            args.addAll(List.of("--gateway", "127.0.0.1:" + StackShape.FIRST_UDP_PORT, "--metrics",
+                    "http://127.0.0.1:" + StackShape.FIRST_METRICS_PORT + "/metrics"));
+            checkSimulatorArgs(args);
+            Path results = home.newResults(scenario());
+            args.addAll(List.of("--csv", results.resolve("capacity.csv").toString()));
+            Stack stack = new Stack(home);
+            stack.ensure(shape());
+            args.addAll(List.of("--gateway-pid-file", stack.firstGatewayPidFile().toString()));
+            int code = Simulator.capacity(home).run(args, results.resolve("run.log")).exitCode();
+            try {
+                Files.write(results.resolve("results.txt"), Files.readAllLines(results.resolve("run.log")).stream()
+                        .filter(l -> l.startsWith("RESULT")).toList());
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+            return code;
+        }
+    }
+
+    @Command(name = "groupcast", description = "Groupcasts to 10,000 members on 3 gateways, 500 other nodes to catch extras: "
+            + "warm-ups, then timed ones, each until its last member has it.")
+    static final class Groupcast extends OnStack {
+        String scenario() {
+            return "groupcast";
+        }
+
+        StackShape shape() {
+            return StackShape.of(3, 1, List.of());
+        }
+
+        @Override
+        public Integer call() {
+            return withoutResultsFolder(this, List.of("--bootstrap", KafkaBroker.BOOTSTRAP));
+        }
+    }
+
+    @Command(name = "rebalance", description = "15,000 nodes all starting on one of 3 gateways, balanced by the PoA manager's "
+            + "handovers: rounds, handovers per node, anything lost.")
+    static final class Rebalance extends OnStack {
+        @Option(names = "--job-flag", description = "A flag for every job, repeated: --job-flag=--ranking --job-flag=latency")
+        List<String> jobFlags = new ArrayList<>();
+
+        String scenario() {
+            return "rebalance";
+        }
+
+        StackShape shape() {
+            return StackShape.of(3, 1, jobFlags);
+        }
+
+        @Override
+        public Integer call() {
+            return withoutResultsFolder(this, List.of("--bootstrap", KafkaBroker.BOOTSTRAP));
+        }
+    }
+
+    /** The scenarios whose figures are their RESULT lines alone: no results folder, no report. */
+    static int withoutResultsFolder(OnStack command, List<String> extra) {
+        if (command.help()) {
+            return 0;
+        }
+        Home home = Home.current();
+        List<String> args = simulatorArgs(command.scenario(), command.options, Set.of("--gateways", "--bootstrap"));
+        args.addAll(extra);
+        checkSimulatorArgs(withGateways(args, List.of("127.0.0.1:5500")));
+        StackShape stack = new Stack(home).ensure(command.shape());
+        return Simulator.measuring(home).run(withGateways(args, stack.gatewayAddresses()), null).exitCode();
+    }
+
+    @Command(name = "handoff", description = "The machine's cost of handing a message from one thread to another after idle "
+            + "gaps: tells machines apart. No stack.")
+    static final class Handoff implements Callable<Integer> {
+        @Unmatched
+        List<String> options = new ArrayList<>();
+
+        @Override
+        public Integer call() {
+            List<String> args = simulatorArgs("handoff", options, Set.of());
+            checkSimulatorArgs(args);
+            return Simulator.measuring(Home.current()).run(args, null).exitCode();
+        }
+    }
+
+    @Command(name = "report", mixinStandardHelpOptions = true,
+            description = "The tables, CSVs and report.html again from a results folder.")
+    static final class Report implements Callable<Integer> {
+        @CommandLine.Parameters(paramLabel = "DIR")
+        Path dir;
+
+        @Override
+        public Integer call() {
+            return Simulator.measuring(Home.current()).run(List.of("report", dir.toString()), null).exitCode();
+        }
+    }
+
+    @Command(name = "quick", mixinStandardHelpOptions = true,
+            description = "A few minutes end to end: one small configuration and two load levels, each beside the echo.")
+    static final class Quick implements Callable<Integer> {
+        @Override
+        public Integer call() {
+            Home home = Home.current();
+            Path results = home.newResults("quick");
+            StackShape stack = new Stack(home).ensure(StackShape.of(1, 1, List.of()));
+            Simulator simulator = Simulator.measuring(home);
+            int code = 0;
+            for (String path : List.of("kafka", "ckc")) {
+                code = Math.max(code, simulator.run(List.of("run", "--config", "1", "--path", path, "--gateways",
+                        String.join(",", stack.gatewayAddresses()), "--nodes", "200", "--messages", "5", "--rate", "60",
+                        "--results", results.toString(), "--pids-dir", home.pids.toString()), results.resolve("run.log")).exitCode());
+            }
+            code = Math.max(code, simulator.run(List.of("stepped", "--gateways", String.join(",", stack.gatewayAddresses()),
+                    "--nodes", "200", "--start", "100", "--step", "200", "--max-steps", "2", "--warmup-seconds", "2",
+                    "--samples", "5", "--results", results.toString(), "--pids-dir", home.pids.toString()),
+                    results.resolve("run.log")).exitCode());
+            return Math.max(code, finish(home, results));
+        }
+    }
+
+    @Command(name = "scenario1", mixinStandardHelpOptions = true, sortOptions = false,
+            description = "The paper's Figure 4: configurations 1-8 (1,000 / 5,000 nodes x echo parallelism 1 / 3 x 1 / 3 "
+                    + "gateways), restarting the stack in each shape, with the bare-Kafka echo for each node count.")
+    static final class Scenario1 implements Callable<Integer> {
+        /** The paper's Figure 4: id, nodes, echo parallelism, gateways, in the order that restarts the stack least. */
+        static final int[][] CONFIGURATIONS = {{1, 1000, 1, 1}, {3, 5000, 1, 1}, {2, 1000, 3, 1}, {4, 5000, 3, 1},
+                {5, 1000, 1, 3}, {7, 5000, 1, 3}, {6, 1000, 3, 3}, {8, 5000, 3, 3}};
+
+        @Option(names = "--configs", split = ",", description = "Configurations to run (default: all eight)")
+        Set<Integer> configs = new LinkedHashSet<>(List.of(1, 2, 3, 4, 5, 6, 7, 8));
+
+        @Option(names = "--per-gateway", description = "Node counts per gateway: configuration 8 then has the paper's 15,000")
+        boolean perGateway;
+
+        @Option(names = "--messages", defaultValue = "10", description = "Messages per node (default ${DEFAULT-VALUE})")
+        int messages;
+
+        @Option(names = "--rate", defaultValue = "12", description = "Messages per node per minute (default ${DEFAULT-VALUE})")
+        int rate;
+
+        @Option(names = "--drain-seconds", description = "Seconds to wait for the last echoes")
+        Integer drainSeconds;
+
+        @Option(names = "--arrivals", description = "constant or poisson")
+        String arrivals;
+
+        @Override
+        public Integer call() {
+            Home home = Home.current();
+            Path results = home.newResults("scenario1");
+            Ckc.say("scenario 1 into " + results);
+            Simulator simulator = Simulator.measuring(home);
+            // The machine's thread hand-off cost, beside the runs: every path pays it at each hop.
+            simulator.run(List.of("handoff"), results.resolve("handoff.txt"));
+            List<String> load = new ArrayList<>(List.of("--messages", String.valueOf(messages), "--rate", String.valueOf(rate)));
+            if (drainSeconds != null) {
+                load.addAll(List.of("--drain-seconds", String.valueOf(drainSeconds)));
+            }
+            if (arrivals != null) {
+                load.addAll(List.of("--arrivals", arrivals));
+            }
+            Set<Integer> baselines = new LinkedHashSet<>();
+            for (int[] c : CONFIGURATIONS) {
+                if (!configs.contains(c[0])) {
+                    continue;
+                }
+                int nodes = perGateway ? c[1] * c[3] : c[1];
+                StackShape stack = new Stack(home).ensure(StackShape.of(c[3], c[2], List.of()));
+                if (baselines.add(nodes)) {
+                    simulator.run(run("k" + nodes, "kafka", stack, 0, nodes, load, results, home), results.resolve("run.log"));
+                }
+                simulator.run(run(String.valueOf(c[0]), "ckc", stack, c[2], nodes, load, results, home),
+                        results.resolve("run.log"));
+            }
+            return finish(home, results);
+        }
+
+        private static List<String> run(String config, String path, StackShape stack, int app, int nodes,
+                                        List<String> load, Path results, Home home) {
+            List<String> args = new ArrayList<>(List.of("run", "--config", config, "--path", path, "--nodes",
+                    String.valueOf(nodes)));
+            if (path.equals("ckc")) {
+                args.addAll(List.of("--gateways", String.join(",", stack.gatewayAddresses()), "--app-parallelism",
+                        String.valueOf(app)));
+            }
+            args.addAll(load);
+            args.addAll(List.of("--results", results.toString(), "--pids-dir", home.pids.toString()));
+            return args;
+        }
+    }
+
+    @Command(name = "mtd", sortOptions = false,
+            description = "The paper's outbound scenarios (Figures 16, 17): mtd_1, mtd_3, mtd_5 with the MTD off, then mtd_2, "
+                    + "mtd_4 with it on (a stack restart between), beside the bare-Kafka echo with the same nodes and load.")
+    static final class Mtd implements Callable<Integer> {
+        @Spec
+        CommandLine.Model.CommandSpec spec;
+
+        @Option(names = "--nodes", defaultValue = "5000", description = "Nodes (default ${DEFAULT-VALUE})")
+        int nodes;
+
+        @Option(names = "--messages", defaultValue = "10", description = "Messages per node (default ${DEFAULT-VALUE})")
+        int messages;
+
+        @Option(names = "--rate", defaultValue = "4", description = "Messages per node per minute (default ${DEFAULT-VALUE})")
+        int rate;
+
+        @Unmatched
+        List<String> options = new ArrayList<>();
+
+        @Override
+        public Integer call() {
+            if (helpAsked(options, spec.commandLine(), "mtd")) {
+                return 0;
+            }
+            Home home = Home.current();
+            Path results = home.root.resolve("perf/results");
+            List<String> load = List.of("--nodes", String.valueOf(nodes), "--messages", String.valueOf(messages),
+                    "--rate", String.valueOf(rate));
+            checkSimulatorArgs(withGateways(mtd(false, "mtd_1,mtd_3,mtd_5", load, results, home), List.of("127.0.0.1:5500")));
+            results = home.newResults("mtd");
+            List<String> mtdOff = mtd(false, "mtd_1,mtd_3,mtd_5", load, results, home);
+            Simulator simulator = Simulator.measuring(home);
+            StackShape off = new Stack(home).ensure(StackShape.of(1, 1, List.of("--mtd", "false")));
+            simulator.run(List.of("run", "--config", "k" + nodes, "--path", "kafka", "--nodes", String.valueOf(nodes),
+                    "--messages", String.valueOf(messages), "--rate", String.valueOf(rate), "--results", results.toString(),
+                    "--pids-dir", home.pids.toString()), results.resolve("run.log"));
+            simulator.run(withGateways(mtdOff, List.of(off.firstGateway())), results.resolve("run.log"));
+            StackShape on = new Stack(home).ensure(StackShape.of(1, 1, List.of()));
+            simulator.run(withGateways(mtd(true, "mtd_2,mtd_4", load, results, home), List.of(on.firstGateway())),
+                    results.resolve("run.log"));
+            return finish(home, results);
+        }
+
+        private List<String> mtd(boolean on, String configs, List<String> load, Path results, Home home) {
+            List<String> args = simulatorArgs("mtd", options, Set.of("--gateways", "--mtd", "--configs", "--results",
+                    "--pids-dir"));
+            args.addAll(List.of("--mtd", String.valueOf(on), "--configs", configs, "--results", results.toString(),
+                    "--pids-dir", home.pids.toString()));
+            args.addAll(load);
+            return args;
+        }
+    }
+}

@@ -1,0 +1,156 @@
+package io.ckc.cli;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.BooleanSupplier;
+
+/**
+ * The processes the commands start and stop: each runs detached from the command (its own session,
+ * so neither the command's end nor a Ctrl-C in its terminal stops it), its output in a log under
+ * {@code .ckc/logs} and its pid in {@code .ckc/pids/<name>.pid}.
+ */
+public final class Processes {
+
+    private static final String SETSID = "/usr/bin/setsid";
+
+    private final Home home;
+
+    public Processes(Home home) {
+        this.home = home;
+    }
+
+    /** Starts {@code command} as process {@code name}, its output into {@code log}. */
+    public void start(String name, Path log, Map<String, String> env, List<String> command) {
+        try {
+            Files.createDirectories(home.pids);
+            Files.createDirectories(log.getParent());
+            List<String> detached = new ArrayList<>();
+            if (Files.isExecutable(Path.of(SETSID))) {
+                detached.add(SETSID);
+            }
+            detached.addAll(command);
+            ProcessBuilder builder = new ProcessBuilder(detached).redirectErrorStream(true)
+                    .redirectOutput(log.toFile()).redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")));
+            builder.environment().putAll(env);
+            Process process = builder.start();
+            Files.writeString(home.pidFile(name), String.valueOf(process.pid()));
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot start " + name, e);
+        }
+    }
+
+    public Optional<Long> pid(String name) {
+        Path file = home.pidFile(name);
+        try {
+            return Files.exists(file) ? Optional.of(Long.parseLong(Files.readString(file).trim())) : Optional.empty();
+        } catch (IOException | NumberFormatException e) {
+            return Optional.empty();
+        }
+    }
+
+    public boolean isRunning(String name) {
+        return pid(name).flatMap(ProcessHandle::of).map(ProcessHandle::isAlive).orElse(false);
+    }
+
+    /** Every process with a pid file, running or not. */
+    public List<String> known() {
+        try (var files = Files.list(home.pids)) {
+            return files.map(p -> p.getFileName().toString()).filter(n -> n.endsWith(".pid"))
+                    .map(n -> n.substring(0, n.length() - 4)).sorted().toList();
+        } catch (IOException e) {
+            return List.of();
+        }
+    }
+
+    /** SIGTERM, then SIGKILL if it has not stopped after 10 s; forgets the pid either way. */
+    public void stop(String name) {
+        pid(name).flatMap(ProcessHandle::of).ifPresent(process -> {
+            process.destroy();
+            try {
+                process.onExit().get(10, java.util.concurrent.TimeUnit.SECONDS);
+            } catch (Exception notYet) {
+                Ckc.say(name + " did not stop in 10 s: killing it");
+                process.destroyForcibly();
+                process.onExit().join();
+            }
+        });
+        try {
+            Files.deleteIfExists(home.pidFile(name));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** Waits until {@code log} holds {@code text}; fails with the log's tail if the process exits or time runs out. */
+    public void awaitLog(String name, Path log, String text, Duration timeout) {
+        awaitLog(name, log, () -> contains(log, text), timeout, "'" + text + "'");
+    }
+
+    public void awaitLog(String name, Path log, BooleanSupplier ready, Duration timeout, String what) {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (System.nanoTime() < deadline) {
+            if (ready.getAsBoolean()) {
+                return;
+            }
+            if (!isRunning(name)) {
+                throw new Ckc.Failure(name + " exited during start (log: " + log + ")\n" + tail(log));
+            }
+            sleep(100);
+        }
+        throw new Ckc.Failure(name + " not ready after " + timeout.toSeconds() + " s: no " + what + " (log: " + log
+                + ")\n" + tail(log));
+    }
+
+    static boolean contains(Path log, String text) {
+        try {
+            return Files.exists(log) && Files.readString(log, StandardCharsets.ISO_8859_1).contains(text);
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
+    static String tail(Path log) {
+        try {
+            List<String> lines = Files.readAllLines(log, StandardCharsets.ISO_8859_1);
+            return String.join("\n", lines.subList(Math.max(0, lines.size() - 30), lines.size()));
+        } catch (IOException e) {
+            return "(no log)";
+        }
+    }
+
+    public static boolean portOpen(int port) {
+        try (Socket socket = new Socket()) {
+            socket.connect(new InetSocketAddress("127.0.0.1", port), 200);
+            return true;
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
+    /**
+     * Each JVM logs its garbage-collection pauses (wall clock and uptime), so a latency spike can be laid
+     * beside the pauses of every process on the path.
+     */
+    public String gcLog(String name) {
+        return "-Xlog:gc:file=" + home.logs.resolve(name + "-gc.log") + ":time,uptime:filecount=2,filesize=10m";
+    }
+
+    static void sleep(long ms) {
+        try {
+            Thread.sleep(ms);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new Ckc.Failure("interrupted");
+        }
+    }
+}

@@ -1,0 +1,90 @@
+package io.ckc.cli;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.UncheckedIOException;
+import java.io.Writer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * A run of the fleet simulator ({@code io.ckc.perf}) in a JVM of its own, as every measurement runs: a
+ * fresh JIT and heap for each, its garbage-collection pauses logged. Its output goes to the terminal and,
+ * when given, to a log in the results folder; its RESULT lines are kept.
+ */
+final class Simulator {
+
+    /** What a run printed that a command uses. */
+    record Outcome(int exitCode, List<String> results) {
+    }
+
+    private final Home home;
+    private final List<String> jvmOptions;
+
+    private Simulator(Home home, List<String> jvmOptions) {
+        this.home = home;
+        this.jvmOptions = jvmOptions;
+    }
+
+    /**
+     * The load generator of both paths, on ZGC: its pauses stay under a millisecond, where G1's reached 73 ms
+     * and showed in the round trips it measures.
+     */
+    static Simulator measuring(Home home) {
+        return new Simulator(home, List.of("-Xmx6g", "-XX:+UseZGC", new Processes(home).gcLog("simulator")));
+    }
+
+    /** The demo's fleet. */
+    static Simulator demo(Home home) {
+        return new Simulator(home, List.of("-Xmx4g", "-XX:+UseG1GC"));
+    }
+
+    /** A hundred thousand idle nodes and their sessions. */
+    static Simulator capacity(Home home) {
+        return new Simulator(home, List.of("-Xmx8g", "-XX:+UseG1GC"));
+    }
+
+    /** The end-to-end probe and warm-up of {@code up}. */
+    static Simulator probe(Home home) {
+        return new Simulator(home, List.of("-Xmx1g", "-XX:+UseG1GC"));
+    }
+
+    /** Runs the simulator command {@code args}; {@code log}, if not null, gets its output appended. */
+    Outcome run(List<String> args, Path log) {
+        List<String> command = new ArrayList<>(List.of("java"));
+        command.addAll(jvmOptions);
+        command.addAll(List.of("-Dckc.root=" + home.root, "-cp", Home.ownClasspath(), SimulatorMain.class.getName()));
+        command.addAll(args);
+        List<String> results = new ArrayList<>();
+        try {
+            Files.createDirectories(home.logs);
+            Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
+            try (BufferedReader in = new BufferedReader(new InputStreamReader(process.getInputStream(),
+                    StandardCharsets.UTF_8));
+                 Writer out = log == null ? Writer.nullWriter() : Files.newBufferedWriter(log, StandardCharsets.UTF_8,
+                         StandardOpenOption.CREATE, StandardOpenOption.APPEND)) {
+                String line;
+                while ((line = in.readLine()) != null) {
+                    System.out.println(line);
+                    out.write(line);
+                    out.write('\n');
+                    out.flush();
+                    if (line.startsWith("RESULT ")) {
+                        results.add(line);
+                    }
+                }
+            }
+            return new Outcome(process.waitFor(), results);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new Ckc.Failure("interrupted");
+        }
+    }
+}

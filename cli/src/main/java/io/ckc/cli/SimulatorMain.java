@@ -1,0 +1,32 @@
+package io.ckc.cli;
+
+import io.ckc.perf.PerfCommand;
+import io.ckc.perf.RescaleCommand;
+import picocli.CommandLine;
+
+/**
+ * The simulator's entry point when {@code ./ckc} runs it: the perf command tree, with {@code rescale}
+ * rescaling the stack's jobs through the operator commands in this JVM (no shell in between).
+ */
+public final class SimulatorMain {
+
+    private SimulatorMain() {
+    }
+
+    public static void main(String[] args) {
+        Home home = Home.current();
+        CommandLine.IFactory defaults = CommandLine.defaultFactory();
+        CommandLine.IFactory factory = new CommandLine.IFactory() {
+            @Override
+            @SuppressWarnings("unchecked")
+            public <K> K create(Class<K> type) throws Exception {
+                if (type == RescaleCommand.class) {
+                    return (K) new RescaleCommand((job, parallelism, inPlace, out) ->
+                            JobsCli.rescale(home, new Stack(home).requireRunning(), job, parallelism, inPlace, out));
+                }
+                return defaults.create(type);
+            }
+        };
+        System.exit(new CommandLine(new PerfCommand(), factory).execute(args));
+    }
+}

@@ -1,0 +1,232 @@
+package io.ckc.cli;
+
+import io.ckc.jobs.ops.FlinkRest;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * The stack on this machine: Kafka, the Flink jobs (embedded, or submitted to a cluster), the gateways;
+ * brought up in a shape, found again by later commands, restarted when a command needs another shape or
+ * the code changed, and stopped with nothing left behind.
+ */
+final class Stack {
+
+    private final Home home;
+    private final Processes processes;
+    private final FlinkRuntime flink;
+
+    Stack(Home home) {
+        this.home = home;
+        this.processes = new Processes(home);
+        this.flink = new FlinkRuntime(home, processes);
+    }
+
+    Processes processes() {
+        return processes;
+    }
+
+    FlinkRuntime flink() {
+        return flink;
+    }
+
+    private Path shapeFile() {
+        return home.state.resolve("stack.properties");
+    }
+
+    /** The running stack's shape, if one runs. */
+    Optional<StackShape> running() {
+        return processes.isRunning("kafka") ? StackShape.load(shapeFile()) : Optional.empty();
+    }
+
+    StackShape requireRunning() {
+        return running().orElseThrow(() -> new Ckc.Failure("the stack is not up: ./ckc up first"));
+    }
+
+    /**
+     * Brings the stack up and returns once an echo made the round trip through every gateway, Kafka and
+     * both jobs, and a warm-up load has run (so the first measured messages do not pay for the JVMs'
+     * compilation).
+     */
+    void up(StackShape shape, int warmUpSeconds) {
+        Optional<StackShape> running = running();
+        if (running.isPresent()) {
+            Ckc.say("the stack is already up (" + running.get() + "); './ckc down' first to change it");
+            return;
+        }
+        long started = System.nanoTime();
+        Ckc.say("starting Kafka (KRaft) on " + KafkaBroker.BOOTSTRAP + "...");
+        new KafkaBroker(home, processes).start();
+        KafkaBroker.createTopics(shape.gatewayIds(), shape.channels());
+        if (shape.flinkUrl() == null) {
+            Ckc.say("starting the Flink jobs on an embedded MiniCluster...");
+            flink.startEmbedded(shape);
+        } else {
+            Ckc.say("submitting the Flink jobs to " + shape.flinkUrl() + "...");
+            List<String> submit = new ArrayList<>(List.of("--flink", shape.flinkUrl(), "submit", "--jar",
+                    home.jobsJar().toString(), "--"));
+            submit.addAll(shape.stackFlags());
+            if (JobsCli.run(submit) != 0) {
+                throw new Ckc.Failure("cannot start the jobs on " + shape.flinkUrl());
+            }
+        }
+        Ckc.say("starting " + shape.gateways() + " gateway(s), "
+                + (shape.gatewayProcesses().equals("one") ? "in one JVM" : "a JVM each") + "...");
+        startGateways(shape);
+        Ckc.say("probing every gateway end to end, then at least " + warmUpSeconds
+                + " s of warm-up load, until it answers fast...");
+        int probe = Simulator.probe(home).run(List.of("probe", "--gateways", String.join(",", shape.gatewayAddresses()),
+                "--warm-up-seconds", String.valueOf(warmUpSeconds), "--warm-up-nodes", "600"), null).exitCode();
+        if (probe != 0) {
+            throw new Ckc.Failure("the stack did not answer the probe (logs: " + home.logs + ")");
+        }
+        shape.save(shapeFile());
+        if (shape.monitoring()) {
+            new Monitoring(home, processes).start(shape);
+        }
+        System.out.println(summary(shape, (System.nanoTime() - started) / 1_000_000_000));
+    }
+
+    private String summary(StackShape shape, long seconds) {
+        StringBuilder gateways = new StringBuilder();
+        StringBuilder metrics = new StringBuilder();
+        for (int i = 0; i < shape.gateways(); i++) {
+            gateways.append("gw-").append(i + 1).append(" udp://").append(shape.gatewayAddresses().get(i)).append("  ");
+            metrics.append("http://127.0.0.1:").append(StackShape.FIRST_METRICS_PORT + i).append("/metrics  ");
+        }
+        return "CKC is up (" + seconds + " s):\n"
+                + "  Kafka          " + KafkaBroker.BOOTSTRAP + " (KRaft, pid " + processes.pid("kafka").orElse(-1L) + ")\n"
+                + "  Flink          " + shape.flinkRest() + (shape.flinkUrl() == null ? " (embedded)" : "")
+                + " - jobs delivery (x" + shape.deliveryParallelism() + "), poa-manager, echo (x" + shape.appParallelism()
+                + "), group-definer-grid-cell" + (shape.jobFlags().isEmpty() ? "" : " with " + String.join(" ", shape.jobFlags())) + "\n"
+                + "  Channels       " + String.join(", ", channelsOf(shape)) + " (Kafka app.<channel>)\n"
+                + "  Gateways       " + gateways + "\n"
+                + "  Metrics        " + metrics + "\n"
+                + (shape.monitoring() ? "  Prometheus     http://127.0.0.1:" + Monitoring.PORT
+                        + " (dashboards: monitoring/grafana/dashboards; './ckc monitoring check')\n" : "")
+                + "  Logs           " + home.logs + "\n"
+                + "Stop it with: ./ckc down";
+    }
+
+    private static List<String> channelsOf(StackShape shape) {
+        List<String> all = new ArrayList<>(KafkaBroker.STACK_CHANNELS);
+        shape.channels().stream().filter(c -> !all.contains(c)).forEach(all::add);
+        return all;
+    }
+
+    /**
+     * The gateways of one machine run in one JVM by default: on two cores, three gateway JVMs had three times
+     * the JIT, GC and threads, and configuration 8's p99 round trip was 348 and 741 ms against 140 and 88 ms
+     * in one. {@code each}: a JVM per gateway, where one gateway must fail alone.
+     */
+    private void startGateways(StackShape shape) {
+        String jar = home.gatewayJar().toString();
+        if (shape.gatewayProcesses().equals("one")) {
+            processes.start("gateways", home.log("gateways"), Map.of("CKC_GATEWAY_IDS", String.join(",", shape.gatewayIds()),
+                    "CKC_KAFKA_BOOTSTRAP", KafkaBroker.BOOTSTRAP, "CKC_UDP_HOST", "127.0.0.1",
+                    "CKC_UDP_PORT", String.valueOf(StackShape.FIRST_UDP_PORT),
+                    "CKC_METRICS_PORT", String.valueOf(StackShape.FIRST_METRICS_PORT)),
+                    List.of("java", "-Xmx3g", "-XX:+UseG1GC", processes.gcLog("gateways"), "-jar", jar));
+            for (String id : shape.gatewayIds()) {
+                processes.awaitLog("gateways", home.log("gateways"), "Gateway " + id + " listening on udp",
+                        Duration.ofSeconds(60));
+            }
+            return;
+        }
+        for (int i = 1; i <= shape.gateways(); i++) {
+            processes.start("gateway-" + i, home.log("gateway-" + i), Map.of("CKC_GATEWAY_ID", "gw-" + i,
+                    "CKC_KAFKA_BOOTSTRAP", KafkaBroker.BOOTSTRAP, "CKC_UDP_HOST", "127.0.0.1",
+                    "CKC_UDP_PORT", String.valueOf(StackShape.FIRST_UDP_PORT + i - 1),
+                    "CKC_METRICS_PORT", String.valueOf(StackShape.FIRST_METRICS_PORT + i - 1)),
+                    List.of("java", "-Xmx2g", "-XX:+UseG1GC", processes.gcLog("gateway-" + i), "-jar", jar));
+        }
+        for (int i = 1; i <= shape.gateways(); i++) {
+            processes.awaitLog("gateway-" + i, home.log("gateway-" + i), "listening on udp", Duration.ofSeconds(60));
+        }
+    }
+
+    /** The pid file of the process that runs gw-1. */
+    Path firstGatewayPidFile() {
+        return processes.isRunning("gateways") ? home.pidFile("gateways") : home.pidFile("gateway-1");
+    }
+
+    /** Stops everything {@link #up} started; a standalone Flink cluster keeps running. */
+    void down() {
+        StackShape.load(shapeFile()).map(StackShape::flinkUrl).ifPresent(url -> {
+            try {
+                new FlinkRest(url).cancelCkcJobs();
+            } catch (IOException e) {
+                Ckc.say("cannot cancel the jobs on " + url + ": " + e.getMessage());
+            }
+        });
+        for (String name : processes.known()) {
+            if (name.equals("gateways") || name.startsWith("gateway-")) {
+                processes.stop(name);
+            }
+        }
+        processes.stop("prometheus");
+        processes.stop("flink-embedded");
+        processes.stop("kafka");
+        try {
+            Files.deleteIfExists(shapeFile());
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        if (processes.isRunning("flink-jobmanager")) {
+            Ckc.say("stack stopped; the standalone Flink cluster keeps running ('./ckc flink-cluster stop')");
+        } else {
+            flink.removeScratch();
+            Ckc.say("stack stopped");
+        }
+    }
+
+    /**
+     * The stack in this shape: the running one if it serves it and runs the jars built now; else restarted
+     * (a restarted stack is monitored and runs on the Flink cluster as the one it replaces did).
+     */
+    StackShape ensure(StackShape wanted) {
+        Optional<StackShape> running = running();
+        StackShape shape = wanted;
+        if (running.isPresent()) {
+            StackShape current = running.get();
+            if (newer(home.gatewayJar()) || newer(home.jobsJar())) {
+                Ckc.say("the code changed since the stack started: restarting it");
+            } else if (current.serves(wanted)) {
+                return current;
+            } else {
+                Ckc.say("the running stack is " + current + ": restarting it as " + wanted);
+            }
+            shape = new StackShape(wanted.gateways(), wanted.gatewayProcesses(), wanted.appParallelism(),
+                    wanted.deliveryParallelism(), wanted.jobFlags(), wanted.channels(),
+                    wanted.monitoring() || current.monitoring(), wanted.flinkUrl() != null ? wanted.flinkUrl() : current.flinkUrl());
+            down();
+        }
+        up(shape, UpCommand.DEFAULT_WARM_UP_SECONDS);
+        return shape;
+    }
+
+    private boolean newer(Path jar) {
+        try {
+            return Files.exists(shapeFile()) && Files.getLastModifiedTime(jar).compareTo(Files.getLastModifiedTime(shapeFile())) > 0;
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
+    /** Each known process and whether it runs, or that nothing does. */
+    List<String> status() {
+        List<String> lines = new ArrayList<>();
+        for (String name : processes.known()) {
+            lines.add(processes.isRunning(name) ? name + " running (pid " + processes.pid(name).orElse(-1L) + ")"
+                    : name + " dead");
+        }
+        return lines.isEmpty() ? List.of("nothing running") : lines;
+    }
+}

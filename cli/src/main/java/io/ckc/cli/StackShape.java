@@ -1,0 +1,148 @@
+package io.ckc.cli;
+
+import java.io.IOException;
+import java.io.Reader;
+import java.io.UncheckedIOException;
+import java.io.Writer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Optional;
+import java.util.Properties;
+
+/**
+ * What a stack is made of: its gateways and how they run, the jobs' parallelism and flags, the extra
+ * application channels, monitoring, and the Flink cluster it submitted to (null: the embedded one).
+ * Saved in {@code .ckc/stack.properties} while the stack runs, so later commands find it and a command
+ * that needs another shape restarts it.
+ *
+ * @param gatewayProcesses {@code one}: the gateways in one JVM, on shared event loops and one Kafka producer;
+ *                         {@code each}: a JVM per gateway, where one gateway must fail alone
+ */
+record StackShape(int gateways, String gatewayProcesses, int appParallelism, int deliveryParallelism,
+                  List<String> jobFlags, List<String> channels, boolean monitoring, String flinkUrl) {
+
+    static final int FIRST_UDP_PORT = 5500;
+    static final int FIRST_METRICS_PORT = 9400;
+
+    StackShape {
+        if (gateways < 1 || appParallelism < 1 || deliveryParallelism < 1) {
+            throw new Ckc.Failure("--gateways, --app-parallelism and --delivery-parallelism take positive numbers");
+        }
+        if (!gatewayProcesses.equals("one") && !gatewayProcesses.equals("each")) {
+            throw new Ckc.Failure("--gateway-processes (or CKC_GATEWAY_PROCESSES) is one or each, got '"
+                    + gatewayProcesses + "'");
+        }
+        jobFlags = List.copyOf(jobFlags);
+        channels = List.copyOf(channels);
+    }
+
+    /** How gateways run unless asked: CKC_GATEWAY_PROCESSES, else all in one JVM. */
+    static String defaultGatewayProcesses() {
+        String chosen = System.getenv("CKC_GATEWAY_PROCESSES");
+        return chosen == null || chosen.isBlank() ? "one" : chosen.trim();
+    }
+
+    /** A stack of this many gateways and this echo parallelism, every other setting as by default. */
+    static StackShape of(int gateways, int appParallelism, List<String> jobFlags) {
+        return new StackShape(gateways, defaultGatewayProcesses(), appParallelism, 1, jobFlags, List.of(), false, null);
+    }
+
+    /** The same stack with topics for these channels too. */
+    StackShape withChannels(List<String> more) {
+        List<String> all = new ArrayList<>(channels);
+        more.stream().filter(c -> !all.contains(c)).forEach(all::add);
+        return new StackShape(gateways, gatewayProcesses, appParallelism, deliveryParallelism, jobFlags, all, monitoring,
+                flinkUrl);
+    }
+
+    List<String> gatewayIds() {
+        List<String> ids = new ArrayList<>();
+        for (int i = 1; i <= gateways; i++) {
+            ids.add("gw-" + i);
+        }
+        return ids;
+    }
+
+    /** The gateways' reliable-UDP addresses, host:port, gw-1 first. */
+    List<String> gatewayAddresses() {
+        List<String> addresses = new ArrayList<>();
+        for (int i = 0; i < gateways; i++) {
+            addresses.add("127.0.0.1:" + (FIRST_UDP_PORT + i));
+        }
+        return addresses;
+    }
+
+    String firstGateway() {
+        return gatewayAddresses().get(0);
+    }
+
+    /** The flags every job of this stack gets: Kafka, the parallelism of delivery and echo, then the job flags. */
+    List<String> stackFlags() {
+        List<String> flags = new ArrayList<>(List.of("--bootstrap", KafkaBroker.BOOTSTRAP,
+                "--delivery-parallelism", String.valueOf(deliveryParallelism), "--echo-parallelism",
+                String.valueOf(appParallelism)));
+        flags.addAll(jobFlags);
+        return flags;
+    }
+
+    /** The flags a resubmitted job or a rule gets: Kafka and the stack's job flags. */
+    List<String> resubmitFlags() {
+        List<String> flags = new ArrayList<>(List.of("--bootstrap", KafkaBroker.BOOTSTRAP));
+        flags.addAll(jobFlags);
+        return flags;
+    }
+
+    String flinkRest() {
+        return flinkUrl == null ? FlinkRuntime.EMBEDDED_URL : flinkUrl;
+    }
+
+    /** Whether a running stack of this shape serves a command that asks for {@code wanted}. */
+    boolean serves(StackShape wanted) {
+        return gateways == wanted.gateways && appParallelism == wanted.appParallelism
+                && gatewayProcesses.equals(wanted.gatewayProcesses) && jobFlags.equals(wanted.jobFlags)
+                && channels.containsAll(wanted.channels);
+    }
+
+    void save(Path file) {
+        Properties p = new Properties();
+        p.setProperty("gateways", String.valueOf(gateways));
+        p.setProperty("gateway-processes", gatewayProcesses);
+        p.setProperty("app-parallelism", String.valueOf(appParallelism));
+        p.setProperty("delivery-parallelism", String.valueOf(deliveryParallelism));
+        p.setProperty("job-flags", String.join(" ", jobFlags));
+        p.setProperty("channels", String.join(",", channels));
+        p.setProperty("monitoring", String.valueOf(monitoring));
+        if (flinkUrl != null) {
+            p.setProperty("flink", flinkUrl);
+        }
+        try (Writer out = Files.newBufferedWriter(file)) {
+            p.store(out, "the running stack (./ckc up); ./ckc down removes it");
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    static Optional<StackShape> load(Path file) {
+        if (!Files.exists(file)) {
+            return Optional.empty();
+        }
+        Properties p = new Properties();
+        try (Reader in = Files.newBufferedReader(file)) {
+            p.load(in);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return Optional.of(new StackShape(Integer.parseInt(p.getProperty("gateways")),
+                p.getProperty("gateway-processes"), Integer.parseInt(p.getProperty("app-parallelism")),
+                Integer.parseInt(p.getProperty("delivery-parallelism")), words(p.getProperty("job-flags", ""), " "),
+                words(p.getProperty("channels", ""), ","), Boolean.parseBoolean(p.getProperty("monitoring")),
+                p.getProperty("flink")));
+    }
+
+    private static List<String> words(String text, String separator) {
+        return Arrays.stream(text.split(separator)).map(String::trim).filter(w -> !w.isEmpty()).toList();
+    }
+}
