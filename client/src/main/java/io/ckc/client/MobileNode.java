@@ -1,20 +1,16 @@
 package io.ckc.client;
 
 import io.ckc.protocol.frame.Body;
-import io.ckc.protocol.records.Context;
 import io.ckc.protocol.frame.ErrorCode;
 import io.ckc.protocol.frame.Frame;
 import io.ckc.protocol.frame.GatewayAddress;
 import io.ckc.protocol.kafka.Topics;
-import io.ckc.protocol.mrudp.Backoff;
 import io.ckc.protocol.mrudp.ReliableSession;
+import io.ckc.protocol.records.Context;
 
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
-import java.util.HashSet;
-import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 
@@ -61,34 +57,23 @@ public final class MobileNode {
     private volatile State state = State.DISCONNECTED;
     private volatile String gatewayId;
     private volatile int maxPayloadBytes = 16 * 1024;
-    private volatile List<GatewayAddress> gatewayList = List.of();
     private volatile SessionEnd lastSessionEnd;
 
     private long epoch;
     private ReliableSession session;
     private final List<Body.Outgoing> pending = new ArrayList<>();
-    private LinkedHashSet<UUID> recentIds;
+    private final RecentIds recentIds;
     private long lastHeardMs;
     /** When the node last probed a silent gateway with a ping. */
     private long lastProbeMs;
-    private long nextConnectAttemptMs;
-    private int connectAttempts;
-    /** Connects the gateway answered BUSY since the last attempt began: they wait longer but do not count as failures. */
-    private int busyRefusals;
-    /** Connections lost in a row without one that was accepted: each waits longer before reconnecting. */
-    private int consecutiveLosses;
-    /** Connect retries and reconnects wait up to this share longer, at random. */
-    static final double JITTER = 0.5;
-    static final long MAX_CONNECT_RETRY_MS = 2_000;
-    static final long MAX_RECONNECT_DELAY_MS = 30_000;
+    private final ConnectBackoff backoff;
     private boolean reconnectWanted;
     /** Set while a handover waits for the messages in flight on the old session. */
     private GatewayAddress handoverTarget;
     private long handoverDeadlineMs;
     /** The gateway a handover left, until the session on the new one is up. */
     private String movingFrom;
-    /** Gateways that failed since the last successful connect: tried last. */
-    private final Set<InetSocketAddress> failedGateways = new HashSet<>();
+    private final FailoverOrder failover = new FailoverOrder();
 
     public MobileNode(UUID id, ClientTransport transport, InetSocketAddress gateway, NodeListener listener,
                       ClientConfig config) {
@@ -97,6 +82,8 @@ public final class MobileNode {
         this.gateway = gateway;
         this.listener = listener;
         this.config = config;
+        this.recentIds = new RecentIds(config.dedupeWindow());
+        this.backoff = new ConnectBackoff(config.connectRetryMs(), config.reconnectDelayMs());
         // Epochs grow across restarts of the device too: a disconnect of an older session never wins.
         this.epoch = System.currentTimeMillis() * 1_000;
     }
@@ -129,7 +116,7 @@ public final class MobileNode {
 
     /** The latest list of active gateways from the core, best-ranked first; empty until one arrives. */
     public List<GatewayAddress> gatewayList() {
-        return gatewayList;
+        return failover.gateways();
     }
 
     /** Opens a session with the gateway; {@link NodeListener#connected} tells when it is up. */
@@ -282,7 +269,7 @@ public final class MobileNode {
             }
         } else if (frame instanceof Frame.Error error && error.code() == ErrorCode.BUSY && error.seq() == 0) {
             if (state == State.CONNECTING) { // BUSY naming no message answers a connect
-                onBusy(now);
+                backoff.busy(now);
             }
         } else if (state != State.CONNECTED) {
             return;
@@ -291,14 +278,14 @@ public final class MobileNode {
                 session.acknowledge(received.seq());
                 Body body = received.body();
                 if (body instanceof Body.Delivery delivery) {
-                    if (firstTimeSeen(delivery.messageId())) {
+                    if (recentIds.firstTime(delivery.messageId())) {
                         listener.newMessageReceived(this,
                                 new ReceivedMessage(delivery.messageId(), delivery.sender(), delivery.payload()));
                     }
                 } else if (body instanceof Body.Handover handover) {
                     onHandover(handover.target(), now);
                 } else if (body instanceof Body.GatewayList list) {
-                    gatewayList = list.gateways();
+                    failover.update(list.gateways());
                 }
             }
         } else if (frame instanceof Frame.Ack ack) {
@@ -313,8 +300,8 @@ public final class MobileNode {
     /** Returns whether the node still needs ticks. */
     boolean tick(long now) {
         if (state == State.CONNECTING) {
-            if (now >= nextConnectAttemptMs) {
-                if (connectAttempts >= config.connectAttempts()) {
+            if (backoff.due(now)) {
+                if (backoff.attempts() >= config.connectAttempts()) {
                     connectionLost(SessionEnd.CONNECT_FAILED);
                     return true;
                 }
@@ -323,7 +310,7 @@ public final class MobileNode {
             return true;
         }
         if (state == State.DISCONNECTED) {
-            if (reconnectWanted && now >= nextConnectAttemptMs) {
+            if (reconnectWanted && backoff.due(now)) {
                 startConnecting(now);
             }
             return reconnectWanted;
@@ -373,32 +360,15 @@ public final class MobileNode {
     private void startConnecting(long now) {
         epoch++;
         state = State.CONNECTING;
-        connectAttempts = 0;
-        busyRefusals = 0;
+        backoff.begin();
         session = null;
         sendConnect(now);
         transport.activate(this);
     }
 
     private void sendConnect(long now) {
-        connectAttempts++;
-        // Why backoff with jitter: a gateway that restarts, or stalls, finds all its nodes connecting
-        // at once; spread out and slowing down, they let it admit them instead of drowning it.
-        nextConnectAttemptMs = now + Backoff.jittered(
-                Backoff.exponential(config.connectRetryMs(), connectAttempts, MAX_CONNECT_RETRY_MS), JITTER);
+        backoff.attempted(now);
         transport.send(new Frame.Connect(id, epoch), gateway);
-    }
-
-    /**
-     * The gateway is alive but admits no new session now: the attempt does not count toward giving
-     * the gateway up, and the next waits longer each time, with jitter, so the refused nodes come
-     * back spread out at the pace the gateway admits them.
-     */
-    private void onBusy(long now) {
-        busyRefusals++;
-        connectAttempts = Math.max(0, connectAttempts - 1);
-        nextConnectAttemptMs = now + Backoff.jittered(
-                Backoff.exponential(config.connectRetryMs(), busyRefusals + 1, MAX_CONNECT_RETRY_MS), JITTER);
     }
 
     private void onConnected(Frame.ConnectAck ack, long now) {
@@ -408,8 +378,8 @@ public final class MobileNode {
                 frame -> transport.send(frame, gateway));
         state = State.CONNECTED;
         lastHeardMs = now;
-        failedGateways.clear();
-        consecutiveLosses = 0;
+        failover.connected();
+        backoff.connected();
         if (movingFrom != null) {
             String from = movingFrom;
             movingFrom = null;
@@ -451,25 +421,11 @@ public final class MobileNode {
         }
         if (reconnectWanted) {
             if (cause.gatewayFailed) {
-                failedGateways.add(gateway);
-                gateway = nextGateway();
+                gateway = failover.next(gateway);
             }
-            consecutiveLosses++;
-            nextConnectAttemptMs = nowMs() + Backoff.jittered(
-                    Backoff.exponential(config.reconnectDelayMs(), consecutiveLosses, MAX_RECONNECT_DELAY_MS), JITTER);
+            backoff.lost(nowMs());
             transport.activate(this);
         }
-    }
-
-    private InetSocketAddress nextGateway() {
-        for (GatewayAddress candidate : gatewayList) {
-            InetSocketAddress address = candidate.socketAddress();
-            if (!failedGateways.contains(address)) {
-                return address;
-            }
-        }
-        failedGateways.clear(); // every known gateway failed once: start over from the best
-        return gatewayList.isEmpty() ? gateway : gatewayList.get(0).socketAddress();
     }
 
     private void onHandover(GatewayAddress target, long now) {
@@ -553,19 +509,6 @@ public final class MobileNode {
             }
         }
         return messages;
-    }
-
-    private boolean firstTimeSeen(UUID messageId) {
-        if (recentIds == null) {
-            recentIds = new LinkedHashSet<>();
-        }
-        if (!recentIds.add(messageId)) {
-            return false;
-        }
-        if (recentIds.size() > config.dedupeWindow()) {
-            recentIds.remove(recentIds.iterator().next());
-        }
-        return true;
     }
 
     /**

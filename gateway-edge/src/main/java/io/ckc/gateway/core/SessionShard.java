@@ -70,12 +70,8 @@ public final class SessionShard {
     private volatile int serving;
     /** Deliveries taken from the core and not yet acknowledged by their node: the shard's part of the downlink backlog. */
     private volatile int downlinkOpen;
-    /** Sessions opened whose Connected event is not yet in Kafka. */
-    private int opening;
-    /** Admission token bucket: this shard's share of CKC_ADMIT_PER_SECOND, at most one second's worth saved up. */
-    private final double admitPerMs;
-    private double admitTokens;
-    private long admitRefilledMs;
+    private final ConnectAdmission admission;
+    private final ContextRefresh contextRefresh;
 
     private final UplinkAdmission uplinkAdmission;
 
@@ -88,9 +84,8 @@ public final class SessionShard {
         this.publisher = publisher;
         this.metrics = metrics;
         this.topics = config.topics();
-        this.admitPerMs = config.admitPerSecond() / 1000.0 / shardCount;
-        this.admitTokens = admitPerMs * 1000;
-        this.admitRefilledMs = nowMs();
+        this.admission = new ConnectAdmission(config.admitPerSecond(), shardCount, config.admitPending(), nowMs());
+        this.contextRefresh = new ContextRefresh(config.contextRefreshMs());
     }
 
     /** Deliveries this shard took and its nodes have not acknowledged yet; read from any thread. */
@@ -138,22 +133,14 @@ public final class SessionShard {
     }
 
     /**
-     * Whether a new session may open now. Why: a gateway that restarts, or that a thousand nodes move
-     * to at once, must not take them all in one go: each new session costs a Kafka write and its
-     * first frames, and sessions admitted faster than that is done time out and come back as
-     * reconnects. So at most CKC_ADMIT_PER_SECOND open per second, and no more than CKC_ADMIT_PENDING
-     * per loop wait for their Connected event, which slows admission down as Kafka slows down. A
-     * refusal is counted; the adapter tells the node to try again later.
+     * Whether a new session may open now ({@link ConnectAdmission}). A refusal is counted; the adapter tells the
+     * node to try again later.
      */
     public boolean admit() {
-        long now = nowMs();
-        admitTokens = Math.min(admitPerMs * 1000, admitTokens + (now - admitRefilledMs) * admitPerMs);
-        admitRefilledMs = now;
-        if (opening >= config.admitPending() || admitTokens < 1) {
+        if (!admission.admit(nowMs())) {
             metrics.connectsRefused.inc();
             return false;
         }
-        admitTokens--;
         return true;
     }
 
@@ -175,10 +162,10 @@ public final class SessionShard {
         sessions.put(mnId, session);
         metrics.sessions.inc();
         metrics.connects.inc();
-        opening++;
+        admission.opening();
         publisher.event(MnEvent.connected(mnId.toString(), config.gatewayId(), epoch, System.currentTimeMillis()))
                 .whenComplete((ok, error) -> loop.execute(() -> {
-                    opening--;
+                    admission.opened();
                     if (sessions.get(mnId) != session) {
                         return;
                     }
@@ -468,19 +455,13 @@ public final class SessionShard {
         }
     }
 
-    /**
-     * A node's context goes to ckc.context when it changed, and an unchanged one at least every
-     * {@code CKC_CONTEXT_REFRESH_MS}, so rules over time windows keep seeing a node that stays put.
-     * Why not every message's: a node sends the same position with most messages, and each report
-     * was a second Kafka write per message and a record for every group definer to read.
-     */
+    /** The node's context to ckc.context, when {@link ContextRefresh} says it is due. */
     private void reportContext(Session session, Context context, long now) {
         if (context == null) {
             return;
         }
         long shardNow = nowMs();
-        if (context.equals(session.reportedContext) && config.contextRefreshMs() > 0
-                && shardNow - session.reportedContextMs < config.contextRefreshMs()) {
+        if (!contextRefresh.due(context, session.reportedContext, session.reportedContextMs, shardNow)) {
             metrics.contextUnchanged.inc();
             return;
         }

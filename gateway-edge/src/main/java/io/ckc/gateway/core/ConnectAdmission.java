@@ -1,0 +1,47 @@
+package io.ckc.gateway.core;
+
+/**
+ * Whether a new session may open on one shard now. Why: a gateway that restarts, or that a thousand nodes
+ * move to at once, must not take them all in one go: each new session costs a Kafka write and its first
+ * frames, and sessions admitted faster than that is done time out and come back as reconnects. So at most
+ * CKC_ADMIT_PER_SECOND open per second (a token bucket shared out over the shards, at most a second's worth
+ * saved up), and no more than CKC_ADMIT_PENDING per shard wait for their Connected event, which slows
+ * admission down as Kafka slows down. Confined to the shard's loop.
+ */
+final class ConnectAdmission {
+
+    private final double perMs;
+    private final int maxPending;
+    private double tokens;
+    private long refilledMs;
+    /** Sessions opened whose Connected event is not yet in Kafka. */
+    private int pending;
+
+    ConnectAdmission(int perSecond, int shardCount, int maxPending, long nowMs) {
+        this.perMs = perSecond / 1000.0 / shardCount;
+        this.maxPending = maxPending;
+        this.tokens = perMs * 1000;
+        this.refilledMs = nowMs;
+    }
+
+    /** Takes a token if there is one and not too many sessions wait for Kafka; false: refuse the node for now. */
+    boolean admit(long nowMs) {
+        tokens = Math.min(perMs * 1000, tokens + (nowMs - refilledMs) * perMs);
+        refilledMs = nowMs;
+        if (pending >= maxPending || tokens < 1) {
+            return false;
+        }
+        tokens--;
+        return true;
+    }
+
+    /** A session opened: its Connected event is on its way to Kafka. */
+    void opening() {
+        pending++;
+    }
+
+    /** That event is in Kafka, or failed. */
+    void opened() {
+        pending--;
+    }
+}
