@@ -70,7 +70,7 @@ final class PerfAb implements Callable<Integer> {
             for (String side : clones.keySet()) {
                 clones.values().forEach(PerfAb::down);
                 Ckc.say("round " + round + ", " + side + " (" + revisions.get(side) + "): ./ckc " + String.join(" ", command));
-                List<String> lines = run(clones.get(side), command, results.resolve("run-" + round + "-" + side + ".log"));
+                List<String> lines = run(clones.get(side), command, results.resolve("run-" + round + "-" + side + ".results.txt"));
                 for (String line : lines) {
                     rows.add(parse(round, side, line));
                 }
@@ -81,7 +81,7 @@ final class PerfAb implements Callable<Integer> {
         PerfSuite.write(results.resolve("ab.md"), table);
         PerfSuite.write(results.resolve("NOTE.txt"), List.of("./ckc perf ab --a " + a + " --b " + b + " --rounds " + rounds
                 + " -- " + String.join(" ", command), "A = " + revisions.get("A") + ", B = " + revisions.get("B")
-                + ", finished " + Instant.now() + "; each run from a stopped stack; run-<round>-<side>.log hold the RESULT lines."));
+                + ", finished " + Instant.now() + "; each run from a stopped stack; run-<round>-<side>.results.txt hold the RESULT lines."));
         table.forEach(System.out::println);
         return 0;
     }
