@@ -1,0 +1,47 @@
+package io.ckc.cli;
+
+import org.junit.jupiter.api.Test;
+
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** The A/B table: what a RESULT line is about, its figures, every round and the medians of each side. */
+class PerfAbTest {
+
+    @Test
+    void aResultLineIsToldApartByItsNamingWordsAndItsNumbersAreFigures() {
+        PerfAb.Row row = PerfAb.parse(1, "A", "RESULT config=8 path=ckc nodes=15000 te=100.00 rtt_p99_ms=56.96");
+
+        assertThat(row.label()).isEqualTo("config=8 path=ckc");
+        assertThat(row.figures()).containsExactly(Map.entry("nodes", 15000.0), Map.entry("te", 100.0),
+                Map.entry("rtt_p99_ms", 56.96));
+    }
+
+    @Test
+    void theTableListsEveryRunAndEachSidesMedian() {
+        Map<String, String> revisions = new LinkedHashMap<>();
+        revisions.put("A", "aaaaaaa");
+        revisions.put("B", "bbbbbbb");
+        List<PerfAb.Row> rows = List.of(
+                PerfAb.parse(1, "A", "RESULT nodes=1000 rtt_p99_ms=40"),
+                PerfAb.parse(1, "B", "RESULT nodes=1000 rtt_p99_ms=30"),
+                PerfAb.parse(2, "A", "RESULT nodes=1000 rtt_p99_ms=60"),
+                PerfAb.parse(2, "B", "RESULT nodes=1000 rtt_p99_ms=20"));
+
+        List<String> table = PerfAb.table(rows, revisions);
+
+        assertThat(table).contains("| run | nodes | rtt_p99_ms |", "| A1 | 1000 | 40 |", "| B1 | 1000 | 30 |",
+                "| A2 | 1000 | 60 |", "| B2 | 1000 | 20 |", "| A median | 1000 | 50 |", "| B median | 1000 | 25 |");
+        assertThat(table.get(0)).contains("A = aaaaaaa", "B = bbbbbbb");
+    }
+
+    @Test
+    void theMedianOfAnEvenCountIsTheMeanOfTheMiddleTwo() {
+        assertThat(PerfAb.median(new double[] {3, 1, 4, 2})).isEqualTo(2.5);
+        assertThat(PerfAb.median(new double[] {5})).isEqualTo(5.0);
+        assertThat(PerfAb.median(new double[0])).isNull();
+    }
+}
