@@ -12,7 +12,7 @@ final class Capture {
 
     record Printed(int exitCode, String text) {
         List<String> results() {
-            return text.lines().filter(l -> l.startsWith("RESULT")).toList();
+            return text.lines().filter(l -> l.startsWith("RESULT")).distinct().toList(); // a command may print them twice
         }
     }
 

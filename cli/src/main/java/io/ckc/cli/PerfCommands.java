@@ -157,16 +157,21 @@ final class PerfCommands implements Runnable {
     static int finish(Home home, Path results) {
         int code = Simulator.measuring(home).run(List.of("report", results.toString()), results.resolve("report.log"))
                 .exitCode();
+        keepResults(results).forEach(System.out::println);
+        return code;
+    }
+
+    /** The RESULT lines of a results folder's run.log into its results.txt, which git keeps (the log stays local). */
+    static List<String> keepResults(Path results) {
         try {
             Path log = results.resolve("run.log");
             List<String> lines = Files.exists(log) ? Files.readAllLines(log).stream()
                     .filter(l -> l.startsWith("RESULT")).toList() : List.of();
             Files.write(results.resolve("results.txt"), lines);
-            lines.forEach(System.out::println);
+            return lines;
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-        return code;
     }
 
     /** A scenario on a stack of as many gateways and such an echo parallelism as asked. */
@@ -241,12 +246,7 @@ final class PerfCommands implements Runnable {
             stack.ensure(shape());
             args.addAll(List.of("--gateway-pid-file", stack.firstGatewayPidFile().toString()));
             int code = Simulator.capacity(home).run(args, results.resolve("run.log")).exitCode();
-            try {
-                Files.write(results.resolve("results.txt"), Files.readAllLines(results.resolve("run.log")).stream()
-                        .filter(l -> l.startsWith("RESULT")).toList());
-            } catch (IOException e) {
-                throw new UncheckedIOException(e);
-            }
+            keepResults(results);
             return code;
         }
     }

@@ -76,7 +76,7 @@ final class PerfSuite implements Callable<Integer> {
         new Stack(home).down(); // the demo measures a stack right after up
         for (String step : steps) {
             Set<Path> before = folders(home);
-            Instant started = Instant.now();
+            Instant started = Instant.now().truncatedTo(java.time.temporal.ChronoUnit.SECONDS);
             Capture.Printed printed = Capture.run(() -> Ckc.commandLine().execute(STEPS.get(step).toArray(String[]::new)));
             worst = Math.max(worst, printed.exitCode());
             Set<Path> made = folders(home);
@@ -105,7 +105,7 @@ final class PerfSuite implements Callable<Integer> {
     private static String page(String commit, List<String> rows) {
         return "<!doctype html><html><head><meta charset=\"utf-8\"><title>CKC perf suite at " + commit + "</title>"
                 + "<style>body{font-family:sans-serif;margin:2em}td{vertical-align:top;border-top:1px solid #ccc;"
-                + "padding:4px}pre{margin:0;font-size:12px}</style></head><body><h1>CKC perf suite at " + commit + "</h1>"
+                + "padding:4px}pre{margin:0;font-size:12px;white-space:pre-wrap}</style></head><body><h1>CKC perf suite at " + commit + "</h1>"
                 + "<p>Every figure beside the bare-Kafka echo of its own run; each step's folder holds its report.</p>"
                 + "<table><tr><th>step</th><th>command</th><th>started (UTC)</th><th>exit</th><th>results</th>"
                 + "<th>RESULT lines</th></tr>" + String.join("\n", rows) + "</table></body></html>\n";
