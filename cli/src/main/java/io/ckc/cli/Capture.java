@@ -1,7 +1,6 @@
 package io.ckc.cli;
 
 import java.io.ByteArrayOutputStream;
-import java.io.OutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
@@ -22,19 +21,7 @@ final class Capture {
     static Printed run(IntSupplier command) {
         PrintStream original = System.out;
         ByteArrayOutputStream kept = new ByteArrayOutputStream();
-        PrintStream both = new PrintStream(new OutputStream() {
-            @Override
-            public void write(int b) {
-                original.write(b);
-                kept.write(b);
-            }
-
-            @Override
-            public void write(byte[] b, int off, int len) {
-                original.write(b, off, len);
-                kept.write(b, off, len);
-            }
-        }, true, StandardCharsets.UTF_8);
+        PrintStream both = new PrintStream(new Tee(original, kept), true, StandardCharsets.UTF_8);
         System.setOut(both);
         try {
             return new Printed(command.getAsInt(), kept.toString(StandardCharsets.UTF_8));

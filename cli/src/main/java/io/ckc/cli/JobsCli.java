@@ -3,7 +3,6 @@ package io.ckc.cli;
 import io.ckc.jobs.ops.JobsCommand;
 
 import java.io.ByteArrayOutputStream;
-import java.io.OutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -32,7 +31,7 @@ final class JobsCli {
         args.add("--");
         args.addAll(stack.resubmitFlags());
         ByteArrayOutputStream printed = new ByteArrayOutputStream();
-        PrintStream both = new PrintStream(new TeeStream(printed, out), true, StandardCharsets.UTF_8);
+        PrintStream both = new PrintStream(new Tee(printed, out), true, StandardCharsets.UTF_8);
         JobsCommand.execute(both, both, args.toArray(String[]::new));
         Map<String, String> result = new LinkedHashMap<>();
         for (String line : printed.toString(StandardCharsets.UTF_8).split("\n")) {
@@ -46,33 +45,5 @@ final class JobsCli {
             }
         }
         return result;
-    }
-
-    private static final class TeeStream extends OutputStream {
-        private final OutputStream a;
-        private final OutputStream b;
-
-        TeeStream(OutputStream a, OutputStream b) {
-            this.a = a;
-            this.b = b;
-        }
-
-        @Override
-        public void write(int c) throws java.io.IOException {
-            a.write(c);
-            b.write(c);
-        }
-
-        @Override
-        public void write(byte[] bytes, int off, int len) throws java.io.IOException {
-            a.write(bytes, off, len);
-            b.write(bytes, off, len);
-        }
-
-        @Override
-        public void flush() throws java.io.IOException {
-            a.flush();
-            b.flush();
-        }
     }
 }

@@ -88,12 +88,10 @@ final class KafkaBroker {
     }
 
     /** The stack's topics: the core's, each gateway's, and the application channels. */
-    static void createTopics(List<String> gatewayIds, List<String> channels) {
-        List<String> all = new ArrayList<>(STACK_CHANNELS);
-        channels.stream().filter(c -> !all.contains(c)).forEach(all::add);
+    static void createTopics(StackShape shape) {
         try (Admin admin = TopicSetup.admin(BOOTSTRAP)) {
             TopicSetup.create(admin, new TopicSetup(io.ckc.protocol.kafka.Topics.DEFAULT, TopicSetup.DEFAULT_PARTITIONS)
-                    .allTopics(all, gatewayIds));
+                    .allTopics(shape.allChannels(), shape.gatewayIds()));
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new Ckc.Failure("interrupted while creating topics");

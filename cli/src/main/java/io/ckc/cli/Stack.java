@@ -64,7 +64,7 @@ final class Stack {
         long started = System.nanoTime();
         Ckc.say("starting Kafka (KRaft) on " + KafkaBroker.BOOTSTRAP + "...");
         new KafkaBroker(home, processes).start();
-        KafkaBroker.createTopics(shape.gatewayIds(), shape.channels());
+        KafkaBroker.createTopics(shape);
         if (shape.flinkUrl() == null) {
             Ckc.say("starting the Flink jobs on an embedded MiniCluster...");
             flink.startEmbedded(shape);
@@ -106,19 +106,13 @@ final class Stack {
                 + "  Flink          " + shape.flinkRest() + (shape.flinkUrl() == null ? " (embedded)" : "")
                 + " - jobs delivery (x" + shape.deliveryParallelism() + "), poa-manager, echo (x" + shape.appParallelism()
                 + "), group-definer-grid-cell" + (shape.jobFlags().isEmpty() ? "" : " with " + String.join(" ", shape.jobFlags())) + "\n"
-                + "  Channels       " + String.join(", ", channelsOf(shape)) + " (Kafka app.<channel>)\n"
+                + "  Channels       " + String.join(", ", shape.allChannels()) + " (Kafka app.<channel>)\n"
                 + "  Gateways       " + gateways + "\n"
                 + "  Metrics        " + metrics + "\n"
                 + (shape.monitoring() ? "  Prometheus     http://127.0.0.1:" + Monitoring.PORT
                         + " (dashboards: monitoring/grafana/dashboards; './ckc monitoring check')\n" : "")
                 + "  Logs           " + home.logs + "\n"
                 + "Stop it with: ./ckc down";
-    }
-
-    private static List<String> channelsOf(StackShape shape) {
-        List<String> all = new ArrayList<>(KafkaBroker.STACK_CHANNELS);
-        shape.channels().stream().filter(c -> !all.contains(c)).forEach(all::add);
-        return all;
     }
 
     /**

@@ -58,6 +58,13 @@ record StackShape(int gateways, String gatewayProcesses, int appParallelism, int
                 flinkUrl);
     }
 
+    /** Every application channel of the stack: the echo's, the perf replies', status, then its own. */
+    List<String> allChannels() {
+        List<String> all = new ArrayList<>(KafkaBroker.STACK_CHANNELS);
+        channels.stream().filter(c -> !all.contains(c)).forEach(all::add);
+        return all;
+    }
+
     List<String> gatewayIds() {
         List<String> ids = new ArrayList<>();
         for (int i = 1; i <= gateways; i++) {

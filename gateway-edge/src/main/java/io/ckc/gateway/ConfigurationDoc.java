@@ -8,8 +8,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 
 /**
- * {@code docs/configuration.md}, rendered from {@link GatewaySettings}: {@code generate ROOT} writes it,
- * {@code check ROOT} exits 1 while the committed file differs ({@code ConfigurationDocTest} runs the check).
+ * {@code docs/configuration.md}, rendered from {@link GatewaySettings}: {@code ./ckc docs generate} writes it,
+ * {@code ./ckc docs check} exits 1 while the committed file differs, and {@code ConfigurationDocTest} fails then.
  */
 public final class ConfigurationDoc {
 
@@ -63,13 +63,5 @@ public final class ConfigurationDoc {
             }
             default -> throw new IllegalArgumentException("generate or check, not " + action);
         }
-    }
-
-    public static void main(String[] args) throws IOException {
-        if (args.length != 2) {
-            System.err.println("usage: ConfigurationDoc generate|check PROJECT_ROOT");
-            System.exit(2);
-        }
-        System.exit(apply(args[0], Path.of(args[1])));
     }
 }

@@ -13,8 +13,7 @@ import java.util.function.Consumer;
 
 /**
  * The jobs a CKC stack runs, declared once: {@link EmbeddedFlink} starts them on its MiniCluster, and
- * {@code ./ckc up --flink URL} asks this class (its {@link #main}) what to submit to a cluster and
- * how many jobs to wait for. The short name is what the operator commands take as JOB; the Flink job
+ * {@code ./ckc up} (io.ckc.cli) reads what to submit to a cluster and how many jobs to wait for. The short name is what the operator commands take as JOB; the Flink job
  * name is {@code ckc-<name>}.
  */
 public final class JobCatalog {
@@ -98,16 +97,5 @@ public final class JobCatalog {
 
     private static Launch launch(Kind kind, String name, int parallelism) {
         return new Launch(kind, name, parallelism, List.of("--parallelism", String.valueOf(parallelism)));
-    }
-
-    /**
-     * Prints the stack's jobs for {@code ./ckc}: one line each, tab-separated: short name, entry class,
-     * parallelism, then the job's own flags.
-     */
-    public static void main(String[] args) {
-        for (Launch launch : stack(ParameterTool.fromArgs(args))) {
-            System.out.println(String.join("\t", launch.name(), launch.kind().entryClass(),
-                    String.valueOf(launch.parallelism()), String.join("\t", launch.args())));
-        }
     }
 }
