@@ -1,0 +1,123 @@
+package io.ckc.gateway.core;
+
+import io.ckc.protocol.records.Receipt;
+import io.ckc.protocol.records.Unicast;
+import io.ckc.protocol.records.UnsentMessage;
+
+import java.nio.charset.StandardCharsets;
+import java.util.UUID;
+
+/**
+ * The downlink of one shard's sessions: unicasts handed to a node's link and not yet acknowledged,
+ * the DELIVERED receipts their acknowledgements draw, the mini-buffer (paper section 4.2), and what
+ * goes back to the core on ckc.unsent when a delivery cannot be made or a session ends with it open.
+ * Confined to the shard's event loop, except {@link #open()}.
+ */
+final class ShardDownlink {
+
+    private final CoreOptions config;
+    private final CorePublisher publisher;
+    private final GatewayMetrics metrics;
+    /** Deliveries handed to a link and not yet acknowledged: the shard's part of the downlink backlog. */
+    private volatile int open;
+
+    ShardDownlink(CoreOptions config, CorePublisher publisher, GatewayMetrics metrics) {
+        this.config = config;
+        this.publisher = publisher;
+        this.metrics = metrics;
+    }
+
+    /** Deliveries handed to a link and not acknowledged yet; read from any thread. */
+    int open() {
+        return open;
+    }
+
+    /**
+     * Hands a unicast routed to the node's session of {@code routedEpoch} to its link, or sends it back
+     * as unsent: EXPIRED past {@code expiresAt}, NOT_CONNECTED when the node has no session here
+     * ({@code session} null). A session not yet announced still takes it: the node reads it once its
+     * connect is acknowledged.
+     */
+    void deliver(Session session, Unicast unicast, long routedEpoch, Long expiresAt) {
+        if (expiresAt != null && System.currentTimeMillis() >= expiresAt) {
+            unsent(unicast, routedEpoch, UnsentMessage.Reason.EXPIRED); // the delivery job counts it and tells the sender
+            return;
+        }
+        if (session == null) {
+            unsent(unicast, routedEpoch, UnsentMessage.Reason.NOT_CONNECTED);
+            return;
+        }
+        UUID deliveryId = deliveryIdOf(unicast.messageId());
+        if (session.unacknowledged.put(deliveryId, unicast) == null) {
+            open++;
+        }
+        session.link.deliver(deliveryId, unicast.sender(), unicast.payload());
+    }
+
+    /** The node acknowledged a delivery: a receipt if the sender asked, and the mini-buffer keeps it. */
+    void acknowledged(Session session, UUID deliveryId) {
+        metrics.messagesOut.inc();
+        Unicast unicast = session.unacknowledged.remove(deliveryId);
+        if (unicast == null) {
+            return;
+        }
+        open--;
+        if (unicast.receipt()) {
+            publisher.receipt(Receipt.of(unicast, Receipt.Outcome.DELIVERED, config.gatewayId(), null,
+                    System.currentTimeMillis()));
+        }
+        if (config.miniBuffer()) {
+            if (session.recentlyAcknowledged.size() == 2) {
+                session.recentlyAcknowledged.removeFirst();
+            }
+            session.recentlyAcknowledged.addLast(unicast);
+        }
+    }
+
+    /**
+     * The connection failed: with the mini-buffer on, the last two acknowledged unicasts go to
+     * ckc.unsent, the paper's guarantee of at least once even if an acknowledgement lied; the node
+     * drops the duplicates by message id.
+     */
+    void connectionFailed(Session session) {
+        if (!config.miniBuffer()) {
+            return;
+        }
+        for (Unicast unicast : session.recentlyAcknowledged) {
+            unsent(unicast, session.epoch, UnsentMessage.Reason.CONNECTION_BROKEN);
+        }
+        session.recentlyAcknowledged.clear();
+    }
+
+    /**
+     * The session ended: its link is closed, and every delivery it held unacknowledged goes back as
+     * unsent, first those the link had sent (in the link's order), then those it never sent.
+     */
+    void closed(Session session, UnsentMessage.Reason reason) {
+        open -= session.unacknowledged.size();
+        for (UUID deliveryId : session.link.close()) {
+            Unicast unicast = session.unacknowledged.remove(deliveryId);
+            if (unicast != null) {
+                unsent(unicast, session.epoch, reason);
+            }
+        }
+        for (Unicast unicast : session.unacknowledged.values()) {
+            unsent(unicast, session.epoch, reason);
+        }
+        session.unacknowledged.clear();
+    }
+
+    private void unsent(Unicast unicast, long epoch, UnsentMessage.Reason reason) {
+        metrics.unsent.labelValues(reason.name()).inc();
+        publisher.unsent(new UnsentMessage(unicast, config.gatewayId(), epoch, reason, System.currentTimeMillis()));
+    }
+
+    /** Message ids are UUIDs on the wire; any other id maps to a stable name-based UUID, so MNs still dedupe. */
+    static UUID deliveryIdOf(String messageId) {
+        try {
+            return UUID.fromString(messageId);
+        } catch (IllegalArgumentException e) {
+            return UUID.nameUUIDFromBytes(messageId.getBytes(StandardCharsets.UTF_8));
+        }
+    }
+}

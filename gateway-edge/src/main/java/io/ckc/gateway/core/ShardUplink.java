@@ -1,0 +1,108 @@
+package io.ckc.gateway.core;
+
+import io.ckc.protocol.kafka.Topics;
+import io.ckc.protocol.records.AppMessage;
+import io.ckc.protocol.records.Context;
+import io.ckc.protocol.records.ContextReport;
+import io.ckc.protocol.records.Groupcast;
+import io.prometheus.metrics.core.metrics.Counter;
+
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ThreadLocalRandom;
+
+/**
+ * The uplink of one shard's sessions: an uplink's checks (payload size, the core's admission, channel
+ * and group names, the channel's topic), its write to Kafka with the acknowledgement after the write,
+ * refusals with their reason, and the node's context to ckc.context when {@link ContextRefresh} says
+ * it is due. Confined to the shard's event loop; writes complete back on it.
+ */
+final class ShardUplink {
+
+    private final CoreOptions config;
+    private final CorePublisher publisher;
+    private final GatewayMetrics metrics;
+    private final UplinkAdmission admission;
+    private final ContextRefresh contextRefresh;
+    private final Executor loop;
+
+    ShardUplink(CoreOptions config, CorePublisher publisher, GatewayMetrics metrics, UplinkAdmission admission,
+                Executor loop) {
+        this.config = config;
+        this.publisher = publisher;
+        this.metrics = metrics;
+        this.admission = admission;
+        this.contextRefresh = new ContextRefresh(config.contextRefreshMs());
+        this.loop = loop;
+    }
+
+    /** Publishes the node's message or groupcast, or refuses it; the node hears which under {@code ref}. */
+    void uplink(Session session, int ref, Uplink uplink) {
+        if (uplink.payload().length > config.maxPayloadBytes()) {
+            reject(session, ref, Refusal.PAYLOAD_TOO_LARGE,
+                    "payload of " + uplink.payload().length + " bytes exceeds " + config.maxPayloadBytes());
+            return;
+        }
+        if (!admission.admit(ThreadLocalRandom.current().nextDouble())) {
+            reject(session, ref, Refusal.BUSY, "the core is behind: try again later");
+            return;
+        }
+        String mnId = session.mnId.toString();
+        long now = System.currentTimeMillis();
+        if (uplink instanceof Uplink.ToGroup groupcast) {
+            if (!Topics.isValidGroup(groupcast.group())) {
+                reject(session, ref, Refusal.MALFORMED, "group '" + groupcast.group() + "' is not <definerId>/<name>");
+                return;
+            }
+            reportContext(session, groupcast.context(), now);
+            acknowledgeOnceWritten(session, ref, metrics.groupcastsIn, publisher.groupcast(new Groupcast(
+                    groupcast.messageId().toString(), mnId, groupcast.group(), groupcast.payload(), groupcast.ttlMs(),
+                    now, false)));
+            return;
+        }
+        Uplink.ToChannel message = (Uplink.ToChannel) uplink;
+        if (!Topics.isValidChannel(message.channel())) {
+            reject(session, ref, Refusal.FORBIDDEN_CHANNEL, "invalid channel name '" + message.channel() + "'");
+            return;
+        }
+        if (!publisher.channelExists(message.channel())) {
+            reject(session, ref, Refusal.UNKNOWN_CHANNEL, "no topic " + config.topics().app(message.channel()));
+            return;
+        }
+        reportContext(session, message.context(), now);
+        acknowledgeOnceWritten(session, ref, metrics.messagesIn,
+                publisher.appMessage(new AppMessage(message.messageId().toString(), mnId, config.gatewayId(),
+                        message.channel(), message.payload(), message.context(), now)));
+    }
+
+    /** Refuses an uplink: counted by reason, and the node is told why. */
+    void reject(Session session, int ref, Refusal refusal, String message) {
+        metrics.rejected.labelValues(refusal.name()).inc();
+        session.link.reject(ref, refusal, message);
+    }
+
+    private void reportContext(Session session, Context context, long now) {
+        if (context == null) {
+            return;
+        }
+        long shardNow = SessionShard.nowMs();
+        if (!contextRefresh.due(context, session.reportedContext, session.reportedContextMs, shardNow)) {
+            metrics.contextUnchanged.inc();
+            return;
+        }
+        session.reportedContext = context;
+        session.reportedContextMs = shardNow;
+        publisher.context(new ContextReport(session.mnId.toString(), config.gatewayId(), now, context));
+    }
+
+    private void acknowledgeOnceWritten(Session session, int ref, Counter accepted, CompletionStage<Void> written) {
+        written.whenComplete((ok, error) -> loop.execute(() -> {
+            if (error == null) {
+                accepted.inc();
+                session.link.acknowledge(ref);
+            } else {
+                reject(session, ref, Refusal.PUBLISH_FAILED, "core unavailable: " + error.getMessage());
+            }
+        }));
+    }
+}

@@ -1,0 +1,114 @@
+package io.ckc.gateway.core;
+
+import io.ckc.gateway.GatewayConfig;
+import io.ckc.protocol.kafka.Topics;
+import io.ckc.protocol.records.Receipt;
+import io.ckc.protocol.records.Unicast;
+import io.ckc.protocol.records.UnsentMessage;
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import org.junit.jupiter.api.Test;
+
+import java.util.List;
+import java.util.Set;
+import java.util.UUID;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** One shard's downlink over a session with a fake link and a fake publisher. */
+class ShardDownlinkTest {
+
+    private final FakePublisher publisher = new FakePublisher(Set.of("echo"));
+    private final GatewayMetrics metrics = new GatewayMetrics("gw-t", new PrometheusRegistry());
+    private final GatewayConfig config = GatewayConfig.forTest("gw-t", "unused:9092", Topics.DEFAULT);
+    private final Session session = new Session(UUID.randomUUID(), 3, FakeLink::new, SessionShard.nowMs());
+    private final FakeLink link = (FakeLink) session.link;
+
+    private ShardDownlink downlink(boolean miniBuffer) {
+        return new ShardDownlink(config.toBuilder().miniBuffer(miniBuffer).build().core(), publisher, metrics);
+    }
+
+    private Unicast unicast(String id, boolean receipt) {
+        return new Unicast(id, "app", session.mnId.toString(), id.getBytes(), null, System.currentTimeMillis(), receipt);
+    }
+
+    private List<String> unsentIds() {
+        return publisher.of(UnsentMessage.class).stream().map(u -> u.unicast().messageId()).toList();
+    }
+
+    @Test
+    void anAcknowledgementClosesItsDeliveryAndDrawsTheReceiptItsSenderAskedFor() {
+        ShardDownlink downlink = downlink(false);
+        downlink.deliver(session, unicast("m1", true), 3, null);
+        downlink.deliver(session, unicast("m2", false), 3, null);
+        assertThat(downlink.open()).isEqualTo(2);
+
+        downlink.acknowledged(session, link.delivered.get(0));
+        downlink.acknowledged(session, link.delivered.get(1));
+        downlink.acknowledged(session, link.delivered.get(1)); // a repeated acknowledgement
+
+        assertThat(downlink.open()).isZero();
+        assertThat(publisher.of(Receipt.class)).singleElement().satisfies(r -> {
+            assertThat(r.messageId()).isEqualTo("m1");
+            assertThat(r.outcome()).isEqualTo(Receipt.Outcome.DELIVERED);
+        });
+        assertThat(metrics.messagesOut.get()).isEqualTo(3.0);
+    }
+
+    @Test
+    void aClosedSessionSendsBackWhatItsLinkSentThenWhatItNeverSentWithTheEpochItWasRoutedTo() {
+        ShardDownlink downlink = downlink(false);
+        for (String id : List.of("m1", "m2")) {
+            downlink.deliver(session, unicast(id, false), 3, null);
+        }
+        UUID notYetSent = ShardDownlink.deliveryIdOf("m3");
+        session.unacknowledged.put(notYetSent, unicast("m3", false)); // taken, the link has not sent it
+
+        downlink.closed(session, UnsentMessage.Reason.SESSION_REPLACED);
+
+        assertThat(link.closed).isTrue();
+        assertThat(unsentIds()).containsExactly("m1", "m2", "m3");
+        assertThat(publisher.of(UnsentMessage.class)).allMatch(u -> u.epoch() == 3
+                && u.reason() == UnsentMessage.Reason.SESSION_REPLACED);
+        assertThat(session.unacknowledged).isEmpty();
+        assertThat(metrics.unsent.labelValues("SESSION_REPLACED").get()).isEqualTo(3.0);
+    }
+
+    @Test
+    void deliveriesPastTheirDeadlineOrForNoSessionGoBackAsUnsent() {
+        ShardDownlink downlink = downlink(false);
+        downlink.deliver(session, unicast("late", false), 3, System.currentTimeMillis() - 1);
+        downlink.deliver(null, unicast("nobody", false), 2, null);
+
+        assertThat(link.delivered).isEmpty();
+        assertThat(publisher.of(UnsentMessage.class)).extracting(UnsentMessage::reason, UnsentMessage::epoch)
+                .containsExactly(org.assertj.core.groups.Tuple.tuple(UnsentMessage.Reason.EXPIRED, 3L),
+                        org.assertj.core.groups.Tuple.tuple(UnsentMessage.Reason.NOT_CONNECTED, 2L));
+        assertThat(downlink.open()).isZero();
+    }
+
+    @Test
+    void theMiniBufferSendsTheLastTwoAcknowledgedBackOnlyWhenTheConnectionFails() {
+        ShardDownlink withBuffer = downlink(true);
+        for (String id : List.of("a1", "a2", "a3")) {
+            withBuffer.deliver(session, unicast(id, false), 3, null);
+        }
+        List.copyOf(link.delivered).forEach(id -> withBuffer.acknowledged(session, id));
+        withBuffer.connectionFailed(session);
+        assertThat(unsentIds()).containsExactly("a2", "a3");
+
+        Session other = new Session(UUID.randomUUID(), 1, FakeLink::new, SessionShard.nowMs());
+        ShardDownlink withoutBuffer = downlink(false);
+        withoutBuffer.deliver(other, unicast("b1", false), 1, null);
+        withoutBuffer.acknowledged(other, ((FakeLink) other.link).delivered.get(0));
+        withoutBuffer.connectionFailed(other);
+        assertThat(unsentIds()).containsExactly("a2", "a3");
+    }
+
+    @Test
+    void aMessageIdThatIsNotAUuidGetsAStableDeliveryId() {
+        UUID id = UUID.randomUUID();
+        assertThat(ShardDownlink.deliveryIdOf(id.toString())).isEqualTo(id);
+        assertThat(ShardDownlink.deliveryIdOf("order-17")).isEqualTo(ShardDownlink.deliveryIdOf("order-17"))
+                .isNotEqualTo(ShardDownlink.deliveryIdOf("order-18"));
+    }
+}

@@ -1,0 +1,101 @@
+package io.ckc.gateway.core;
+
+import io.netty.channel.embedded.EmbeddedChannel;
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+
+/** One shard's pings on Netty's embedded event loop, over sessions with fake links. */
+class ShardPingsTest {
+
+    private final EmbeddedChannel loop = new EmbeddedChannel();
+    private final GatewayMetrics metrics = new GatewayMetrics("gw-t", new PrometheusRegistry());
+    private final Map<UUID, Session> sessions = new HashMap<>();
+    private final ShardPings pings = new ShardPings(loop.eventLoop(), metrics, sessions);
+
+    @AfterEach
+    void noTasksLeft() {
+        loop.runPendingTasks();
+        assertFalse(loop.finish());
+    }
+
+    private List<FakeLink> serving(int count) {
+        List<FakeLink> links = new ArrayList<>();
+        for (int i = 0; i < count; i++) {
+            Session session = new Session(UUID.randomUUID(), 1, FakeLink::new, SessionShard.nowMs());
+            session.announced = true;
+            sessions.put(session.mnId, session);
+            links.add((FakeLink) session.link);
+        }
+        return links;
+    }
+
+    private static long pinged(List<FakeLink> links) {
+        return links.stream().filter(l -> l.calls.contains("ping")).count();
+    }
+
+    @Test
+    void aWindowPingsARandomSampleOfItsNodesAndReportsHowManyItPinged() {
+        serving(1_000);
+        for (int i = 0; i < 3; i++) {
+            pings.open(1_000L + i, System.nanoTime(), 1_000, 100, sessions.size());
+            PingWindow.Part part = pings.close(1_000L + i);
+            assertThat(part.connected()).hasSize(1_000);
+            assertThat(part.pingedAtNanos().size()).as("pinged in window %d", i).isBetween(50, 170);
+        }
+    }
+
+    @Test
+    void aWindowWithFewerNodesThanTheSamplePingsThemAllAndKeepsTheirPongs() {
+        List<FakeLink> links = serving(20);
+        pings.open(7L, System.nanoTime(), 1_000, 100, sessions.size());
+
+        assertThat(pinged(links)).isEqualTo(20);
+        pings.pong(links.get(0).session, 7L);
+        pings.pong(links.get(1).session, 6L); // answers another window
+        PingWindow.Part part = pings.close(7L);
+        pings.pong(links.get(2).session, 7L); // after the close
+
+        assertThat(part.pingedAtNanos()).hasSize(20);
+        assertThat(part.arrivalMicros()).containsOnlyKeys(links.get(0).session.mnId());
+        assertThat(metrics.latePongs.get()).isEqualTo(2.0);
+    }
+
+    @Test
+    void pingsLeaveInPacedSlicesAndSkipNodesThatLeftMeanwhile() {
+        loop.freezeTime();
+        List<FakeLink> links = serving(2 * ShardPings.PING_BURST + 500);
+        pings.open(9L, System.nanoTime(), 1_000, 10_000, sessions.size());
+        assertThat(pinged(links)).as("the first slice").isEqualTo(ShardPings.PING_BURST);
+
+        List<FakeLink> notYetPinged = links.stream().filter(l -> !l.calls.contains("ping")).toList();
+        sessions.remove(notYetPinged.get(0).session.mnId()); // closed before its slice
+        notYetPinged.get(1).session.leavingDeadlineMs = SessionShard.nowMs() + 5_000; // handed over
+        loop.advanceTimeBy(ShardPings.PING_SLICE_MS, TimeUnit.MILLISECONDS);
+        loop.runScheduledPendingTasks();
+        loop.advanceTimeBy(ShardPings.PING_SLICE_MS, TimeUnit.MILLISECONDS);
+        loop.runScheduledPendingTasks();
+
+        assertThat(pinged(links)).isEqualTo(links.size() - 2);
+        assertThat(pings.close(9L).pingedAtNanos()).hasSize(links.size() - 2);
+    }
+
+    @Test
+    void aShardThatNeverOpenedTheWindowStillReportsItsServingNodes() {
+        serving(3);
+        PingWindow.Part part = pings.close(11L);
+
+        assertThat(part.connected()).hasSize(3);
+        assertThat(part.pingedAtNanos()).isEmpty();
+    }
+}

@@ -1,0 +1,139 @@
+package io.ckc.gateway.core;
+
+import io.ckc.gateway.GatewayConfig;
+import io.ckc.protocol.kafka.Topics;
+import io.ckc.protocol.records.AppMessage;
+import io.ckc.protocol.records.Context;
+import io.ckc.protocol.records.ContextReport;
+import io.ckc.protocol.records.Groupcast;
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import org.junit.jupiter.api.Test;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.UUID;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * One shard's uplink over a session with a fake link and a fake publisher; the completions of writes
+ * wait in {@link #loop} until the test runs them, as they would on the shard's event loop.
+ */
+class ShardUplinkTest {
+
+    private final FakePublisher publisher = new FakePublisher(Set.of("echo"));
+    private final GatewayMetrics metrics = new GatewayMetrics("gw-t", new PrometheusRegistry());
+    private final List<Runnable> loop = new ArrayList<>();
+    private final Session session = new Session(UUID.randomUUID(), 1, FakeLink::new, SessionShard.nowMs());
+    private final FakeLink link = (FakeLink) session.link;
+    private GatewayConfig config = GatewayConfig.forTest("gw-t", "unused:9092", Topics.DEFAULT);
+    private UplinkAdmission admission = new UplinkAdmission(250, 0, GatewayCore.UPLINK_ADMISSION_UPDATE_MS);
+
+    private ShardUplink uplink() {
+        return new ShardUplink(config.core(), publisher, metrics, admission, loop::add);
+    }
+
+    private void runLoop() {
+        List<Runnable> due = new ArrayList<>(loop);
+        loop.clear();
+        due.forEach(Runnable::run);
+    }
+
+    private static Uplink.ToChannel toEcho(Context context, byte[] payload) {
+        return new Uplink.ToChannel(UUID.randomUUID(), "echo", context, payload);
+    }
+
+    @Test
+    void anUplinkIsAcknowledgedAfterItsWriteAndRefusedWhenTheWriteFails() {
+        ShardUplink uplink = uplink();
+        publisher.hold();
+
+        uplink.uplink(session, 7, toEcho(new Context(1.0, 2.0, 0.5, null), "hi".getBytes()));
+        uplink.uplink(session, 9, new Uplink.ToGroup(UUID.randomUUID(), "app/all", null, new byte[1], 5_000L));
+        runLoop();
+        assertThat(publisher.of(AppMessage.class)).singleElement().satisfies(m -> {
+            assertThat(m.mnId()).isEqualTo(session.mnId().toString());
+            assertThat(m.channel()).isEqualTo("echo");
+            assertThat(m.gatewayId()).isEqualTo("gw-t");
+        });
+        assertThat(publisher.of(Groupcast.class)).singleElement()
+                .satisfies(g -> assertThat(g.ttlMs()).isEqualTo(5_000L));
+        assertThat(publisher.of(ContextReport.class)).hasSize(1);
+        assertThat(link.calls).isEmpty();
+
+        publisher.completeHeld();
+        runLoop();
+        assertThat(link.calls).containsExactly("ack 7", "ack 9");
+
+        uplink.uplink(session, 8, toEcho(null, "again".getBytes()));
+        publisher.failHeld(new IllegalStateException("broker down"));
+        runLoop();
+        assertThat(link.calls).contains("reject 8 PUBLISH_FAILED").doesNotContain("ack 8");
+        assertThat(metrics.messagesIn.get()).isEqualTo(1.0);
+        assertThat(metrics.groupcastsIn.get()).isEqualTo(1.0);
+    }
+
+    @Test
+    void badUplinksAreRefusedWithTheirReasonAndNothingIsPublished() {
+        ShardUplink uplink = uplink();
+        uplink.uplink(session, 1, new Uplink.ToChannel(UUID.randomUUID(), "nowhere", null, new byte[1]));
+        uplink.uplink(session, 2, new Uplink.ToChannel(UUID.randomUUID(), "../ckc.to-mn", null, new byte[1]));
+        uplink.uplink(session, 3, toEcho(null, new byte[config.maxPayloadBytes() + 1]));
+        uplink.uplink(session, 4, new Uplink.ToGroup(UUID.randomUUID(), "no-slash", null, new byte[1], null));
+        runLoop();
+
+        assertThat(link.calls).containsExactly("reject 1 UNKNOWN_CHANNEL", "reject 2 FORBIDDEN_CHANNEL",
+                "reject 3 PAYLOAD_TOO_LARGE", "reject 4 MALFORMED");
+        assertThat(publisher.records).isEmpty();
+        assertThat(metrics.rejected.labelValues(Refusal.UNKNOWN_CHANNEL.name()).get()).isEqualTo(1.0);
+    }
+
+    @Test
+    void whileTheDeliveriesAreTooOldUplinksAreRefusedAsBusyAndNotPublished() {
+        long now = 0;
+        admission.update(now);
+        for (int window = 0; window < 50 && admission.refuseProbability() < 1; window++) { // 30 s old: far behind
+            admission.age(30_000);
+            now += GatewayCore.UPLINK_ADMISSION_UPDATE_MS;
+            admission.update(now);
+        }
+        assertThat(admission.refuseProbability()).isEqualTo(1.0);
+        ShardUplink uplink = uplink();
+
+        uplink.uplink(session, 1, toEcho(null, new byte[1]));
+        uplink.uplink(session, 2, new Uplink.ToGroup(UUID.randomUUID(), "app/all", null, new byte[1], null));
+        runLoop();
+
+        assertThat(link.calls).containsExactly("reject 1 BUSY", "reject 2 BUSY");
+        assertThat(publisher.records).isEmpty();
+        assertThat(metrics.rejected.labelValues("BUSY").get()).isEqualTo(2.0);
+    }
+
+    @Test
+    void anUnchangedContextIsWrittenOnceAndAChangedOneAtOnce() {
+        ShardUplink uplink = uplink();
+        Context here = new Context(1.0, 2.0, 0.9, null);
+        for (int ref = 1; ref <= 3; ref++) {
+            uplink.uplink(session, ref, toEcho(here, new byte[1]));
+        }
+        uplink.uplink(session, 4, toEcho(new Context(1.5, 2.0, 0.9, null), new byte[1]));
+        runLoop();
+
+        assertThat(publisher.of(AppMessage.class)).hasSize(4);
+        assertThat(publisher.of(ContextReport.class)).extracting(r -> r.context().latitude()).containsExactly(1.0, 1.5);
+        assertThat(metrics.contextUnchanged.get()).isEqualTo(2.0);
+    }
+
+    @Test
+    void withNoRefreshIntervalEveryContextIsWritten() {
+        config = config.toBuilder().contextRefreshMs(0).build();
+        ShardUplink uplink = uplink();
+        for (int ref = 1; ref <= 3; ref++) {
+            uplink.uplink(session, ref, toEcho(new Context(1.0, 2.0, null, null), new byte[1]));
+        }
+        runLoop();
+
+        assertThat(publisher.of(ContextReport.class)).hasSize(3);
+    }
+}
