@@ -51,8 +51,7 @@ public final class MobileNode {
     private final NodeListener listener;
     private final ClientConfig config;
     private volatile ClientTransport transport;
-    private final java.util.concurrent.ConcurrentLinkedDeque<Runnable> mailbox =
-            new java.util.concurrent.ConcurrentLinkedDeque<>();
+    private final Mailbox mailbox = new Mailbox(() -> transport.eventLoop());
     private volatile InetSocketAddress gateway;
     private volatile State state = State.DISCONNECTED;
     private volatile String gatewayId;
@@ -63,16 +62,10 @@ public final class MobileNode {
     private ReliableSession session;
     private final List<Body.Outgoing> pending = new ArrayList<>();
     private final RecentIds recentIds;
-    private long lastHeardMs;
-    /** When the node last probed a silent gateway with a ping. */
-    private long lastProbeMs;
+    private final LivenessProbe liveness;
     private final ConnectBackoff backoff;
     private boolean reconnectWanted;
-    /** Set while a handover waits for the messages in flight on the old session. */
-    private GatewayAddress handoverTarget;
-    private long handoverDeadlineMs;
-    /** The gateway a handover left, until the session on the new one is up. */
-    private String movingFrom;
+    private final HandoverDrain handover;
     private final FailoverOrder failover = new FailoverOrder();
 
     public MobileNode(UUID id, ClientTransport transport, InetSocketAddress gateway, NodeListener listener,
@@ -84,6 +77,8 @@ public final class MobileNode {
         this.config = config;
         this.recentIds = new RecentIds(config.dedupeWindow());
         this.backoff = new ConnectBackoff(config.connectRetryMs(), config.reconnectDelayMs());
+        this.liveness = new LivenessProbe(config.keepaliveMs(), config.silenceTimeoutMs());
+        this.handover = new HandoverDrain(config.handoverDrainMs());
         // Epochs grow across restarts of the device too: a disconnect of an older session never wins.
         this.epoch = System.currentTimeMillis() * 1_000;
     }
@@ -144,7 +139,7 @@ public final class MobileNode {
             }
             if (state != State.DISCONNECTED) {
                 transport.send(new Frame.Disconnect(id, epoch), gateway);
-                handoverTarget = null;
+                handover.cancel();
                 endSession(SessionEnd.LEFT);
             }
             gateway = newGateway;
@@ -199,7 +194,7 @@ public final class MobileNode {
     /** Sends at once when connected, else waits for the session; after close it is unsent. */
     private void enqueue(Body.Outgoing message) {
         onLoop(() -> {
-            if (state == State.CONNECTED && handoverTarget == null) {
+            if (state == State.CONNECTED && !handover.draining()) {
                 session.send(message, nowMs());
                 transport.activate(this);
             } else if (state != State.CLOSED) {
@@ -226,7 +221,7 @@ public final class MobileNode {
                 session.useWindow(null); // its frames in flight leave the old socket's window, on the old socket's loop
             }
             transport = newTransport; // the mailbox follows: what was queued behind this runs on the new loop, in order
-            mailbox.offerFirst(() -> {
+            mailbox.runNext(() -> {
                 newTransport.attach(this);
                 if (session != null) {
                     session.useWindow(newTransport.window());
@@ -259,7 +254,7 @@ public final class MobileNode {
             return; // a frame of an older session
         }
         long now = nowMs();
-        lastHeardMs = now;
+        liveness.heard(now);
         if (session != null) {
             session.heard(now); // any frame of the session shows the gateway alive, however slow its acks
         }
@@ -326,8 +321,8 @@ public final class MobileNode {
         if (!late.isEmpty()) {
             listener.unsentMessages(this, late);
         }
-        if (handoverTarget != null) {
-            if (!session.hasInFlight() || now >= handoverDeadlineMs) {
+        if (handover.draining()) {
+            if (handover.due(session.hasInFlight(), now)) {
                 completeHandover(now);
             }
             return true;
@@ -339,22 +334,11 @@ public final class MobileNode {
         if (state != State.CONNECTED) {
             return;
         }
-        long silent = now - lastHeardMs;
-        if (silent > config.silenceTimeoutMs()) {
-            connectionLost(SessionEnd.GATEWAY_SILENT);
-        } else if (silent > config.keepaliveMs() && now - lastProbeMs >= probeIntervalMs()) {
-            // Why probe even while the node sends: its frames may wait behind the socket's congestion
-            // window, or be shed there, and draw no answer; a ping leaves at once, and its pong shows the
-            // gateway alive. Sending alone once kept overloaded nodes from probing: 1,035 of 2,000 gave
-            // up a live session as silent in a 3x overload (perf/README.md, 2026-11-24).
-            transport.send(new Frame.Ping(id, epoch, System.currentTimeMillis()), gateway);
-            lastProbeMs = now;
+        switch (liveness.check(now)) {
+            case SILENT -> connectionLost(SessionEnd.GATEWAY_SILENT);
+            case PROBE -> transport.send(new Frame.Ping(id, epoch, System.currentTimeMillis()), gateway);
+            case ALIVE -> { }
         }
-    }
-
-    /** Probes between the keepalive and the silence timeout: three, so one lost ping or pong does not end the session. */
-    private long probeIntervalMs() {
-        return Math.max(1, (config.silenceTimeoutMs() - config.keepaliveMs()) / 3);
     }
 
     private void startConnecting(long now) {
@@ -377,12 +361,11 @@ public final class MobileNode {
         session = new ReliableSession(id, epoch, config.reliability(), transport.window(),
                 frame -> transport.send(frame, gateway));
         state = State.CONNECTED;
-        lastHeardMs = now;
+        liveness.heard(now);
         failover.connected();
         backoff.connected();
-        if (movingFrom != null) {
-            String from = movingFrom;
-            movingFrom = null;
+        String from = handover.finish();
+        if (from != null) {
             listener.handedOver(this, from, gatewayId);
         } else {
             listener.connected(this);
@@ -413,10 +396,9 @@ public final class MobileNode {
      * failed since the last successful connect.
      */
     private void connectionLost(SessionEnd cause) {
-        handoverTarget = null;
+        handover.cancel();
         endSession(cause);
-        if (movingFrom != null) {
-            movingFrom = null;
+        if (handover.finish() != null) {
             listener.disconnected(this); // the handover did not complete: the application hears the loss
         }
         if (reconnectWanted) {
@@ -429,12 +411,9 @@ public final class MobileNode {
     }
 
     private void onHandover(GatewayAddress target, long now) {
-        if (target.gatewayId().equals(gatewayId) || handoverTarget != null) {
-            return;
+        if (handover.begin(target, gatewayId, now)) {
+            transport.activate(this);
         }
-        handoverTarget = target;
-        handoverDeadlineMs = now + config.handoverDrainMs();
-        transport.activate(this);
     }
 
     /**
@@ -444,9 +423,7 @@ public final class MobileNode {
      * unsent and are routed to the new session; the node drops any it already has by message id.
      */
     private void completeHandover(long now) {
-        GatewayAddress target = handoverTarget;
-        handoverTarget = null;
-        movingFrom = gatewayId;
+        GatewayAddress target = handover.leave(gatewayId);
         transport.send(new Frame.Disconnect(id, epoch), gateway);
         pending.addAll(0, unacknowledgedMessages());
         session = null;
@@ -486,7 +463,7 @@ public final class MobileNode {
         state = State.DISCONNECTED;
         gatewayId = null;
         lastSessionEnd = cause;
-        if (wasConnected && movingFrom == null) {
+        if (wasConnected && !handover.moving()) {
             listener.disconnected(this);
         }
         if (!unsent.isEmpty()) {
@@ -511,28 +488,9 @@ public final class MobileNode {
         return messages;
     }
 
-    /**
-     * Runs an action on the node's current event loop, in call order. Actions wait in a mailbox that
-     * the loop drains; a {@link #migrate} to a transport on another loop hands the rest of the
-     * mailbox over, so a message sent during the move cannot overtake one sent before it.
-     */
+    /** Runs an action on the node's current event loop, in call order ({@link Mailbox}). */
     private void onLoop(Runnable action) {
-        if (mailbox.isEmpty() && transport.eventLoop().inEventLoop()) {
-            action.run();
-            return;
-        }
-        mailbox.offerLast(action);
-        transport.eventLoop().execute(this::drainMailbox);
-    }
-
-    private void drainMailbox() {
-        Runnable next;
-        while (transport.eventLoop().inEventLoop() && (next = mailbox.pollFirst()) != null) {
-            next.run();
-        }
-        if (!mailbox.isEmpty() && !transport.eventLoop().inEventLoop()) {
-            transport.eventLoop().execute(this::drainMailbox); // migrated: continue on the new loop
-        }
+        mailbox.run(action);
     }
 
     static long nowMs() {

@@ -1,0 +1,71 @@
+package io.ckc.client;
+
+import io.ckc.protocol.frame.GatewayAddress;
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** The node's handover drain and its liveness probe, on their own, with the clock in the test's hand. */
+class HandoverAndLivenessTest {
+
+    private static final GatewayAddress GW2 = new GatewayAddress("gw-2", "127.0.0.1", 5002);
+    private static final GatewayAddress GW3 = new GatewayAddress("gw-3", "127.0.0.1", 5003);
+
+    @Test
+    void aHandoverDrainsUntilNothingIsInFlightOrItsTimeIsUpAndIgnoresASecondOneMeanwhile() {
+        HandoverDrain handover = new HandoverDrain(2_000);
+        assertThat(handover.begin(new GatewayAddress("gw-1", "127.0.0.1", 5001), "gw-1", 0))
+                .as("to the gateway it is on").isFalse();
+        assertThat(handover.begin(GW2, "gw-1", 1_000)).isTrue();
+        assertThat(handover.begin(GW3, "gw-1", 1_100)).as("while one drains").isFalse();
+
+        assertThat(handover.due(true, 2_999)).isFalse();
+        assertThat(handover.due(false, 1_200)).as("nothing in flight").isTrue();
+        assertThat(handover.due(true, 3_000)).as("drain time up").isTrue();
+
+        assertThat(handover.leave("gw-1")).isEqualTo(GW2);
+        assertThat(handover.draining()).isFalse();
+        assertThat(handover.moving()).isTrue();
+        assertThat(handover.finish()).isEqualTo("gw-1");
+        assertThat(handover.finish()).isNull();
+    }
+
+    @Test
+    void aCancelledHandoverNeverLeaves() {
+        HandoverDrain handover = new HandoverDrain(2_000);
+        handover.begin(GW2, "gw-1", 0);
+        handover.cancel();
+
+        assertThat(handover.due(false, 5_000)).isFalse();
+        assertThat(handover.moving()).isFalse();
+        assertThat(handover.begin(GW3, "gw-1", 5_000)).as("a later one is taken").isTrue();
+    }
+
+    @Test
+    void aQuietGatewayIsProbedThreeTimesBeforeItCountsAsSilent() {
+        LivenessProbe liveness = new LivenessProbe(1_000, 4_000); // probes 1 s apart between 1 s and 4 s
+        liveness.heard(0);
+        int probes = 0;
+        long silentAt = -1;
+        for (long now = 0; now <= 5_000 && silentAt < 0; now += 100) {
+            switch (liveness.check(now)) {
+                case PROBE -> probes++;
+                case SILENT -> silentAt = now;
+                case ALIVE -> { }
+            }
+        }
+        assertThat(probes).isEqualTo(3);
+        assertThat(silentAt).isEqualTo(4_100);
+    }
+
+    @Test
+    void anAnswerPutsOffTheSilence() {
+        LivenessProbe liveness = new LivenessProbe(1_000, 4_000);
+        liveness.heard(0);
+        assertThat(liveness.check(1_500)).isEqualTo(LivenessProbe.Verdict.PROBE);
+        liveness.heard(1_600);
+        assertThat(liveness.check(2_000)).isEqualTo(LivenessProbe.Verdict.ALIVE);
+        assertThat(liveness.check(5_000)).isEqualTo(LivenessProbe.Verdict.PROBE);
+        assertThat(liveness.check(5_601)).isEqualTo(LivenessProbe.Verdict.SILENT);
+    }
+}
