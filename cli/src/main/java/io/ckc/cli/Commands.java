@@ -289,7 +289,8 @@ final class Commands {
     }
 
     @Command(name = "docs", mixinStandardHelpOptions = true,
-            description = "Writes (generate) or compares (check) docs/configuration.md, generated from the gateway's settings.")
+            description = "Writes (generate) or compares (check) the generated docs: docs/configuration.md from the "
+                    + "gateway's settings, docs/schemas/ from the Kafka records.")
     static final class Docs implements Callable<Integer> {
         @Parameters(paramLabel = "generate|check")
         String action;
@@ -299,7 +300,9 @@ final class Commands {
             if (!action.equals("generate") && !action.equals("check")) {
                 throw new Ckc.Failure("docs takes generate or check, not " + action);
             }
-            return ConfigurationDoc.apply(action, Home.current().root);
+            int configuration = ConfigurationDoc.apply(action, Home.current().root);
+            int schemas = RecordSchemas.apply(action, Home.current().root);
+            return Math.max(configuration, schemas);
         }
     }
 }

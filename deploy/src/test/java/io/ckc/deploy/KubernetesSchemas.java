@@ -4,10 +4,10 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.google.gson.JsonParser;
-import com.networknt.schema.JsonSchema;
-import com.networknt.schema.JsonSchemaFactory;
-import com.networknt.schema.SpecVersion;
-import com.networknt.schema.ValidationMessage;
+import com.networknt.schema.Error;
+import com.networknt.schema.Schema;
+import com.networknt.schema.SchemaRegistry;
+import com.networknt.schema.SpecificationVersion;
 import io.kubernetes.client.openapi.models.V1ConfigMap;
 import io.kubernetes.client.openapi.models.V1Namespace;
 import io.kubernetes.client.openapi.models.V1PersistentVolumeClaim;
@@ -46,11 +46,11 @@ final class KubernetesSchemas {
     }
 
     private static final ObjectMapper JSON = new ObjectMapper();
-    private final Map<String, JsonSchema> custom = new HashMap<>();
+    private final Map<String, Schema> custom = new HashMap<>();
 
     /** The schemas of every CRD in the given files, by apiVersion/kind. */
     KubernetesSchemas(List<Path> crdFiles) throws IOException {
-        JsonSchemaFactory factory = JsonSchemaFactory.getInstance(SpecVersion.VersionFlag.V4);
+        SchemaRegistry factory = SchemaRegistry.withDefaultDialect(SpecificationVersion.DRAFT_4);
         for (Path file : crdFiles) {
             for (JsonNode crd : ProjectFiles.documents(Files.readString(file))) {
                 if (!"CustomResourceDefinition".equals(crd.path("kind").asText())) {
@@ -73,14 +73,14 @@ final class KubernetesSchemas {
         if (resource.at("/metadata/name").asText().isEmpty()) {
             problems.add(type + ": no metadata.name");
         }
-        JsonSchema schema = custom.get(type);
+        Schema schema = custom.get(type);
         CoreValidator core = CORE.get(type);
         if (schema != null) {
             // Why: the API server checks apiVersion, kind and metadata itself; some CRD schemas leave them out.
             ObjectNode withoutMetadata = resource.deepCopy();
             withoutMetadata.remove(List.of("apiVersion", "kind", "metadata"));
-            for (ValidationMessage message : schema.validate(withoutMetadata)) {
-                problems.add(type + " " + resource.at("/metadata/name").asText() + ": " + message.getMessage());
+            for (Error error : schema.validate(withoutMetadata)) {
+                problems.add(type + " " + resource.at("/metadata/name").asText() + ": " + error);
             }
         } else if (core != null) {
             try {
