@@ -72,11 +72,11 @@ class ComposeFileTest {
         assertThat(dockerfile).contains("RUN bash .ci/run ${MAVEN_ARGS}");
         assertThat(ci).contains("mvn -B -ntp verify");
         assertThat(readme).contains("mvn -B -ntp verify");
-        Matcher copy = Pattern.compile("(?m)^COPY (?!--from)(\\S+) ").matcher(dockerfile);
+        Matcher copy = Pattern.compile("(?m)^COPY (?:--chown=\\S+ )?(?!--from)(\\S+) ").matcher(dockerfile);
         while (copy.find()) {
             assertThat(ProjectFiles.ROOT.resolve(copy.group(1))).as("COPY " + copy.group(1)).exists();
         }
-        Matcher built = Pattern.compile("COPY --from=build /src/(\\S+) ").matcher(dockerfile);
+        Matcher built = Pattern.compile("COPY --from=build (?:--chown=\\S+ )?/src/(\\S+) ").matcher(dockerfile);
         List<String> artifacts = new ArrayList<>();
         while (built.find()) {
             artifacts.add(built.group(1));
