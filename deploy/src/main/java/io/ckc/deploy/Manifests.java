@@ -203,6 +203,9 @@ public final class Manifests implements Callable<Integer> {
         return config;
     }
 
+    /** The uid (and gid) the official Flink image runs as. */
+    static final int FLINK_UID = 9999;
+
     String flinkDeployment(String name, String entryClass, int parallelism, List<String> args,
                            Map<String, Object> flinkConfiguration) throws IOException {
         Map<String, Object> config = new TreeMap<>(flinkConfiguration);
@@ -217,6 +220,8 @@ public final class Manifests implements Callable<Integer> {
         container.put("volumeMounts", List.of(map("name", "flink-data", "mountPath", "/flink-data"),
                 map("name", "kafka-client", "mountPath", KAFKA_CLIENT_DIR, "readOnly", true)));
         Map<String, Object> podSpec = new LinkedHashMap<>();
+        // The Flink image runs as uid 9999: the volume's files must be its group's, or checkpoints cannot be written.
+        podSpec.put("securityContext", map("fsGroup", FLINK_UID));
         podSpec.put("containers", List.of(container));
         podSpec.put("volumes", List.of(map("name", "flink-data",
                 "persistentVolumeClaim", map("claimName", "ckc-flink-data")), KAFKA_CLIENT_VOLUME));

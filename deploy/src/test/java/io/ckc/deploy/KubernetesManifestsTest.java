@@ -27,12 +27,15 @@ class KubernetesManifestsTest {
     }
 
     /** The resource files: everything under k8s/ and monitoring/kubernetes/ but the CRDs and kustomizations. */
+    /** kustomize's own files, not resources. */
+    static final List<String> KUSTOMIZE_FILES = List.of("kustomization.yaml", "kustomizeconfig.yaml");
+
     private static List<Path> manifests() throws IOException {
         List<Path> files = new ArrayList<>(ProjectFiles.files("k8s", ".yaml"));
         files.addAll(ProjectFiles.files("monitoring/kubernetes", ".yaml"));
         return files.stream()
                 .filter(p -> !p.startsWith(ProjectFiles.ROOT.resolve("k8s/crds")))
-                .filter(p -> !p.getFileName().toString().equals("kustomization.yaml"))
+                .filter(p -> !KUSTOMIZE_FILES.contains(p.getFileName().toString()))
                 .toList();
     }
 
@@ -55,7 +58,7 @@ class KubernetesManifestsTest {
         for (String folder : List.of("k8s", "k8s/rules", "monitoring")) {
             String kustomization = Files.readString(ProjectFiles.ROOT.resolve(folder).resolve("kustomization.yaml"));
             try (Stream<Path> files = Files.walk(ProjectFiles.ROOT.resolve(folder), folder.equals("k8s") ? 2 : 1)) {
-                files.filter(p -> p.toString().endsWith(".yaml") && !p.getFileName().toString().equals("kustomization.yaml"))
+                files.filter(p -> p.toString().endsWith(".yaml") && !KUSTOMIZE_FILES.contains(p.getFileName().toString()))
                         .filter(p -> !p.startsWith(ProjectFiles.ROOT.resolve("k8s/crds"))
                                 && !p.startsWith(ProjectFiles.ROOT.resolve("k8s/rules")))
                         .map(p -> ProjectFiles.ROOT.resolve(folder).relativize(p).toString())
