@@ -52,6 +52,11 @@ final class Commands {
         @Option(names = "--app-parallelism", defaultValue = "1", description = "Echo parallelism (default ${DEFAULT-VALUE})")
         int appParallelism;
 
+        @Option(names = "--on", split = ",", paramLabel = "HOST:PORT",
+                description = "Run against the gateways of a stack that runs elsewhere (docker compose, Kubernetes): no "
+                        + "local stack is started")
+        List<String> on;
+
         @Unmatched
         List<String> demoOptions = new ArrayList<>();
 
@@ -64,6 +69,10 @@ final class Commands {
             }
             PerfCommands.checkSimulatorArgs(PerfCommands.withGateways(args, List.of("127.0.0.1:5500")));
             Home home = Home.current();
+            if (on != null) {
+                args.addAll(List.of("--gateways", String.join(",", on)));
+                return Simulator.demo(home).run(args, null).exitCode();
+            }
             StackShape stack = new Stack(home).ensure(StackShape.of(gateways, appParallelism, List.of())
                     .withChannels(PerfCommands.channelOf(demoOptions)));
             args.addAll(List.of("--gateways", String.join(",", stack.gatewayAddresses()), "--gateway-count",

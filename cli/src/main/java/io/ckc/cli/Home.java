@@ -31,6 +31,16 @@ public final class Home {
         return new Home(Path.of(System.getProperty("ckc.root", ".")));
     }
 
+    /** Whether a program is installed: an executable of that name in a directory of the PATH. */
+    public static boolean onPath(String program) {
+        for (String dir : System.getenv().getOrDefault("PATH", "").split(":")) {
+            if (!dir.isEmpty() && Files.isExecutable(Path.of(dir, program))) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     public Path gatewayJar() {
         return root.resolve("gateway-edge/target/ckc-gateway.jar");
     }

@@ -36,7 +36,7 @@ final class Monitoring {
     }
 
     void start(StackShape stack) {
-        if (!onPath("prometheus")) {
+        if (!Home.onPath("prometheus")) {
             if (!"root".equals(System.getProperty("user.name"))) {
                 throw new Ckc.Failure("Prometheus is not installed: sudo apt-get install prometheus");
             }
@@ -83,15 +83,5 @@ final class Monitoring {
 
     private static String targets(List<String> addresses) {
         return "[{\"targets\": [" + addresses.stream().map(a -> "\"" + a + "\"").collect(Collectors.joining(",")) + "]}]\n";
-    }
-
-    static boolean onPath(String program) {
-        String path = System.getenv().getOrDefault("PATH", "");
-        for (String dir : path.split(":")) {
-            if (!dir.isEmpty() && Files.isExecutable(Path.of(dir, program))) {
-                return true;
-            }
-        }
-        return false;
     }
 }
