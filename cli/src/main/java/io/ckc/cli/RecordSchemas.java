@@ -127,7 +127,7 @@ public final class RecordSchemas {
             Map.entry("Unicast.recipient", "The node (a UUID)."),
             Map.entry("Unicast.payload", "The message's bytes."),
             Map.entry("Unicast.ttlMs", "How long after createdAt it may still be delivered, ms; null: the delivery "
-                    + "job's default (CKC_DEFAULT_TTL_MS, 5 min)."),
+                    + "job's default (--mtd-default-ttl-ms, 5 min)."),
             Map.entry("Unicast.createdAt", "When the sender created it, epoch ms; the TTL counts from it."),
             Map.entry("Unicast.receipt", "True: a receipt on ckc.receipts when it is delivered, expires or is dropped."),
             Map.entry("Groupcast.messageId", "The sender's id for the message; every member gets it with this id."),
@@ -205,6 +205,10 @@ public final class RecordSchemas {
         return type.isPrimitive() || REQUIRED.contains(record.getSimpleName() + "." + field);
     }
 
+    private static boolean required(FieldScope field) {
+        return required(field.getDeclaringType().getErasedType(), field.getName(), field.getType().getErasedType());
+    }
+
     /** The fields a record of this type must carry, in declaration order. */
     public static List<String> requiredFields(Class<?> record) {
         if (!record.isRecord()) {
@@ -230,10 +234,8 @@ public final class RecordSchemas {
                     CustomDefinition.AttributeInclusion.YES);
         });
         config.forFields()
-                .withRequiredCheck(field -> required(field.getDeclaringType().getErasedType(), field.getName(),
-                        field.getType().getErasedType()))
-                .withNullableCheck(field -> !required(field.getDeclaringType().getErasedType(), field.getName(),
-                        field.getType().getErasedType()))
+                .withRequiredCheck(RecordSchemas::required)
+                .withNullableCheck(field -> !required(field))
                 .withDescriptionResolver(field -> FIELDS.get(key(field)));
         return new SchemaGenerator(config.build());
     }

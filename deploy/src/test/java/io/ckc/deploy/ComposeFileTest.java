@@ -8,7 +8,6 @@ import org.apache.kafka.clients.admin.NewTopic;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.yaml.snakeyaml.Yaml;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -35,8 +34,7 @@ class ComposeFileTest {
 
     @BeforeAll
     static void read() throws IOException {
-        Object parsed = new Yaml().load(Files.readString(DOCKER.resolve("compose.yaml")));
-        compose = ProjectFiles.YAML.valueToTree(parsed);
+        compose = ProjectFiles.compose();
     }
 
     private static Map<String, JsonNode> services(String image) {
@@ -54,14 +52,6 @@ class ComposeFileTest {
         Map<String, JsonNode> gateways = services("ckc-gateway");
         gateways.values().removeIf(s -> s.has("entrypoint"));
         return gateways;
-    }
-
-    private static Map<String, String> environment(JsonNode service) {
-        Map<String, String> env = new HashMap<>();
-        // ${NAME:-default} takes its default, as compose does without the variable set
-        service.path("environment").fields().forEachRemaining(e -> env.put(e.getKey(),
-                e.getValue().asText().replaceAll("\\$\\{[A-Z_]+:-([^}]*)}", "$1")));
-        return env;
     }
 
     @Test
@@ -113,7 +103,7 @@ class ComposeFileTest {
         String targets = Files.readString(DOCKER.resolve("prometheus-targets/ckc-gateway.json"));
         Set<Integer> udpPorts = new HashSet<>();
         for (var gateway : gateways.entrySet()) {
-            Map<String, String> env = environment(gateway.getValue());
+            Map<String, String> env = ProjectFiles.environment(gateway.getValue());
             Set<String> read = new TreeSet<>();
             Map<String, String> recording = new HashMap<>(env) {
                 @Override
@@ -147,7 +137,7 @@ class ComposeFileTest {
         topics.get("command").forEach(a -> args.add(a.asText()));
         TopicSetup.Options options = TopicSetup.Options.parse(args.toArray(String[]::new), 1);
         Set<String> gatewayIds = new TreeSet<>();
-        gateways().values().forEach(g -> gatewayIds.add(environment(g).get("CKC_GATEWAY_ID")));
+        gateways().values().forEach(g -> gatewayIds.add(ProjectFiles.environment(g).get("CKC_GATEWAY_ID")));
         assertThat(new TreeSet<>(options.gateways())).isEqualTo(gatewayIds);
         assertThat(options.topics()).allSatisfy(topic -> {
             assertThat(topic.replicationFactor()).isEqualTo((short) 3);

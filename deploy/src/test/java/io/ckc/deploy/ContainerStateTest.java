@@ -41,7 +41,7 @@ class ContainerStateTest {
 
     @BeforeAll
     static void read() throws IOException {
-        compose = ProjectFiles.YAML.valueToTree(new Yaml().load(Files.readString(DOCKER.resolve("compose.yaml"))));
+        compose = ProjectFiles.compose();
         stages = parse(Files.readString(DOCKER.resolve("Dockerfile")));
     }
 
@@ -94,12 +94,6 @@ class ContainerStateTest {
             }
         }
         return parsed;
-    }
-
-    private static Map<String, String> environment(JsonNode service) {
-        Map<String, String> env = new HashMap<>();
-        service.path("environment").fields().forEachRemaining(e -> env.put(e.getKey(), e.getValue().asText()));
-        return env;
     }
 
     /** Named volumes mounted by a service (not bind mounts of the project's files), by mount point. */
@@ -178,11 +172,11 @@ class ContainerStateTest {
             var entry = services.next();
             JsonNode service = entry.getValue();
             List<String> dataDirs = new ArrayList<>();
-            String imageData = imageOf(service).dataDirectory(environment(service));
+            String imageData = imageOf(service).dataDirectory(ProjectFiles.environment(service));
             if (imageData != null) {
                 dataDirs.add(imageData);
             }
-            String flinkProperties = environment(service).get("FLINK_PROPERTIES");
+            String flinkProperties = ProjectFiles.environment(service).get("FLINK_PROPERTIES");
             if (flinkProperties != null) {
                 Map<String, Object> properties = new Yaml().load(flinkProperties);
                 for (String key : List.of("execution.checkpointing.dir", "execution.checkpointing.savepoint-dir")) {

@@ -14,7 +14,6 @@ import java.io.IOException;
 import java.lang.reflect.Field;
 import java.lang.reflect.Modifier;
 import java.net.URISyntaxException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -23,7 +22,6 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.TimeUnit;
 import java.util.jar.JarFile;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -49,14 +47,6 @@ class KubernetesInstallTest {
         int install = readme.indexOf("## Install");
         String block = readme.substring(readme.indexOf("```", install) + 3, readme.indexOf("```", readme.indexOf("```", install) + 3));
         return Stream.of(block.split("\n")).map(String::trim).filter(l -> !l.isEmpty() && !l.startsWith("#")).toList();
-    }
-
-    private static List<JsonNode> render(Path folder) throws Exception {
-        Process kustomize = new ProcessBuilder("kubectl", "kustomize", folder.toString()).redirectErrorStream(true).start();
-        String rendered = new String(kustomize.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertThat(kustomize.waitFor(60, TimeUnit.SECONDS)).isTrue();
-        assertThat(kustomize.exitValue()).as(rendered).isZero();
-        return ProjectFiles.documents(rendered);
     }
 
     private static void collectImages(JsonNode node, String where, Map<String, String> images) {
@@ -103,7 +93,7 @@ class KubernetesInstallTest {
                 images.addObject().put("name", name).put("newName", "registry.example/" + name).put("newTag", "9.9.9");
             }
             ProjectFiles.YAML.writeValue(kustomization.toFile(), parsed);
-            for (JsonNode resource : render(copy.resolve(folder))) {
+            for (JsonNode resource : ProjectFiles.kustomize(copy.resolve(folder))) {
                 Map<String, String> found = new HashMap<>();
                 collectImages(resource, resource.path("kind").asText() + " " + resource.at("/metadata/name").asText(), found);
                 found.forEach((where, image) -> {
@@ -217,7 +207,7 @@ class KubernetesInstallTest {
     @Test
     void theKindOverlayClaimsStorageThatASingleNodeClusterBinds() throws Exception {
         Assumptions.assumeTrue(ProjectFiles.onPath("kubectl"), "kubectl is not installed: kustomize is not run here");
-        List<JsonNode> resources = render(ProjectFiles.ROOT.resolve("e2e/kind"));
+        List<JsonNode> resources = ProjectFiles.kustomize(ProjectFiles.ROOT.resolve("e2e/kind"));
         JsonNode claim = resources.stream().filter(r -> r.path("kind").asText().equals("PersistentVolumeClaim"))
                 .findFirst().orElseThrow();
         assertThat(claim.at("/spec/accessModes/0").asText()).isEqualTo("ReadWriteOnce");
@@ -241,8 +231,7 @@ class KubernetesInstallTest {
                 keysByFile.computeIfAbsent(ProjectFiles.ROOT.relativize(file).toString(), k -> new LinkedHashSet<>()).addAll(keys);
             }
         }
-        JsonNode compose = ProjectFiles.YAML.valueToTree(new Yaml().load(Files.readString(
-                ProjectFiles.ROOT.resolve("docker/compose.yaml"))));
+        JsonNode compose = ProjectFiles.compose();
         compose.get("services").fields().forEachRemaining(service -> {
             String properties = service.getValue().at("/environment/FLINK_PROPERTIES").asText("");
             if (!properties.isEmpty()) {

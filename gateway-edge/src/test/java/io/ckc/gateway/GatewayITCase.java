@@ -23,7 +23,6 @@ import io.ckc.testing.Await;
 import io.ckc.testing.EmbeddedKafkaExtension;
 import io.ckc.testing.LossyLink;
 import io.ckc.protocol.netty.DatagramTransport;
-import io.netty.buffer.Unpooled;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.socket.DatagramPacket;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -34,7 +33,6 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
-import java.io.IOException;
 import java.net.DatagramSocket;
 import java.time.Duration;
 import java.util.ArrayList;

@@ -9,7 +9,6 @@ import java.net.InetSocketAddress;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
-import java.util.concurrent.TimeUnit;
 
 /**
  * {@code ./ckc demo}: a simulated fleet sends messages through gateways, Kafka and the echo

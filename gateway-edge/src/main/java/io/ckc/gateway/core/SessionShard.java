@@ -228,7 +228,7 @@ public final class SessionShard {
         for (Session session : new ArrayList<>(sessions.values())) {
             if (session.announced) {
                 metrics.broadcasts.inc();
-                deliver(session.mnId, broadcast.toNode(session.mnId.toString()), session.epoch, broadcast.expiresAt());
+                downlink.deliver(session, broadcast.toNode(session.mnId.toString()), session.epoch, broadcast.expiresAt());
             }
         }
     }

@@ -1,10 +1,7 @@
 package io.ckc.gateway.core;
 
 import io.ckc.gateway.GatewayConfig;
-import io.ckc.protocol.records.Context;
 import io.ckc.protocol.kafka.Topics;
-import io.ckc.protocol.records.AppMessage;
-import io.ckc.protocol.records.ContextReport;
 import io.ckc.protocol.records.GatewayCommand;
 import io.ckc.protocol.records.MnEvent;
 import io.ckc.protocol.records.Receipt;
