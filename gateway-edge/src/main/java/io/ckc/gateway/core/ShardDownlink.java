@@ -75,14 +75,11 @@ final class ShardDownlink {
     }
 
     /**
-     * The connection failed: with the mini-buffer on, the last two acknowledged unicasts go to
-     * ckc.unsent, the paper's guarantee of at least once even if an acknowledgement lied; the node
+     * The connection failed: the mini-buffer's last two acknowledged unicasts (none when it is off) go
+     * to ckc.unsent, the paper's guarantee of at least once even if an acknowledgement lied; the node
      * drops the duplicates by message id.
      */
     void connectionFailed(Session session) {
-        if (!config.miniBuffer()) {
-            return;
-        }
         for (Unicast unicast : session.recentlyAcknowledged) {
             unsent(unicast, session.epoch, UnsentMessage.Reason.CONNECTION_BROKEN);
         }
