@@ -73,7 +73,7 @@ public final class RecordSchemas {
                     "A message for every current member of one group; each gets it once, with this message id."),
             new Topic("ckc.broadcast", "none", Broadcast.class, "applications", "every gateway", true,
                     "A message for every mobile node connected when it arrives."),
-            new Topic("ckc.receipts", "the sender", Receipt.class, "gateways, the delivery job", "applications", true,
+            new Topic("ckc.receipts", "the sender", Receipt.class, "the delivery job", "applications", true,
                     "What became of a message whose sender asked for a receipt. At least once: read them by message id."),
             new Topic("ckc.context", "the node id", ContextReport.class, "gateways", "group definers, applications",
                     true, "A node's context when it changes, and at least every CKC_CONTEXT_REFRESH_MS."),
@@ -87,6 +87,9 @@ public final class RecordSchemas {
                     "A record that could not be processed, with the reason and where it came from."),
             new Topic("ckc.unsent", "the node id", UnsentMessage.class, "gateways", "the delivery job", false,
                     "A unicast a gateway could not hand to its node: the delivery job keeps it for the node (MTD)."),
+            new Topic("ckc.delivered", "the node id", Receipt.class, "gateways", "the delivery job", false,
+                    "A unicast its node acknowledged (outcome DELIVERED): the delivery job stops holding it and "
+                            + "passes the receipt on to ckc.receipts if the sender asked."),
             new Topic("ckc.gw.<gatewayId>", "the node id (the gateway id for settings)", GatewayCommand.class,
                     "the delivery job, the PoA manager", "that gateway", false,
                     "A command for one gateway: deliver a unicast, hand a node over, or change the ping window."),

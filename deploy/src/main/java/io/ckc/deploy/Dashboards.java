@@ -81,7 +81,7 @@ public final class Dashboards {
                             new Panel("Uplink messages refused as BUSY (uplink admission)", "percentunit", "share refused", false, List.of(
                                     new Query("max by (gateway) (ckc_gateway_uplink_refuse_probability)", "{{gateway}}"))))),
             new Dashboard("ckc-mtd", "CKC message buffering for disconnected nodes (MTD)",
-                    "The delivery job's MTD: messages buffered for disconnected nodes, replayed on reconnect, expired at their TTL, dropped when a buffer is full.",
+                    "The delivery job's pending messages: held until their node acknowledges them, sent again to its next session, buffered for disconnected nodes (MTD), expired at their TTL, dropped when a node's set is full.",
                     List.of(
                             rate("Buffered and replayed", "messages/s",
                                     new Query(flinkRate("mtdBuffered"), "buffered"),
@@ -91,6 +91,8 @@ public final class Dashboards {
                                     new Query(flinkRate("mtdDropped"), "dropped")),
                             rate("Routed to gateways and sent again", "messages/s",
                                     new Query(flinkRate("routed"), "routed"),
+                                    new Query(flinkRate("acknowledged"), "acknowledged by nodes"),
+                                    new Query(flinkRate("inFlightResent"), "in flight, sent to the next session"),
                                     new Query(flinkRate("reroutedUnsent"), "rerouted (unsent)")))),
             new Dashboard("ckc-poa-manager", "CKC PoA manager",
                     "Per-gateway statistics the PoA manager ranks gateways by (load and ping round trips), and what it ordered: handovers, ping reconfigurations.",

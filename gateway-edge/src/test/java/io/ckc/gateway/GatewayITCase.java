@@ -318,7 +318,7 @@ class GatewayITCase {
 
     /** A node with default settings, connected to the gateway. */
     @Test
-    void receiptsForDeliveredMessagesExpiredOnesAreNotSentAndAFailedConnectionHandsItsMiniBufferToTheMtd()
+    void deliveredReceiptsForAcknowledgedMessagesExpiredOnesAreNotSentAndAFailedConnectionHandsItsMiniBufferToTheMtd()
             throws Exception {
         Topics topics = KAFKA.freshTopics();
         KAFKA.createTopics(topics, List.of(), List.of("gw-mini"));
@@ -337,7 +337,7 @@ class GatewayITCase {
             }
             deliver(producer, topics, new Unicast("late", "app-1", mn, "late".getBytes(), 1_000L, now - 5_000, true),
                     now - 4_000);
-            List<Receipt> receipts = KAFKA.readJson(topics.receipts(), 3, WAIT, Receipt.class);
+            List<Receipt> receipts = KAFKA.readJson(topics.delivered(), 3, WAIT, Receipt.class);
             assertThat(receipts).extracting(Receipt::messageId).containsExactlyInAnyOrder("d-0", "d-1", "d-2");
             assertThat(receipts).allMatch(r -> r.outcome() == Receipt.Outcome.DELIVERED && r.sender().equals("app-1")
                     && "gw-mini".equals(r.gatewayId()));

@@ -28,7 +28,8 @@ public interface CorePublisher extends AutoCloseable {
 
     CompletionStage<Void> deadLetter(DeadLetter deadLetter);
 
-    CompletionStage<Void> receipt(Receipt receipt);
+    /** A node acknowledged a unicast the delivery job routed: its DELIVERED receipt, on ckc.delivered. */
+    CompletionStage<Void> delivered(Receipt receipt);
 
     CompletionStage<Void> hello(HelloPoA hello);
 

@@ -107,8 +107,8 @@ public final class KafkaCorePublisher implements CorePublisher {
     }
 
     @Override
-    public CompletionStage<Void> receipt(Receipt receipt) {
-        return send(topics.receipts(), receipt.sender(), receipt);
+    public CompletionStage<Void> delivered(Receipt receipt) {
+        return send(topics.delivered(), receipt.recipient(), receipt);
     }
 
     @Override

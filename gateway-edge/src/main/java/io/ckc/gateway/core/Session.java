@@ -5,7 +5,9 @@ import io.ckc.protocol.records.Unicast;
 
 import java.util.ArrayDeque;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.Map;
+import java.util.Set;
 import java.util.UUID;
 import java.util.function.Function;
 
@@ -20,6 +22,8 @@ public final class Session {
     final NodeLink link;
     /** Unicasts sent but not yet acknowledged, by delivery id: they go to ckc.unsent if the session breaks. */
     final Map<UUID, Unicast> unacknowledged = new HashMap<>();
+    /** Those of them that came as a broadcast, not from the delivery job: their acknowledgement stays here. */
+    final Set<UUID> broadcasts = new HashSet<>(0);
     /** The mini-buffer (paper 4.2, when on): the last two unicasts the node acknowledged, oldest first. */
     final ArrayDeque<Unicast> recentlyAcknowledged = new ArrayDeque<>(2);
     long lastHeardMs;

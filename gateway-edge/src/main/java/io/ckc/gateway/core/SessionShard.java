@@ -220,7 +220,7 @@ public final class SessionShard {
 
     /** A unicast routed by the delivery job to a node whose id hashes to this shard. */
     void deliver(UUID mnId, Unicast unicast, long routedEpoch, Long expiresAt) {
-        downlink.deliver(sessions.get(mnId), unicast, routedEpoch, expiresAt);
+        downlink.deliver(sessions.get(mnId), unicast, routedEpoch, expiresAt, true);
     }
 
     /** Every node announced here now gets the broadcast, as a unicast on its session. */
@@ -228,7 +228,8 @@ public final class SessionShard {
         for (Session session : new ArrayList<>(sessions.values())) {
             if (session.announced) {
                 metrics.broadcasts.inc();
-                downlink.deliver(session, broadcast.toNode(session.mnId.toString()), session.epoch, broadcast.expiresAt());
+                downlink.deliver(session, broadcast.toNode(session.mnId.toString()), session.epoch, broadcast.expiresAt(),
+                        false);
             }
         }
     }

@@ -9,7 +9,8 @@ import java.util.UUID;
 
 /**
  * The downlink of one shard's sessions: unicasts handed to a node's link and not yet acknowledged,
- * the DELIVERED receipts their acknowledgements draw, the mini-buffer (paper section 4.2), and what
+ * the DELIVERED receipts their acknowledgements draw (on ckc.delivered, for every unicast the
+ * delivery job routed: it holds each until then), the mini-buffer (paper section 4.2), and what
  * goes back to the core on ckc.unsent when a delivery cannot be made or a session ends with it open.
  * Confined to the shard's event loop, except {@link #open()}.
  */
@@ -37,8 +38,10 @@ final class ShardDownlink {
      * as unsent: EXPIRED past {@code expiresAt}, NOT_CONNECTED when the node has no session here
      * ({@code session} null). A session not yet announced still takes it: the node reads it once its
      * connect is acknowledged.
+     *
+     * @param routed whether the delivery job routed it (and waits for its acknowledgement), not a broadcast
      */
-    void deliver(Session session, Unicast unicast, long routedEpoch, Long expiresAt) {
+    void deliver(Session session, Unicast unicast, long routedEpoch, Long expiresAt, boolean routed) {
         if (expiresAt != null && System.currentTimeMillis() >= expiresAt) {
             unsent(unicast, routedEpoch, UnsentMessage.Reason.EXPIRED); // the delivery job counts it and tells the sender
             return;
@@ -51,10 +54,13 @@ final class ShardDownlink {
         if (session.unacknowledged.put(deliveryId, unicast) == null) {
             open++;
         }
+        if (!routed) {
+            session.broadcasts.add(deliveryId);
+        }
         session.link.deliver(deliveryId, unicast.sender(), unicast.payload());
     }
 
-    /** The node acknowledged a delivery: a receipt if the sender asked, and the mini-buffer keeps it. */
+    /** The node acknowledged a delivery: its receipt for the delivery job, and the mini-buffer keeps it. */
     void acknowledged(Session session, UUID deliveryId) {
         metrics.messagesOut.inc();
         Unicast unicast = session.unacknowledged.remove(deliveryId);
@@ -62,8 +68,8 @@ final class ShardDownlink {
             return;
         }
         open--;
-        if (unicast.receipt()) {
-            publisher.receipt(Receipt.of(unicast, Receipt.Outcome.DELIVERED, config.gatewayId(), null,
+        if (!session.broadcasts.remove(deliveryId)) {
+            publisher.delivered(Receipt.of(unicast, Receipt.Outcome.DELIVERED, config.gatewayId(), null,
                     System.currentTimeMillis()));
         }
         if (config.miniBuffer()) {
@@ -102,6 +108,7 @@ final class ShardDownlink {
             unsent(unicast, session.epoch, reason);
         }
         session.unacknowledged.clear();
+        session.broadcasts.clear();
     }
 
     private void unsent(Unicast unicast, long epoch, UnsentMessage.Reason reason) {

@@ -71,7 +71,7 @@ public final class FakePublisher implements CorePublisher {
     @Override public CompletionStage<Void> event(MnEvent event) { return keep(event); }
     @Override public CompletionStage<Void> unsent(UnsentMessage unsent) { return keep(unsent); }
     @Override public CompletionStage<Void> deadLetter(DeadLetter deadLetter) { return keep(deadLetter); }
-    @Override public CompletionStage<Void> receipt(Receipt receipt) { return keep(receipt); }
+    @Override public CompletionStage<Void> delivered(Receipt receipt) { return keep(receipt); }
     @Override public CompletionStage<Void> hello(HelloPoA hello) { return keep(hello); }
     @Override public CompletionStage<Void> load(LoadReport report) { return keep(report); }
     @Override public CompletionStage<Void> connections(ConnectionReport report) { return keep(report); }

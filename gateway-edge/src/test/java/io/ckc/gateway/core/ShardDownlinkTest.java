@@ -13,6 +13,7 @@ import java.util.Set;
 import java.util.UUID;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.tuple;
 
 /** One shard's downlink over a session with a fake link and a fake publisher. */
 class ShardDownlinkTest {
@@ -36,29 +37,31 @@ class ShardDownlinkTest {
     }
 
     @Test
-    void anAcknowledgementClosesItsDeliveryAndDrawsTheReceiptItsSenderAskedFor() {
+    void eachAcknowledgedRoutedDeliveryDrawsOneDeliveredReceiptAndABroadcastNone() {
         ShardDownlink downlink = downlink(false);
-        downlink.deliver(session, unicast("m1", true), 3, null);
-        downlink.deliver(session, unicast("m2", false), 3, null);
-        assertThat(downlink.open()).isEqualTo(2);
+        downlink.deliver(session, unicast("m1", true), 3, null, true);
+        downlink.deliver(session, unicast("m2", false), 3, null, true);
+        downlink.deliver(session, unicast("b1", false), 3, null, false); // a broadcast: no job waits for it
+        assertThat(downlink.open()).isEqualTo(3);
 
         downlink.acknowledged(session, link.delivered.get(0));
         downlink.acknowledged(session, link.delivered.get(1));
         downlink.acknowledged(session, link.delivered.get(1)); // a repeated acknowledgement
+        downlink.acknowledged(session, link.delivered.get(2));
 
         assertThat(downlink.open()).isZero();
-        assertThat(publisher.of(Receipt.class)).singleElement().satisfies(r -> {
-            assertThat(r.messageId()).isEqualTo("m1");
-            assertThat(r.outcome()).isEqualTo(Receipt.Outcome.DELIVERED);
-        });
-        assertThat(metrics.messagesOut.get()).isEqualTo(3.0);
+        assertThat(publisher.of(Receipt.class)).extracting(Receipt::messageId, Receipt::outcome, Receipt::gatewayId)
+                .containsExactly(tuple("m1", Receipt.Outcome.DELIVERED, "gw-t"),
+                        tuple("m2", Receipt.Outcome.DELIVERED, "gw-t"));
+        assertThat(session.broadcasts).isEmpty();
+        assertThat(metrics.messagesOut.get()).isEqualTo(4.0);
     }
 
     @Test
     void aClosedSessionSendsBackWhatItsLinkSentThenWhatItNeverSentWithTheEpochItWasRoutedTo() {
         ShardDownlink downlink = downlink(false);
         for (String id : List.of("m1", "m2")) {
-            downlink.deliver(session, unicast(id, false), 3, null);
+            downlink.deliver(session, unicast(id, false), 3, null, true);
         }
         UUID notYetSent = ShardDownlink.deliveryIdOf("m3");
         session.unacknowledged.put(notYetSent, unicast("m3", false)); // taken, the link has not sent it
@@ -76,8 +79,8 @@ class ShardDownlinkTest {
     @Test
     void deliveriesPastTheirDeadlineOrForNoSessionGoBackAsUnsent() {
         ShardDownlink downlink = downlink(false);
-        downlink.deliver(session, unicast("late", false), 3, System.currentTimeMillis() - 1);
-        downlink.deliver(null, unicast("nobody", false), 2, null);
+        downlink.deliver(session, unicast("late", false), 3, System.currentTimeMillis() - 1, true);
+        downlink.deliver(null, unicast("nobody", false), 2, null, true);
 
         assertThat(link.delivered).isEmpty();
         assertThat(publisher.of(UnsentMessage.class)).extracting(UnsentMessage::reason, UnsentMessage::epoch)
@@ -90,7 +93,7 @@ class ShardDownlinkTest {
     void theMiniBufferSendsTheLastTwoAcknowledgedBackOnlyWhenTheConnectionFails() {
         ShardDownlink withBuffer = downlink(true);
         for (String id : List.of("a1", "a2", "a3")) {
-            withBuffer.deliver(session, unicast(id, false), 3, null);
+            withBuffer.deliver(session, unicast(id, false), 3, null, true);
         }
         List.copyOf(link.delivered).forEach(id -> withBuffer.acknowledged(session, id));
         withBuffer.connectionFailed(session);
@@ -98,7 +101,7 @@ class ShardDownlinkTest {
 
         Session other = new Session(UUID.randomUUID(), 1, FakeLink::new, SessionShard.nowMs());
         ShardDownlink withoutBuffer = downlink(false);
-        withoutBuffer.deliver(other, unicast("b1", false), 1, null);
+        withoutBuffer.deliver(other, unicast("b1", false), 1, null, true);
         withoutBuffer.acknowledged(other, ((FakeLink) other.link).delivered.get(0));
         withoutBuffer.connectionFailed(other);
         assertThat(unsentIds()).containsExactly("a2", "a3");

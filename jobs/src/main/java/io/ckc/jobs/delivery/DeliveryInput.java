@@ -3,35 +3,41 @@ package io.ckc.jobs.delivery;
 import io.ckc.protocol.records.GroupAdvertisement;
 import io.ckc.protocol.records.Groupcast;
 import io.ckc.protocol.records.MnEvent;
+import io.ckc.protocol.records.Receipt;
 import io.ckc.protocol.records.Unicast;
 import io.ckc.protocol.records.UnsentMessage;
 
 /**
  * What the delivery job reads: for the routing keyed by mobile node, a connect/disconnect event, a
- * unicast or a unicast a gateway could not send; for the group index, a group advertisement or a
+ * unicast, a unicast a gateway could not send, or a node's acknowledgement of a delivery (a
+ * DELIVERED receipt from {@code ckc.delivered}); for the group index, a group advertisement or a
  * groupcast (the parser hands those two to side outputs). Exactly one field is set.
  */
-public record DeliveryInput(MnEvent event, Unicast unicast, UnsentMessage unsent, GroupAdvertisement advertisement,
-                            Groupcast groupcast) {
+public record DeliveryInput(MnEvent event, Unicast unicast, UnsentMessage unsent, Receipt delivered,
+                            GroupAdvertisement advertisement, Groupcast groupcast) {
 
     public static DeliveryInput of(MnEvent event) {
-        return new DeliveryInput(event, null, null, null, null);
+        return new DeliveryInput(event, null, null, null, null, null);
     }
 
     public static DeliveryInput of(Unicast unicast) {
-        return new DeliveryInput(null, unicast, null, null, null);
+        return new DeliveryInput(null, unicast, null, null, null, null);
     }
 
     public static DeliveryInput of(UnsentMessage unsent) {
-        return new DeliveryInput(null, null, unsent, null, null);
+        return new DeliveryInput(null, null, unsent, null, null, null);
+    }
+
+    public static DeliveryInput delivered(Receipt delivered) {
+        return new DeliveryInput(null, null, null, delivered, null, null);
     }
 
     public static DeliveryInput of(GroupAdvertisement advertisement) {
-        return new DeliveryInput(null, null, null, advertisement, null);
+        return new DeliveryInput(null, null, null, null, advertisement, null);
     }
 
     public static DeliveryInput of(Groupcast groupcast) {
-        return new DeliveryInput(null, null, null, null, groupcast);
+        return new DeliveryInput(null, null, null, null, null, groupcast);
     }
 
     /** The node this input is routed by; null for a groupcast, which is keyed by group. */
@@ -44,6 +50,9 @@ public record DeliveryInput(MnEvent event, Unicast unicast, UnsentMessage unsent
         }
         if (unsent != null) {
             return unsent.unicast().recipient();
+        }
+        if (delivered != null) {
+            return delivered.recipient();
         }
         return advertisement != null ? advertisement.mnId() : null;
     }

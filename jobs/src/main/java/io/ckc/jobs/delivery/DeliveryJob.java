@@ -29,10 +29,11 @@ import java.util.List;
 /**
  * The {@code delivery} job (paper sections 4.2 and 6): keyed by mobile node, it learns each node's
  * gateway from {@code ckc.mn.events} and routes unicasts from {@code ckc.to-mn} to that gateway's
- * topic {@code ckc.gw.<gatewayId>}. Unicasts a gateway could not send ({@code ckc.unsent}) are
- * routed again to the node's newer session; for a node with no session they wait in the MTD
- * buffer until it connects or they expire. Receipts of expired and dropped messages go to
- * {@code ckc.receipts} keyed by sender.
+ * topic {@code ckc.gw.<gatewayId>}, and holds each one until the node acknowledges it
+ * ({@code ckc.delivered}): a new session of the node gets whatever its last one did not acknowledge.
+ * Unicasts a gateway could not send ({@code ckc.unsent}) are routed again to the node's newer
+ * session; for a node with no session they wait in the MTD buffer until it connects or they
+ * expire. Receipts (delivered, expired, dropped) go to {@code ckc.receipts} keyed by sender.
  *
  * <p>Groups (paper section 7): advertisements from {@code ckc.groups} become joins and leaves of
  * single groups, indexed by group; a groupcast from {@code ckc.groupcast} is expanded there, metered,
@@ -75,7 +76,7 @@ public final class DeliveryJob {
         KafkaIo kafka = KafkaIo.fromArgs(params);
         Topics topics = kafka.topics();
         return new DeliveryJob(
-                kafka.source("ckc-delivery", List.of(topics.mnEvents(), topics.unsent(), topics.toMn(), topics.groups(),
+                kafka.source("ckc-delivery", List.of(topics.mnEvents(), topics.unsent(), topics.delivered(), topics.toMn(), topics.groups(),
                         topics.groupcast())),
                 kafka.<Outbound>sink("delivery", o -> topics.gateway(o.gatewayId()), o -> o.unicast().recipient(),
                         o -> new GatewayCommand.Deliver(o.unicast(), o.epoch(), o.expiresAt())),
@@ -92,7 +93,7 @@ public final class DeliveryJob {
     public void build(StreamExecutionEnvironment env) {
         scaling.applyTo(env);
         SingleOutputStreamOperator<DeliveryInput> inputs = env
-                .fromSource(source, WatermarkStrategy.noWatermarks(), "kafka: mn events + unsent + to-mn + groups")
+                .fromSource(source, WatermarkStrategy.noWatermarks(), "kafka: mn events + unsent + delivered + to-mn + groups")
                 .uid("delivery-source")
                 .process(new ParseDeliveryInput(topics))
                 .uid("delivery-parse")
@@ -113,7 +114,7 @@ public final class DeliveryJob {
                 .keyBy(DeliveryInput::mnId)
                 .process(new RouteToGateway(mtd, routeRetentionMs))
                 .uid("delivery-route")
-                .name("route to gateway, MTD buffer");
+                .name("route to gateway, pending until acknowledged");
         routed.sinkTo(sink).uid("delivery-sink").name("kafka: ckc.gw.<gateway>");
         routed.getSideOutput(RouteToGateway.RECEIPTS)
                 .union(expanded.getSideOutput(RouteToGateway.RECEIPTS))

@@ -14,7 +14,7 @@ import java.util.Locale;
  *       connected is dropped at once (the paper's "without MTD" runs)</li>
  *   <li>{@code --mtd-default-ttl-ms} [300000]: the TTL of a message whose sender gave none</li>
  *   <li>{@code --mtd-force-ttl-ms} [unset]: one TTL for every message, whatever the sender said</li>
- *   <li>{@code --mtd-max-buffered} [1000]: messages kept per node</li>
+ *   <li>{@code --mtd-max-buffered} [1000]: messages held per node, in flight to it or waiting for it</li>
  *   <li>{@code --mtd-drop-policy} [oldest]: which message a full buffer drops, {@code oldest} (the
  *       buffered message closest to expiring anyway) or {@code newest} (the one arriving)</li>
  * </ul>

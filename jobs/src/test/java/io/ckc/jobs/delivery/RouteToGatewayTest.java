@@ -60,9 +60,116 @@ class RouteToGatewayTest {
     void aReconnectToAnotherGatewayMovesTheRoute() throws Exception {
         push(connected("gw-1", 10));
         push(unicast("m1"));
+        push(delivered("m1"));
         push(connected("gw-2", 11));
         push(unicast("m2"));
         assertThat(outputs()).extracting(Outbound::gatewayId).containsExactly("gw-1", "gw-2");
+    }
+
+    @Test
+    void whatTheLastSessionDidNotAcknowledgeGoesToTheNewOneInOrderBeforeNewerMessages() throws Exception {
+        push(connected("gw-1", 10));
+        push(unicast("m1", 1, null, false));
+        push(unicast("m2", 2, null, false));
+        push(unicast("m3", 3, null, false));
+        push(delivered("m1"));
+        // gw-1 dies: no disconnect, no unsent. The node opens a session on gw-2.
+        push(connected("gw-2", 11));
+        push(unicast("m4", 4, null, false));
+        assertThat(outputs()).extracting(o -> o.gatewayId() + ":" + o.unicast().messageId())
+                .containsExactly("gw-1:m1", "gw-1:m2", "gw-1:m3", "gw-2:m2", "gw-2:m3", "gw-2:m4");
+        assertThat(outputs()).filteredOn(o -> o.gatewayId().equals("gw-2")).extracting(Outbound::epoch)
+                .containsOnly(11L);
+    }
+
+    @Test
+    void inFlightAndWaitingMessagesGoToTheNextSessionTogetherInTheirOriginalOrder() throws Exception {
+        push(connected("gw-1", 10));
+        push(unicast("m1", 1, null, false));
+        push(disconnected("gw-1", 10)); // a clean end, but its unsent record has not come yet
+        push(unicast("m2", 2, null, false));
+        push(connected("gw-1", 11));
+        assertThat(outputs()).extracting(o -> o.epoch() + ":" + o.unicast().messageId())
+                .containsExactly("10:m1", "11:m1", "11:m2");
+        push(unsent("m1", "gw-1", 10)); // late: m1 is on its way on the newer session already
+        assertThat(outputs()).hasSize(3);
+    }
+
+    @Test
+    void aRepeatedConnectOfTheSameSessionSendsNothingTwice() throws Exception {
+        push(connected("gw-1", 10));
+        push(unicast("m1"));
+        push(connected("gw-1", 10));
+        assertThat(outputs()).extracting(o -> o.unicast().messageId()).containsExactly("m1");
+    }
+
+    @Test
+    void anAcknowledgementEndsThePendingMessageAndTheSenderWhoAskedHearsOfIt() throws Exception {
+        push(connected("gw-1", 10));
+        push(unicast("m1", 0, null, true));
+        push(unicast("m2", 0, null, false));
+        assertThat(harness.numKeyedStateEntries()).isEqualTo(3); // route, the pending map, its backlog
+        push(delivered("m1"));
+        push(delivered("m2"));
+        push(delivered("m2")); // a duplicate's acknowledgement: matches nothing
+        assertThat(receipts()).extracting(Receipt::messageId, Receipt::outcome, Receipt::gatewayId)
+                .containsExactly(tuple("m1", Receipt.Outcome.DELIVERED, "gw-1"));
+        push(connected("gw-2", 11));
+        assertThat(outputs()).hasSize(2); // nothing pending to send again
+
+        harness.setProcessingTime(DEFAULT_TTL + RouteToGateway.ACK_GRACE_MS);
+        assertThat(harness.numKeyedStateEntries()).isEqualTo(1); // the route only
+        assertThat(harness.numProcessingTimeTimers()).isZero();
+        assertThat(receipts()).hasSize(1);
+    }
+
+    @Test
+    void aMessageInFlightThatIsNeverAcknowledgedExpiresAfterItsGraceAndALateAcknowledgementIsIgnored()
+            throws Exception {
+        push(connected("gw-1", 10));
+        push(unicast("m1", 0, 1_000L, true));
+        harness.setProcessingTime(1_000 + RouteToGateway.ACK_GRACE_MS - 1);
+        assertThat(receipts()).isEmpty();
+        harness.setProcessingTime(1_000 + RouteToGateway.ACK_GRACE_MS);
+        assertThat(receipts()).extracting(Receipt::outcome).containsExactly(Receipt.Outcome.EXPIRED);
+        push(delivered("m1"));
+        assertThat(receipts()).hasSize(1);
+        assertThat(harness.numKeyedStateEntries()).isEqualTo(1);
+        assertThat(harness.numProcessingTimeTimers()).isZero();
+    }
+
+    @Test
+    void aMessageInFlightPastItsDeadlineIsNotSentToTheNextSession() throws Exception {
+        push(connected("gw-1", 10));
+        push(unicast("m1", 0, 1_000L, true));
+        harness.setProcessingTime(1_000);
+        push(connected("gw-2", 11));
+        assertThat(outputs()).extracting(Outbound::gatewayId).containsExactly("gw-1");
+        assertThat(receipts()).extracting(Receipt::outcome).containsExactly(Receipt.Outcome.EXPIRED);
+    }
+
+    @Test
+    void theBoundCountsMessagesInFlightAndAFullSetTellsTheSenderInsteadOfDroppingSilently() throws Exception {
+        push(connected("gw-1", 10));
+        for (int i = 1; i <= MAX_BUFFERED + 1; i++) {
+            push(unicast("m" + i, i, null, true));
+        }
+        assertThat(receipts()).extracting(Receipt::messageId, Receipt::outcome)
+                .containsExactly(tuple("m1", Receipt.Outcome.DROPPED));
+        push(connected("gw-2", 11));
+        assertThat(outputs()).filteredOn(o -> o.gatewayId().equals("gw-2")).extracting(o -> o.unicast().messageId())
+                .containsExactly("m2", "m3", "m4");
+    }
+
+    @Test
+    void withTheMtdOffWhatAnOlderSessionHeldIsDroppedNotSentAgain() throws Exception {
+        start(MTD.withEnabled(false));
+        push(connected("gw-1", 10));
+        push(unicast("m1", 0, null, true));
+        push(connected("gw-2", 11));
+        assertThat(outputs()).extracting(Outbound::gatewayId).containsExactly("gw-1");
+        assertThat(receipts()).extracting(Receipt::messageId, Receipt::outcome)
+                .containsExactly(tuple("m1", Receipt.Outcome.DROPPED));
     }
 
     @Test
@@ -94,14 +201,14 @@ class RouteToGatewayTest {
         push(unicast("m3"));
         assertThat(outputs()).extracting(o -> o.unicast().messageId()).containsExactly("m1", "m2", "m3");
         assertThat(outputs()).extracting(Outbound::gatewayId).containsOnly("gw-3");
-        assertThat(harness.numProcessingTimeTimers()).isZero();
+        assertThat(harness.numProcessingTimeTimers()).isEqualTo(1); // the pending messages' expiry only
     }
 
     @Test
     void eachBufferedMessageExpiresAtItsOwnDeadlineAndStateReturnsToZero() throws Exception {
         push(unicast("short", 0, 1_000L, true));
         push(unicast("long", 0, 5_000L, true));
-        assertThat(harness.numKeyedStateEntries()).isEqualTo(3); // buffer, count, next deadline
+        assertThat(harness.numKeyedStateEntries()).isEqualTo(2); // the pending map, its backlog
         assertThat(harness.numProcessingTimeTimers()).isEqualTo(1);
 
         harness.setProcessingTime(999);
@@ -133,16 +240,14 @@ class RouteToGatewayTest {
 
         // Sent on the old session but never acknowledged, and past its TTL when the gateway gives it back:
         // neither the newer session nor the buffer gets it.
+        push(DeliveryInput.of(new UnsentMessage(unicast("a", 0, 2_000L, true), "gw-1", 11,
+                UnsentMessage.Reason.CONNECTION_BROKEN, 1_500)));
+        push(disconnected("gw-1", 11));
         push(connected("gw-2", 12));
-        push(DeliveryInput.of(new UnsentMessage(unicast("c", 100, 1_000L, true), "gw-1", 11,
-                UnsentMessage.Reason.CONNECTION_BROKEN, 1_500)));
-        push(disconnected("gw-2", 12));
-        push(DeliveryInput.of(new UnsentMessage(unicast("d", 100, 1_000L, true), "gw-2", 12,
-                UnsentMessage.Reason.CONNECTION_BROKEN, 1_500)));
-        assertThat(outputs()).extracting(o -> o.unicast().messageId()).containsExactly("a", "b");
+        assertThat(outputs()).extracting(o -> o.gatewayId() + ":" + o.unicast().messageId())
+                .containsExactly("gw-1:a", "gw-1:b", "gw-2:b");
         assertThat(receipts()).extracting(Receipt::messageId, Receipt::outcome)
-                .containsExactly(tuple("c", Receipt.Outcome.EXPIRED), tuple("d", Receipt.Outcome.EXPIRED));
-        assertThat(harness.numProcessingTimeTimers()).isEqualTo(1); // the route's retention only
+                .containsExactly(tuple("a", Receipt.Outcome.EXPIRED));
     }
 
     @Test
@@ -252,7 +357,11 @@ class RouteToGatewayTest {
         push(disconnected("gw-1", 10));
         push(connected("gw-2", 11));
         assertThat(outputs()).containsExactly(new Outbound("gw-2", 11, unicast("m1"), DEFAULT_TTL));
-        assertThat(harness.numProcessingTimeTimers()).isZero();
+        assertThat(harness.numProcessingTimeTimers()).isEqualTo(1); // its expiry, until it is acknowledged
+    }
+
+    private static DeliveryInput delivered(String id) {
+        return DeliveryInput.delivered(Receipt.of(unicast(id), Receipt.Outcome.DELIVERED, "gw-1", null, 0));
     }
 
     private static DeliveryInput unsent(String id, String gateway, long epoch) {

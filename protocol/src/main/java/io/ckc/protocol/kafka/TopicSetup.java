@@ -79,6 +79,7 @@ public final class TopicSetup {
         all.add(topic(topics.groupcast(), partitions, Map.of("retention.ms", DAY_MS)));
         all.add(topic(topics.broadcast(), 1, Map.of("retention.ms", DAY_MS)));
         all.add(topic(topics.unsent(), partitions, Map.of("retention.ms", DAY_MS)));
+        all.add(topic(topics.delivered(), partitions, Map.of("retention.ms", DAY_MS)));
         all.add(topic(topics.receipts(), partitions, Map.of("retention.ms", WEEK_MS)));
         all.add(topic(topics.deadLetter(), 1, Map.of("retention.ms", WEEK_MS)));
         // PoA manager: reports are transient (only the latest matter), the list and control are compacted.

@@ -84,6 +84,14 @@ public record Topics(String prefix, String appPrefix) implements java.io.Seriali
         return prefix + "unsent";
     }
 
+    /**
+     * Every unicast a node acknowledged, as a DELIVERED receipt keyed by the node, from gateways to the
+     * delivery job, which holds the unicast until then and passes the receipt on to its sender if asked.
+     */
+    public String delivered() {
+        return prefix + "delivered";
+    }
+
     /** Receipts (delivered, expired, dropped) for senders who asked, keyed by sender. */
     public String receipts() {
         return prefix + "receipts";

@@ -2,7 +2,9 @@ package io.ckc.protocol.records;
 
 /**
  * What became of a unicast whose sender asked for a receipt, on {@code ckc.receipts} keyed by the
- * sender. DELIVERED comes from the gateway once the mobile node acknowledged the message; EXPIRED
+ * sender. DELIVERED is written by the gateway once the mobile node acknowledged the message, for
+ * every unicast, on {@code ckc.delivered} keyed by the node; the delivery job, which held the
+ * message until then, passes it on to {@code ckc.receipts} if the sender asked. EXPIRED
  * (its TTL passed before it could be delivered) and DROPPED (the node's buffer was full, or the MTD
  * is off and the node was not connected) come from the delivery job. A receipt may be repeated
  * (at-least-once): read them by message id.

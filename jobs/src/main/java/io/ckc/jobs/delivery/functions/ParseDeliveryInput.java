@@ -8,6 +8,7 @@ import io.ckc.protocol.kafka.Topics;
 import io.ckc.protocol.records.GroupAdvertisement;
 import io.ckc.protocol.records.Groupcast;
 import io.ckc.protocol.records.MnEvent;
+import io.ckc.protocol.records.Receipt;
 import io.ckc.protocol.records.Unicast;
 import io.ckc.protocol.records.UnsentMessage;
 import org.apache.flink.util.Collector;
@@ -17,7 +18,7 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 
 /**
- * Parses {@code ckc.mn.events}, {@code ckc.unsent} and {@code ckc.to-mn} records for the routing,
+ * Parses {@code ckc.mn.events}, {@code ckc.unsent}, {@code ckc.delivered} and {@code ckc.to-mn} records for the routing,
  * and {@code ckc.groups} (a deleted key counts as "no group") and {@code ckc.groupcast} records,
  * which go to the {@link #ADVERTISEMENTS} and {@link #GROUPCASTS} side outputs; anything else is a
  * dead letter.
@@ -31,6 +32,7 @@ public final class ParseDeliveryInput extends JsonParser<DeliveryInput> {
 
     private final String eventsTopic;
     private final String unsentTopic;
+    private final String deliveredTopic;
     private final String groupsTopic;
     private final String groupcastTopic;
 
@@ -38,6 +40,7 @@ public final class ParseDeliveryInput extends JsonParser<DeliveryInput> {
         super("delivery");
         this.eventsTopic = topics.mnEvents();
         this.unsentTopic = topics.unsent();
+        this.deliveredTopic = topics.delivered();
         this.groupsTopic = topics.groups();
         this.groupcastTopic = topics.groupcast();
     }
@@ -55,6 +58,13 @@ public final class ParseDeliveryInput extends JsonParser<DeliveryInput> {
             require(unsent.unicast() != null && unsent.gatewayId() != null, "unsent message needs unicast and gatewayId");
             check(unsent.unicast());
             return DeliveryInput.of(unsent);
+        }
+        if (deliveredTopic.equals(record.topic())) {
+            Receipt delivered = read(mapper, record, Receipt.class);
+            require(delivered.messageId() != null && delivered.recipient() != null
+                    && delivered.outcome() == Receipt.Outcome.DELIVERED,
+                    "an acknowledgement needs messageId, recipient and outcome DELIVERED");
+            return DeliveryInput.delivered(delivered);
         }
         if (groupsTopic.equals(record.topic())) {
             return DeliveryInput.of(advertisement(mapper, record));

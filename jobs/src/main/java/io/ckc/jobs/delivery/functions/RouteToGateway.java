@@ -1,16 +1,18 @@
 package io.ckc.jobs.delivery.functions;
 
+import io.ckc.jobs.delivery.Backlog;
 import io.ckc.jobs.delivery.DeliveryInput;
 import io.ckc.jobs.delivery.MtdSettings;
 import io.ckc.jobs.delivery.Outbound;
+import io.ckc.jobs.delivery.PendingMessage;
 import io.ckc.jobs.delivery.Route;
 import io.ckc.protocol.records.MnEvent;
 import io.ckc.protocol.records.Receipt;
 import io.ckc.protocol.records.Unicast;
 import io.ckc.protocol.records.UnsentMessage;
 import org.apache.flink.api.common.functions.OpenContext;
-import org.apache.flink.api.common.state.ListState;
-import org.apache.flink.api.common.state.ListStateDescriptor;
+import org.apache.flink.api.common.state.MapState;
+import org.apache.flink.api.common.state.MapStateDescriptor;
 import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.api.common.state.ValueStateDescriptor;
 import org.apache.flink.metrics.Counter;
@@ -23,39 +25,56 @@ import java.util.Comparator;
 import java.util.List;
 
 /**
- * Keyed by mobile node: knows which gateway holds the node's session, routes each unicast there,
- * and is the Mobile Temporary Disconnect service (paper sections 4.2 and 6) for the node.
+ * Keyed by mobile node: knows which gateway holds the node's session, routes each unicast there, and
+ * holds every unicast until the node acknowledges it, so that no crash of a gateway loses one.
  *
  * <p>A connect wins when its epoch is at least the current one; a disconnect counts only when it
  * names the current gateway and epoch, so a late disconnect from the old gateway after a handover
  * cannot clobber the new route.
  *
- * <p>MTD: a unicast for a node with no open session, or one a gateway could not send
- * ({@code ckc.unsent}) that has no newer session to go to, is buffered in keyed state. On the next
- * connect the buffer is replayed in the messages' original order (by creation time), before any
- * newer message. Each message expires at its deadline ({@link MtdSettings#expiresAt}); one
- * processing-time timer stands at the earliest deadline in the buffer, and the deadline is checked
- * again at replay and on every route, so an expired message is never sent. The buffer is bounded
- * per node; a full buffer drops by the configured policy. Expired and dropped messages are counted,
- * and the sender gets a {@link Receipt} on the {@link #RECEIPTS} side output when it asked for one.
- * A closed route is forgotten after the retention time.
+ * <p>Pending messages: each unicast stays in keyed state from the moment it arrives until its
+ * DELIVERED receipt comes back from the gateway ({@code ckc.delivered}), whether it is in flight on
+ * a session or waiting for the node to connect (the Mobile Temporary Disconnect service, paper
+ * sections 4.2 and 6). When the node opens a new session, anywhere, everything pending that was
+ * not sent on that session is sent there, in the messages' original order (creation time, then
+ * arrival), before any newer message: the in flight ones of a gateway that died go with it. Nodes
+ * drop the duplicates this makes by message id. A message a gateway could not send
+ * ({@code ckc.unsent}) waits for a session newer than the one that failed it.
+ *
+ * <p>Each message expires at its deadline ({@link MtdSettings#expiresAt}), one in flight
+ * {@link #ACK_GRACE_MS} later so that an acknowledgement on its way still counts; one
+ * processing-time timer stands at or before the earliest expiry, and the deadline is checked again
+ * at every send, so an expired message is never sent. The pending set is bounded per node
+ * ({@link MtdSettings#maxBufferedPerMn}); a full set drops by the configured policy. Expired and
+ * dropped messages are counted, and the sender gets a {@link Receipt} on the {@link #RECEIPTS} side
+ * output when it asked for one, as it does for DELIVERED. With the MTD off nothing waits: a message
+ * for a node without a session, or one its session could not take, is dropped. A closed route is
+ * forgotten after the retention time.
  */
 public final class RouteToGateway extends KeyedProcessFunction<String, DeliveryInput, Outbound> {
 
     public static final OutputTag<Receipt> RECEIPTS = new OutputTag<>("receipts") {
     };
 
+    /** How long past its deadline a message in flight waits for its acknowledgement before it counts as expired. */
+    public static final long ACK_GRACE_MS = 10_000;
+
+    private static final Comparator<PendingMessage> ORIGINAL_ORDER =
+            Comparator.<PendingMessage>comparingLong(p -> p.unicast().createdAt()).thenComparingLong(PendingMessage::seq);
+
     private final MtdSettings mtd;
     private final long routeRetentionMs;
 
     private transient ValueState<Route> route;
-    private transient ListState<Unicast> buffer;
-    private transient ValueState<Integer> buffered;
-    private transient ValueState<Long> bufferTimer;
+    private transient MapState<String, PendingMessage> pending;
+    private transient ValueState<Backlog> backlog;
     private transient ValueState<Long> forgetRouteAt;
     private transient Counter routed;
+    private transient Counter acknowledged;
+    private transient Counter unmatchedAcknowledgements;
     private transient Counter bufferedCount;
     private transient Counter replayed;
+    private transient Counter resent;
     private transient Counter expired;
     private transient Counter dropped;
     private transient Counter staleEvents;
@@ -70,14 +89,16 @@ public final class RouteToGateway extends KeyedProcessFunction<String, DeliveryI
     public void open(OpenContext openContext) {
         var state = getRuntimeContext();
         route = state.getState(new ValueStateDescriptor<>("route", Route.class));
-        buffer = state.getListState(new ListStateDescriptor<>("mtd-buffer", Unicast.class));
-        buffered = state.getState(new ValueStateDescriptor<>("mtd-buffered", Integer.class));
-        bufferTimer = state.getState(new ValueStateDescriptor<>("mtd-next-deadline", Long.class));
+        pending = state.getMapState(new MapStateDescriptor<>("pending", String.class, PendingMessage.class));
+        backlog = state.getState(new ValueStateDescriptor<>("backlog", Backlog.class));
         forgetRouteAt = state.getState(new ValueStateDescriptor<>("forget-route-at", Long.class));
         var metrics = getRuntimeContext().getMetricGroup();
         routed = metrics.counter("routed");
+        acknowledged = metrics.counter("acknowledged");
+        unmatchedAcknowledgements = metrics.counter("unmatchedAcknowledgements");
         bufferedCount = metrics.counter("mtdBuffered");
         replayed = metrics.counter("mtdReplayed");
+        resent = metrics.counter("inFlightResent");
         expired = metrics.counter("mtdExpired");
         dropped = metrics.counter("mtdDropped");
         staleEvents = metrics.counter("staleEvents");
@@ -88,6 +109,8 @@ public final class RouteToGateway extends KeyedProcessFunction<String, DeliveryI
     public void processElement(DeliveryInput input, Context ctx, Collector<Outbound> out) throws Exception {
         if (input.event() != null) {
             onEvent(input.event(), ctx, out);
+        } else if (input.delivered() != null) {
+            onDelivered(input.delivered(), ctx);
         } else if (input.unsent() != null) {
             onUnsent(input.unsent(), ctx, out);
         } else {
@@ -104,8 +127,8 @@ public final class RouteToGateway extends KeyedProcessFunction<String, DeliveryI
             }
             Route connected = new Route(event.gatewayId(), event.epoch(), true);
             route.update(connected);
-            cancelTimer(forgetRouteAt, ctx);
-            replay(connected, ctx, out);
+            cancelForgetTimer(ctx);
+            sendPending(connected, ctx, out);
         } else {
             if (current == null || !current.connected() || current.epoch() != event.epoch()
                     || !current.gatewayId().equals(event.gatewayId())) {
@@ -122,104 +145,170 @@ public final class RouteToGateway extends KeyedProcessFunction<String, DeliveryI
 
     private void onUnicast(Unicast unicast, Context ctx, Collector<Outbound> out) throws Exception {
         Route current = route.value();
-        if (current != null && current.connected()) {
-            send(current, unicast, ctx, out);
-            return;
-        }
-        hold(unicast, ctx);
+        admit(unicast, current != null && current.connected() ? current : null, ctx, out);
     }
 
-    /** Sent again only to a session newer than the one that failed it; otherwise it waits in the buffer. */
-    private void onUnsent(UnsentMessage unsent, Context ctx, Collector<Outbound> out) throws Exception {
-        if (unsent.reason() == UnsentMessage.Reason.EXPIRED) {
-            expire(unsent.unicast(), ctx, "expired before gateway " + unsent.gatewayId() + " could send it");
-            return;
-        }
-        Route current = route.value();
-        boolean newerSession = current != null && current.connected()
-                && (!current.gatewayId().equals(unsent.gatewayId()) || current.epoch() > unsent.epoch());
-        if (newerSession) {
-            rerouted.inc();
-            send(current, unsent.unicast(), ctx, out);
-            return;
-        }
-        hold(unsent.unicast(), ctx);
-    }
-
-    private void send(Route to, Unicast unicast, Context ctx, Collector<Outbound> out) {
+    /** Takes a message into the pending set: sent on session {@code to} at once, or waiting when that is null. */
+    private void admit(Unicast unicast, Route to, Context ctx, Collector<Outbound> out) throws Exception {
         long deadline = mtd.expiresAt(unicast);
         if (ctx.timerService().currentProcessingTime() >= deadline) {
             expire(unicast, ctx, "TTL passed before it was routed");
             return;
         }
-        routed.inc();
-        out.collect(new Outbound(to.gatewayId(), to.epoch(), unicast, deadline));
-    }
-
-    /** Keeps a message for a node that cannot take it now, within its TTL and the buffer's bound. */
-    private void hold(Unicast unicast, Context ctx) throws Exception {
-        if (!mtd.enabled()) {
+        if (to == null && !mtd.enabled()) {
             drop(unicast, ctx, "the node is not connected and the MTD is off");
             return;
         }
-        long deadline = mtd.expiresAt(unicast);
-        if (ctx.timerService().currentProcessingTime() >= deadline) {
-            expire(unicast, ctx, "TTL passed while the node was disconnected");
+        Backlog book = makeRoom(unicast, ctx);
+        if (book == null) {
             return;
         }
-        int count = buffered.value() == null ? 0 : buffered.value();
-        if (count >= mtd.maxBufferedPerMn()) {
-            if (mtd.dropPolicy() == MtdSettings.DropPolicy.NEWEST) {
-                drop(unicast, ctx, "buffer full (" + count + " messages)");
-                return;
-            }
-            List<Unicast> kept = inOriginalOrder();
-            drop(kept.remove(0), ctx, "buffer full (" + count + " messages): oldest dropped");
-            kept.add(unicast);
-            buffer.update(kept);
-            scheduleEarliestDeadline(kept, ctx);
+        PendingMessage message = PendingMessage.waiting(book.nextSeq(), unicast);
+        if (to != null) {
+            message = message.sentTo(to);
+            routed.inc();
+            out.collect(new Outbound(to.gatewayId(), to.epoch(), unicast, deadline));
+        } else {
+            bufferedCount.inc();
+        }
+        pending.put(unicast.messageId(), message);
+        backlog.update(expireNoLaterThan(expiryOf(message), book.added(), ctx));
+    }
+
+    /** The node acknowledged it: it is no longer pending, and its sender hears if it asked. */
+    private void onDelivered(Receipt receipt, Context ctx) throws Exception {
+        PendingMessage message = pending.get(receipt.messageId());
+        if (message == null) {
+            unmatchedAcknowledgements.inc(); // a duplicate's acknowledgement, or one after its expiry
             return;
         }
-        bufferedCount.inc();
-        buffer.add(unicast);
-        buffered.update(count + 1);
-        Long next = bufferTimer.value();
-        if (next == null || deadline < next) {
-            setBufferTimer(deadline, ctx);
+        acknowledged.inc();
+        pending.remove(receipt.messageId());
+        backlog.update(backlog().removed(1));
+        if (message.unicast().receipt()) {
+            ctx.output(RECEIPTS, receipt);
         }
     }
 
-    /** The buffer goes to the new session in original order; anything that expired meanwhile does not. */
-    private void replay(Route to, Context ctx, Collector<Outbound> out) throws Exception {
-        if (buffered.value() == null) {
+    /**
+     * Sent again only to a session newer than the one that failed it; otherwise it waits for the next
+     * one. A message sent on another session since then is already on its way again.
+     */
+    private void onUnsent(UnsentMessage unsent, Context ctx, Collector<Outbound> out) throws Exception {
+        Unicast unicast = unsent.unicast();
+        PendingMessage message = pending.get(unicast.messageId());
+        if (message != null && message.inFlight() && !message.sentOn(unsent.gatewayId(), unsent.epoch())) {
             return;
         }
-        for (Unicast unicast : inOriginalOrder()) {
-            replayed.inc();
-            send(to, unicast, ctx, out);
+        if (unsent.reason() == UnsentMessage.Reason.EXPIRED) {
+            if (message != null) {
+                forget(message);
+            }
+            expire(unicast, ctx, "expired before gateway " + unsent.gatewayId() + " could send it");
+            return;
         }
-        clearBuffer(ctx);
+        Route current = route.value();
+        boolean newerSession = current != null && current.connected()
+                && (!current.gatewayId().equals(unsent.gatewayId()) || current.epoch() > unsent.epoch());
+        if (message == null) { // not routed by this job (a broadcast), or gone from it: a newcomer
+            if (newerSession) {
+                rerouted.inc();
+            }
+            admit(unicast, newerSession ? current : null, ctx, out);
+            return;
+        }
+        if (!mtd.enabled()) {
+            forget(message);
+            drop(unicast, ctx, "the node's session could not take it and the MTD is off");
+        } else if (newerSession) {
+            rerouted.inc();
+            send(current, message, ctx, out);
+        } else {
+            pending.put(unicast.messageId(), message.unsent());
+        }
+    }
+
+    /**
+     * A session opened: everything pending that was not sent on it goes there in original order, past
+     * its deadline expired instead. With the MTD off what an older session held is dropped.
+     */
+    private void sendPending(Route to, Context ctx, Collector<Outbound> out) throws Exception {
+        Backlog book = backlog.value();
+        if (book == null || book.count() == 0) {
+            return;
+        }
+        for (PendingMessage message : inOriginalOrder()) {
+            if (message.sentOn(to.gatewayId(), to.epoch())) {
+                continue;
+            }
+            if (!mtd.enabled()) {
+                forget(message);
+                drop(message.unicast(), ctx, "the node's session ended and the MTD is off");
+                continue;
+            }
+            (message.inFlight() ? resent : replayed).inc();
+            send(to, message, ctx, out);
+        }
+    }
+
+    /** Sends a pending message on this session, or expires it when its deadline has passed. */
+    private void send(Route to, PendingMessage message, Context ctx, Collector<Outbound> out) throws Exception {
+        Unicast unicast = message.unicast();
+        long deadline = mtd.expiresAt(unicast);
+        if (ctx.timerService().currentProcessingTime() >= deadline) {
+            forget(message);
+            expire(unicast, ctx, "TTL passed while the node was not reachable");
+            return;
+        }
+        routed.inc();
+        PendingMessage sent = message.sentTo(to);
+        pending.put(unicast.messageId(), sent);
+        backlog.update(expireNoLaterThan(expiryOf(sent), backlog(), ctx));
+        out.collect(new Outbound(to.gatewayId(), to.epoch(), unicast, deadline));
+    }
+
+    /**
+     * The backlog with room for one more message, or null when the arriving one is dropped: a full
+     * set drops its oldest message or the arrival, by the policy, and tells the sender either way.
+     */
+    private Backlog makeRoom(Unicast arriving, Context ctx) throws Exception {
+        Backlog book = backlog();
+        if (book.count() < mtd.maxBufferedPerMn()) {
+            return book;
+        }
+        String why = "the node's pending messages are at their bound (" + book.count() + ")";
+        if (mtd.dropPolicy() == MtdSettings.DropPolicy.NEWEST) {
+            drop(arriving, ctx, why);
+            return null;
+        }
+        PendingMessage oldest = inOriginalOrder().get(0);
+        pending.remove(oldest.unicast().messageId());
+        drop(oldest.unicast(), ctx, why + ": oldest dropped");
+        return book.removed(1);
     }
 
     @Override
     public void onTimer(long timestamp, OnTimerContext ctx, Collector<Outbound> out) throws Exception {
-        Long deadline = bufferTimer.value();
-        if (deadline != null && deadline == timestamp) {
-            bufferTimer.clear();
-            List<Unicast> kept = new ArrayList<>();
-            for (Unicast unicast : inOriginalOrder()) {
-                if (mtd.expiresAt(unicast) <= timestamp) {
-                    expire(unicast, ctx, "TTL passed while the node was disconnected");
+        Backlog book = backlog.value();
+        if (book != null && book.timerAt() == timestamp) {
+            long earliest = Long.MAX_VALUE;
+            for (PendingMessage message : inOriginalOrder()) {
+                long expiry = expiryOf(message);
+                if (expiry <= timestamp) {
+                    pending.remove(message.unicast().messageId());
+                    book = book.removed(1);
+                    expire(message.unicast(), ctx, message.inFlight()
+                            ? "TTL passed before the node acknowledged it"
+                            : "TTL passed while the node was disconnected");
                 } else {
-                    kept.add(unicast);
+                    earliest = Math.min(earliest, expiry);
                 }
             }
-            if (kept.isEmpty()) {
-                clearBuffer(ctx);
+            book = book.withTimer(0);
+            if (book.count() == 0) {
+                backlog.clear();
             } else {
-                buffer.update(kept);
-                buffered.update(kept.size());
-                scheduleEarliestDeadline(kept, ctx);
+                backlog.update(expireNoLaterThan(earliest, book, ctx));
             }
         }
         Long forgetAt = forgetRouteAt.value();
@@ -232,11 +321,39 @@ public final class RouteToGateway extends KeyedProcessFunction<String, DeliveryI
         }
     }
 
-    private List<Unicast> inOriginalOrder() throws Exception {
-        List<Unicast> all = new ArrayList<>();
-        buffer.get().forEach(all::add);
-        // Why: messages a gateway failed to send come back after newer ones were buffered.
-        all.sort(Comparator.comparingLong(Unicast::createdAt)); // stable: equal times keep arrival order
+    private long expiryOf(PendingMessage message) {
+        long deadline = mtd.expiresAt(message.unicast());
+        return message.inFlight() && deadline < Long.MAX_VALUE - ACK_GRACE_MS ? deadline + ACK_GRACE_MS : deadline;
+    }
+
+    /** The backlog with its timer at {@code expiry} if that is earlier than the one it has. */
+    private static Backlog expireNoLaterThan(long expiry, Backlog book, Context ctx) {
+        if (book.timerAt() != 0 && book.timerAt() <= expiry) {
+            return book;
+        }
+        if (book.timerAt() != 0) {
+            ctx.timerService().deleteProcessingTimeTimer(book.timerAt());
+        }
+        ctx.timerService().registerProcessingTimeTimer(expiry);
+        return book.withTimer(expiry);
+    }
+
+    private Backlog backlog() throws Exception {
+        Backlog book = backlog.value();
+        return book == null ? Backlog.EMPTY : book;
+    }
+
+    /** Takes a message out of the pending set (its timer stays: it finds nothing to do or the next one). */
+    private void forget(PendingMessage message) throws Exception {
+        pending.remove(message.unicast().messageId());
+        backlog.update(backlog().removed(1));
+    }
+
+    private List<PendingMessage> inOriginalOrder() throws Exception {
+        List<PendingMessage> all = new ArrayList<>();
+        pending.values().forEach(all::add);
+        // Why: messages a gateway failed to send come back after newer ones arrived.
+        all.sort(ORIGINAL_ORDER);
         return all;
     }
 
@@ -256,31 +373,11 @@ public final class RouteToGateway extends KeyedProcessFunction<String, DeliveryI
         }
     }
 
-    private void scheduleEarliestDeadline(List<Unicast> kept, Context ctx) throws Exception {
-        long earliest = Long.MAX_VALUE;
-        for (Unicast unicast : kept) {
-            earliest = Math.min(earliest, mtd.expiresAt(unicast));
-        }
-        setBufferTimer(earliest, ctx);
-    }
-
-    private void setBufferTimer(long at, Context ctx) throws Exception {
-        cancelTimer(bufferTimer, ctx);
-        bufferTimer.update(at);
-        ctx.timerService().registerProcessingTimeTimer(at);
-    }
-
-    private void clearBuffer(Context ctx) throws Exception {
-        buffer.clear();
-        buffered.clear();
-        cancelTimer(bufferTimer, ctx);
-    }
-
-    private static void cancelTimer(ValueState<Long> timer, Context ctx) throws Exception {
-        Long at = timer.value();
+    private void cancelForgetTimer(Context ctx) throws Exception {
+        Long at = forgetRouteAt.value();
         if (at != null) {
             ctx.timerService().deleteProcessingTimeTimer(at);
-            timer.clear();
+            forgetRouteAt.clear();
         }
     }
 }
