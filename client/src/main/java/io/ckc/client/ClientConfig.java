@@ -9,9 +9,13 @@ import io.ckc.protocol.mrudp.ReliabilityConfig;
  *                    only traffic, so it sets the idle cost of a node (gateways ping a sample of their nodes)
  * @param silenceTimeoutMs a node that heard nothing for this long counts its connection as broken; between the
  *                         keepalive and this it pings three times, whether or not it is sending
+ * @param unansweredProbeMs a node with frames its gateway has not acknowledged, quiet for this long, probes it
+ *                          every this long; three unanswered probes and the gateway counts as gone, so the nodes of
+ *                          a gateway that died move to the next within a few seconds
  * @param connectRetryMs interval between connect attempts
  * @param connectAttempts connect attempts before giving up (and, with auto-reconnect, backing off)
- * @param reconnectDelayMs wait before reconnecting after a broken connection
+ * @param reconnectDelayMs wait before reconnecting to the same gateway after a broken connection (a node whose
+ *                         gateway failed moves to the next at once, within a short random spread)
  * @param autoReconnect whether a broken connection is re-established automatically
  * @param dedupeWindow how many recent message ids each node remembers to drop duplicates
  * @param handoverDrainMs on a handover, how long the node waits for its messages in flight to be
@@ -19,32 +23,47 @@ import io.ckc.protocol.mrudp.ReliabilityConfig;
  * @param maxQueueDelayMs a message that waited this long for room in the socket's congestion window, never
  *                        sent, goes back to the application as unsent: under a sustained overload the node
  *                        sheds what is late instead of letting every later message wait longer
+ * @param outboxCapacity how many messages the node keeps while no gateway takes them (none reachable, or the
+ *                       one it had died with them unacknowledged); past it, a new message is handed back as unsent
+ * @param outboxTtlMs how long a message may wait in the outbox before it is handed back as unsent
  */
-public record ClientConfig(ReliabilityConfig reliability, long keepaliveMs, long silenceTimeoutMs, long connectRetryMs,
-                           int connectAttempts, long reconnectDelayMs, boolean autoReconnect, int dedupeWindow,
-                           long handoverDrainMs, long maxQueueDelayMs) {
+public record ClientConfig(ReliabilityConfig reliability, long keepaliveMs, long silenceTimeoutMs,
+                           long unansweredProbeMs, long connectRetryMs, int connectAttempts, long reconnectDelayMs,
+                           boolean autoReconnect, int dedupeWindow, long handoverDrainMs, long maxQueueDelayMs,
+                           int outboxCapacity, long outboxTtlMs) {
 
-    public static final ClientConfig DEFAULT =
-            new ClientConfig(ReliabilityConfig.DEFAULT, 15_000, 20_000, 500, 10, 1_000, true, 512, 2_000, 5_000);
+    public static final ClientConfig DEFAULT = new ClientConfig(ReliabilityConfig.DEFAULT, 15_000, 20_000, 750, 500,
+            10, 1_000, true, 512, 2_000, 5_000, 10_000, 300_000);
 
     public ClientConfig withReliability(ReliabilityConfig value) {
-        return new ClientConfig(value, keepaliveMs, silenceTimeoutMs, connectRetryMs, connectAttempts,
-                reconnectDelayMs, autoReconnect, dedupeWindow, handoverDrainMs, maxQueueDelayMs);
+        return new ClientConfig(value, keepaliveMs, silenceTimeoutMs, unansweredProbeMs, connectRetryMs,
+                connectAttempts, reconnectDelayMs, autoReconnect, dedupeWindow, handoverDrainMs, maxQueueDelayMs,
+                outboxCapacity, outboxTtlMs);
     }
 
     public ClientConfig withAutoReconnect(boolean value) {
-        return new ClientConfig(reliability, keepaliveMs, silenceTimeoutMs, connectRetryMs, connectAttempts,
-                reconnectDelayMs, value, dedupeWindow, handoverDrainMs, maxQueueDelayMs);
+        return new ClientConfig(reliability, keepaliveMs, silenceTimeoutMs, unansweredProbeMs, connectRetryMs,
+                connectAttempts, reconnectDelayMs, value, dedupeWindow, handoverDrainMs, maxQueueDelayMs,
+                outboxCapacity, outboxTtlMs);
     }
 
     public ClientConfig withMaxQueueDelay(long ms) {
-        return new ClientConfig(reliability, keepaliveMs, silenceTimeoutMs, connectRetryMs, connectAttempts,
-                reconnectDelayMs, autoReconnect, dedupeWindow, handoverDrainMs, ms);
+        return new ClientConfig(reliability, keepaliveMs, silenceTimeoutMs, unansweredProbeMs, connectRetryMs,
+                connectAttempts, reconnectDelayMs, autoReconnect, dedupeWindow, handoverDrainMs, ms,
+                outboxCapacity, outboxTtlMs);
     }
 
     /** How soon a node notices a silent gateway and how many connect attempts it spends on one gateway. */
     public ClientConfig withLiveness(long keepalive, long silenceTimeout, int attemptsPerGateway) {
-        return new ClientConfig(reliability, keepalive, silenceTimeout, connectRetryMs, attemptsPerGateway,
-                reconnectDelayMs, autoReconnect, dedupeWindow, handoverDrainMs, maxQueueDelayMs);
+        return new ClientConfig(reliability, keepalive, silenceTimeout, unansweredProbeMs, connectRetryMs,
+                attemptsPerGateway, reconnectDelayMs, autoReconnect, dedupeWindow, handoverDrainMs, maxQueueDelayMs,
+                outboxCapacity, outboxTtlMs);
+    }
+
+    /** How many messages wait for a gateway at most, and for how long. */
+    public ClientConfig withOutbox(int capacity, long ttlMs) {
+        return new ClientConfig(reliability, keepaliveMs, silenceTimeoutMs, unansweredProbeMs, connectRetryMs,
+                connectAttempts, reconnectDelayMs, autoReconnect, dedupeWindow, handoverDrainMs, maxQueueDelayMs,
+                capacity, ttlMs);
     }
 }

@@ -2,6 +2,8 @@ package io.ckc.client;
 
 import io.ckc.protocol.mrudp.Backoff;
 
+import java.util.concurrent.ThreadLocalRandom;
+
 /**
  * When a node tries to connect next. Why backoff with jitter: a gateway that restarts, or stalls, finds all
  * its nodes connecting at once; spread out and slowing down, they let it admit them instead of drowning it.
@@ -14,6 +16,7 @@ final class ConnectBackoff {
     static final double JITTER = 0.5;
     static final long MAX_CONNECT_RETRY_MS = 2_000;
     static final long MAX_RECONNECT_DELAY_MS = 30_000;
+    static final long FAILOVER_SPREAD_MS = 500;
 
     private final long connectRetryMs;
     private final long reconnectDelayMs;
@@ -55,9 +58,18 @@ final class ConnectBackoff {
         consecutiveLosses = 0;
     }
 
-    /** The connection was lost: the reconnect waits longer the more losses came in a row. */
-    void lost(long now) {
+    /**
+     * The connection was lost: the reconnect waits longer the more losses came in a row. A node that
+     * moves to another gateway because its own failed goes at once, spread over up to
+     * {@link #FAILOVER_SPREAD_MS} at random so that the nodes of one gateway do not all land on the
+     * next in the same instant.
+     */
+    void lost(long now, boolean toAnotherGateway) {
         consecutiveLosses++;
+        if (toAnotherGateway && consecutiveLosses == 1) {
+            nextAttemptMs = now + (long) (ThreadLocalRandom.current().nextDouble() * FAILOVER_SPREAD_MS);
+            return;
+        }
         nextAttemptMs = now + Backoff.jittered(Backoff.exponential(reconnectDelayMs, consecutiveLosses,
                 MAX_RECONNECT_DELAY_MS), JITTER);
     }

@@ -1,28 +1,37 @@
 package io.ckc.client;
 
 /**
- * Whether a node's gateway is still there. Past the keepalive without a frame from the gateway the
- * node probes it with a ping, three times until the silence timeout, so one lost ping or pong does not
- * end the session; past the silence timeout the gateway counts as gone.
+ * Whether a node's gateway is still there. An idle node that heard nothing past the keepalive probes
+ * its gateway with a ping, three times until the silence timeout, so one lost ping or pong does not
+ * end the session. A node with frames waiting for acknowledgement does not wait that long: quiet
+ * past {@code unansweredProbeMs} it probes every {@code unansweredProbeMs}, and after three
+ * unanswered probes the gateway counts as gone, so the nodes of a gateway that died move on within a
+ * few seconds. Any frame from the gateway answers.
  */
 final class LivenessProbe {
 
     /** What a check found. */
     enum Verdict { ALIVE, PROBE, SILENT }
 
+    static final int PROBES = 3;
+
     private final long keepaliveMs;
     private final long silenceTimeoutMs;
+    private final long unansweredProbeMs;
     private long lastHeardMs;
     private long lastProbeMs;
+    private int unanswered;
 
-    LivenessProbe(long keepaliveMs, long silenceTimeoutMs) {
+    LivenessProbe(long keepaliveMs, long silenceTimeoutMs, long unansweredProbeMs) {
         this.keepaliveMs = keepaliveMs;
         this.silenceTimeoutMs = silenceTimeoutMs;
+        this.unansweredProbeMs = unansweredProbeMs;
     }
 
     /** A frame of the session came from the gateway. */
     void heard(long nowMs) {
         lastHeardMs = nowMs;
+        unanswered = 0;
     }
 
     /**
@@ -31,20 +40,33 @@ final class LivenessProbe {
      * alive. Sending alone once kept overloaded nodes from probing: 1,035 of 2,000 gave up a live
      * session as silent in a 3x overload (perf/README.md, 2026-11-24). A PROBE verdict counts as the
      * probe sent.
+     *
+     * @param awaiting whether the node has frames the gateway has not acknowledged
      */
-    Verdict check(long nowMs) {
+    Verdict check(long nowMs, boolean awaiting) {
         long silent = nowMs - lastHeardMs;
         if (silent > silenceTimeoutMs) {
             return Verdict.SILENT;
         }
-        if (silent > keepaliveMs && nowMs - lastProbeMs >= probeIntervalMs()) {
-            lastProbeMs = nowMs;
-            return Verdict.PROBE;
+        if (awaiting && silent > unansweredProbeMs) {
+            if (nowMs - lastProbeMs < unansweredProbeMs) {
+                return Verdict.ALIVE;
+            }
+            return unanswered >= PROBES ? Verdict.SILENT : probe(nowMs);
+        }
+        if (silent > keepaliveMs && nowMs - lastProbeMs >= idleProbeIntervalMs()) {
+            return probe(nowMs);
         }
         return Verdict.ALIVE;
     }
 
-    private long probeIntervalMs() {
-        return Math.max(1, (silenceTimeoutMs - keepaliveMs) / 3);
+    private Verdict probe(long nowMs) {
+        lastProbeMs = nowMs;
+        unanswered++;
+        return Verdict.PROBE;
+    }
+
+    private long idleProbeIntervalMs() {
+        return Math.max(1, (silenceTimeoutMs - keepaliveMs) / PROBES);
     }
 }

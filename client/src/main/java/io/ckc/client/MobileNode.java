@@ -60,7 +60,7 @@ public final class MobileNode {
 
     private long epoch;
     private ReliableSession session;
-    private final List<Body.Outgoing> pending = new ArrayList<>();
+    private final Outbox outbox;
     private final RecentIds recentIds;
     private final LivenessProbe liveness;
     private final ConnectBackoff backoff;
@@ -77,7 +77,8 @@ public final class MobileNode {
         this.config = config;
         this.recentIds = new RecentIds(config.dedupeWindow());
         this.backoff = new ConnectBackoff(config.connectRetryMs(), config.reconnectDelayMs());
-        this.liveness = new LivenessProbe(config.keepaliveMs(), config.silenceTimeoutMs());
+        this.liveness = new LivenessProbe(config.keepaliveMs(), config.silenceTimeoutMs(), config.unansweredProbeMs());
+        this.outbox = new Outbox(config.outboxCapacity(), config.outboxTtlMs());
         this.handover = new HandoverDrain(config.handoverDrainMs());
         // Epochs grow across restarts of the device too: a disconnect of an older session never wins.
         this.epoch = System.currentTimeMillis() * 1_000;
@@ -151,7 +152,8 @@ public final class MobileNode {
 
     /**
      * Sends a message to core application channel {@code channel} (topic {@code app.<channel>}).
-     * While the node is not yet connected the message waits; it is sent once the session is up.
+     * While no gateway takes it (not yet connected, or moving after its gateway failed) the message
+     * waits in the node's outbox and goes to the next session, whichever gateway that is on.
      *
      * @return the message id
      * @throws IllegalArgumentException for a channel name that is not allowed or a payload above the gateway's limit
@@ -191,18 +193,21 @@ public final class MobileNode {
         }
     }
 
-    /** Sends at once when connected, else waits for the session; after close it is unsent. */
+    /** Sends at once when connected, else keeps it in the outbox; unsent after close or when the outbox is full. */
     private void enqueue(Body.Outgoing message) {
         onLoop(() -> {
             if (state == State.CONNECTED && !handover.draining()) {
                 session.send(message, nowMs());
                 transport.activate(this);
-            } else if (state != State.CLOSED) {
-                pending.add(message);
-            } else {
+            } else if (state == State.CLOSED || !outbox.offer(message, nowMs())) {
                 listener.unsentMessages(this, List.of(message));
             }
         });
+    }
+
+    /** How many messages wait in the outbox for a session. */
+    public int outboxSize() {
+        return outbox.size();
     }
 
     /** Ends the session on purpose and does not reconnect. */
@@ -331,10 +336,16 @@ public final class MobileNode {
     }
 
     void checkLiveness(long now) {
+        if (!outbox.isEmpty()) {
+            List<Body.Outgoing> expired = outbox.expire(now);
+            if (!expired.isEmpty()) {
+                listener.unsentMessages(this, expired);
+            }
+        }
         if (state != State.CONNECTED) {
             return;
         }
-        switch (liveness.check(now)) {
+        switch (liveness.check(now, session.hasInFlight())) {
             case SILENT -> connectionLost(SessionEnd.GATEWAY_SILENT);
             case PROBE -> transport.send(new Frame.Ping(id, epoch, System.currentTimeMillis()), gateway);
             case ALIVE -> { }
@@ -370,10 +381,8 @@ public final class MobileNode {
         } else {
             listener.connected(this);
         }
-        if (!pending.isEmpty()) {
-            List<Body.Outgoing> queued = new ArrayList<>(pending);
-            pending.clear();
-            queued.forEach(message -> session.send(message, now));
+        if (!outbox.isEmpty()) {
+            outbox.takeAll().forEach(message -> session.send(message, now));
             transport.activate(this);
         }
     }
@@ -402,10 +411,11 @@ public final class MobileNode {
             listener.disconnected(this); // the handover did not complete: the application hears the loss
         }
         if (reconnectWanted) {
+            InetSocketAddress failed = gateway;
             if (cause.gatewayFailed) {
                 gateway = failover.next(gateway);
             }
-            backoff.lost(nowMs());
+            backoff.lost(nowMs(), !gateway.equals(failed));
             transport.activate(this);
         }
     }
@@ -425,7 +435,7 @@ public final class MobileNode {
     private void completeHandover(long now) {
         GatewayAddress target = handover.leave(gatewayId);
         transport.send(new Frame.Disconnect(id, epoch), gateway);
-        pending.addAll(0, unacknowledgedMessages());
+        outbox.putBack(unacknowledgedMessages(), now);
         session = null;
         state = State.DISCONNECTED;
         gatewayId = null;
@@ -443,9 +453,10 @@ public final class MobileNode {
     }
 
     /**
-     * Ends the current session. Messages the gateway never acknowledged are sent again on the next
-     * session when the node reconnects (the receiver drops duplicates by message id); otherwise they,
-     * and the messages still waiting, go to the listener as unsent.
+     * Ends the current session. Messages the gateway never acknowledged go back to the outbox, in
+     * front, and are sent again on the next session when the node reconnects (the receiver drops
+     * duplicates by message id); when the node does not reconnect they, and the outbox, go to the
+     * listener as unsent.
      */
     private void endSession(SessionEnd cause) {
         boolean onPurpose = cause == SessionEnd.LEFT;
@@ -454,10 +465,9 @@ public final class MobileNode {
         List<Body.Outgoing> unsent = new ArrayList<>();
         if (onPurpose || !reconnectWanted) {
             unsent.addAll(unacknowledged);
-            unsent.addAll(pending);
-            pending.clear();
+            unsent.addAll(outbox.takeAll());
         } else {
-            pending.addAll(0, unacknowledged);
+            outbox.putBack(unacknowledged, nowMs());
         }
         session = null;
         state = State.DISCONNECTED;

@@ -33,8 +33,11 @@ public interface NodeListener {
     }
 
     /**
-     * Messages and groupcasts the gateway never acknowledged (connection broken) or refused; the
-     * application decides what to do.
+     * Messages and groupcasts no gateway will take: the outbox was full or they waited past its TTL
+     * ({@code ClientConfig.outboxTtlMs}), they waited too long behind an overloaded gateway's window
+     * ({@code maxQueueDelayMs}), the gateway refused them, or the node was closed or disconnected on
+     * purpose with them unsent. A gateway that dies is not a reason: what it did not acknowledge goes
+     * to the next gateway. The application decides what to do.
      */
     default void unsentMessages(MobileNode node, List<Body.Outgoing> messages) {
     }

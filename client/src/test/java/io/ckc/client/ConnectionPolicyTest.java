@@ -72,13 +72,36 @@ class ConnectionPolicyTest {
     void reconnectsWaitLongerForEachLossInARowUntilAConnectionIsAccepted() {
         ConnectBackoff backoff = new ConnectBackoff(100, 1_000);
 
-        backoff.lost(0);
+        backoff.lost(0, false);
         assertThat(backoff.due(999)).isFalse();
         assertThat(backoff.due(1_500)).isTrue();
-        backoff.lost(2_000);
+        backoff.lost(2_000, false);
         assertThat(backoff.due(2_000 + 1_999)).isFalse();
         backoff.connected();
-        backoff.lost(10_000);
+        backoff.lost(10_000, false);
         assertThat(backoff.due(10_000 + 1_500)).as("the losses in a row started over").isTrue();
+    }
+
+    @Test
+    void aNodeWhoseGatewayFailedMovesToTheNextAtOnceSpreadOverHalfASecond() {
+        long latest = 0;
+        long earliest = Long.MAX_VALUE;
+        for (int node = 0; node < 200; node++) {
+            ConnectBackoff backoff = new ConnectBackoff(100, 1_000);
+            backoff.lost(0, true);
+            long due = 0;
+            while (!backoff.due(due)) {
+                due += 10;
+            }
+            latest = Math.max(latest, due);
+            earliest = Math.min(earliest, due);
+        }
+        assertThat(latest).isLessThanOrEqualTo(ConnectBackoff.FAILOVER_SPREAD_MS);
+        assertThat(latest - earliest).as("spread, not all at once").isGreaterThan(ConnectBackoff.FAILOVER_SPREAD_MS / 2);
+
+        ConnectBackoff again = new ConnectBackoff(100, 1_000);
+        again.lost(0, true);
+        again.lost(600, true); // the next gateway failed too: back to the growing wait
+        assertThat(again.due(600 + 1_999)).isFalse();
     }
 }

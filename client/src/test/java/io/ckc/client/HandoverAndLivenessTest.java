@@ -3,6 +3,9 @@ package io.ckc.client;
 import io.ckc.protocol.frame.GatewayAddress;
 import org.junit.jupiter.api.Test;
 
+import java.util.ArrayList;
+import java.util.List;
+
 import static org.assertj.core.api.Assertions.assertThat;
 
 /** The node's handover drain and its liveness probe, on their own, with the clock in the test's hand. */
@@ -43,12 +46,12 @@ class HandoverAndLivenessTest {
 
     @Test
     void aQuietGatewayIsProbedThreeTimesBeforeItCountsAsSilent() {
-        LivenessProbe liveness = new LivenessProbe(1_000, 4_000); // probes 1 s apart between 1 s and 4 s
+        LivenessProbe liveness = new LivenessProbe(1_000, 4_000, 500); // probes 1 s apart between 1 s and 4 s
         liveness.heard(0);
         int probes = 0;
         long silentAt = -1;
         for (long now = 0; now <= 5_000 && silentAt < 0; now += 100) {
-            switch (liveness.check(now)) {
+            switch (liveness.check(now, false)) {
                 case PROBE -> probes++;
                 case SILENT -> silentAt = now;
                 case ALIVE -> { }
@@ -60,12 +63,41 @@ class HandoverAndLivenessTest {
 
     @Test
     void anAnswerPutsOffTheSilence() {
-        LivenessProbe liveness = new LivenessProbe(1_000, 4_000);
+        LivenessProbe liveness = new LivenessProbe(1_000, 4_000, 500);
         liveness.heard(0);
-        assertThat(liveness.check(1_500)).isEqualTo(LivenessProbe.Verdict.PROBE);
+        assertThat(liveness.check(1_500, false)).isEqualTo(LivenessProbe.Verdict.PROBE);
         liveness.heard(1_600);
-        assertThat(liveness.check(2_000)).isEqualTo(LivenessProbe.Verdict.ALIVE);
-        assertThat(liveness.check(5_000)).isEqualTo(LivenessProbe.Verdict.PROBE);
-        assertThat(liveness.check(5_601)).isEqualTo(LivenessProbe.Verdict.SILENT);
+        assertThat(liveness.check(2_000, false)).isEqualTo(LivenessProbe.Verdict.ALIVE);
+        assertThat(liveness.check(5_000, false)).isEqualTo(LivenessProbe.Verdict.PROBE);
+        assertThat(liveness.check(5_601, false)).isEqualTo(LivenessProbe.Verdict.SILENT);
+    }
+
+    @Test
+    void aNodeWaitingForAcknowledgementsGivesAGatewayUpAfterThreeUnansweredProbes() {
+        LivenessProbe liveness = new LivenessProbe(15_000, 20_000, 500);
+        liveness.heard(0);
+        List<String> verdicts = new ArrayList<>();
+        long silentAt = -1;
+        for (long now = 0; now <= 20_000 && silentAt < 0; now += 100) {
+            LivenessProbe.Verdict verdict = liveness.check(now, true);
+            if (verdict != LivenessProbe.Verdict.ALIVE) {
+                verdicts.add(now + ":" + verdict);
+            }
+            if (verdict == LivenessProbe.Verdict.SILENT) {
+                silentAt = now;
+            }
+        }
+        assertThat(verdicts).containsExactly("600:PROBE", "1100:PROBE", "1600:PROBE", "2100:SILENT");
+
+        LivenessProbe answered = new LivenessProbe(15_000, 20_000, 500);
+        answered.heard(0);
+        assertThat(answered.check(600, true)).isEqualTo(LivenessProbe.Verdict.PROBE);
+        assertThat(answered.check(1_100, true)).isEqualTo(LivenessProbe.Verdict.PROBE);
+        answered.heard(1_200); // its pong
+        assertThat(answered.check(1_600, true)).as("quiet again for less than the probe time").isEqualTo(LivenessProbe.Verdict.ALIVE);
+        assertThat(answered.check(1_800, true)).isEqualTo(LivenessProbe.Verdict.PROBE);
+        assertThat(answered.check(2_300, true)).isEqualTo(LivenessProbe.Verdict.PROBE);
+        assertThat(answered.check(2_800, true)).isEqualTo(LivenessProbe.Verdict.PROBE);
+        assertThat(answered.check(3_300, true)).isEqualTo(LivenessProbe.Verdict.SILENT);
     }
 }

@@ -127,6 +127,26 @@ public final class Gateway implements AutoCloseable {
         return metricsServer == null ? -1 : metricsServer.getPort();
     }
 
+    /**
+     * Stops at once, the way {@code kill -9} stops a gateway process, for fault-injection tests in one
+     * JVM: the sockets close, the consumer stops, the loops stop and the producer is dropped with
+     * whatever it had not sent. The sessions are abandoned: no Disconnected events, no unsent
+     * deliveries, no mini-buffer. Only a gateway with a host of its own can crash alone.
+     */
+    public void crash() throws InterruptedException {
+        if (ownHost == null) {
+            throw new IllegalStateException("gateway " + id() + " shares its host: crash the process instead");
+        }
+        for (ProtocolAdapter adapter : adapters) {
+            adapter.close();
+        }
+        consumer.close();
+        ownHost.crash();
+        if (metricsServer != null) {
+            metricsServer.close();
+        }
+    }
+
     @Override
     public void close() throws InterruptedException {
         consumer.close();

@@ -54,6 +54,12 @@ public final class GatewayHost implements AutoCloseable {
         return producerClientId;
     }
 
+    /** Stops the loops at once and drops the producer with what it has not sent: a crash, for {@link Gateway#crash()}. */
+    void crash() {
+        loops.shutdownGracefully(0, 0, TimeUnit.SECONDS).syncUninterruptibly();
+        producer.close(Duration.ZERO);
+    }
+
     /** Stops the loops (running what their gateways left queued on them) and then closes the producer, which sends what it holds. */
     @Override
     public void close() {

@@ -1,7 +1,8 @@
 package io.ckc.jobs.echo;
 
-import io.ckc.jobs.Scaling;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.ckc.jobs.Scaling;
+import io.ckc.jobs.apps.DropRepeatedMessages;
 import io.ckc.jobs.io.JsonParser;
 import io.ckc.jobs.io.KafkaIo;
 import io.ckc.jobs.records.RawRecord;
@@ -18,13 +19,16 @@ import org.apache.flink.util.ParameterTool;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
 
 /**
  * The paper's application node: answers every message on {@code app.echo} with a unicast of the
  * same payload back to its sender via {@code ckc.to-mn}. The reply's id is derived from the
- * request's, so a replayed request yields a duplicate the node drops.
+ * request's, so a replayed request yields a duplicate the node drops; a request that reached
+ * {@code app.echo} twice (a gateway crash, a node sending again what a dead gateway never
+ * acknowledged) is answered once ({@link DropRepeatedMessages}).
  *
  * <p>Flags (besides {@link KafkaIo}'s): {@code --parallelism}, {@code --max-parallelism} (see {@link Scaling}) (default 1), {@code --channel} (echo).
  */
@@ -32,6 +36,8 @@ public final class EchoJob {
 
     public static final String NAME = "ckc-echo";
     public static final String SENDER = "echo";
+    /** How long the ids of a node's messages are remembered to answer each once. */
+    static final Duration REMEMBER_IDS = Duration.ofMinutes(10);
 
     private final Source<RawRecord, ?, ?> source;
     private final Sink<Unicast> sink;
@@ -86,7 +92,11 @@ public final class EchoJob {
                 .process(new ParseAppMessage())
                 .uid("echo-parse")
                 .name("parse app messages");
-        messages.map(EchoJob::replyTo)
+        messages.keyBy(AppMessage::mnId)
+                .process(new DropRepeatedMessages(REMEMBER_IDS))
+                .uid("echo-dedupe")
+                .name("each node's message once")
+                .map(EchoJob::replyTo)
                 .uid("echo-reply")
                 .name("reply")
                 .sinkTo(sink)
