@@ -11,9 +11,15 @@ import java.util.List;
  *
  * @param active   passed its latest liveness check
  * @param members  its nodes as of its latest complete ping window; null when unchanged since the last view
+ * @param gone     inactive for the retention time and forgotten by the per-gateway step: forget it too
  */
 public record GatewayView(String gatewayId, boolean active, boolean draining, HelloPoA hello, LoadReport load,
-                          ConnectionStatistics stats, List<String> members) {
+                          ConnectionStatistics stats, List<String> members, boolean gone) {
+
+    /** The last view of a gateway that is forgotten. */
+    public static GatewayView gone(String gatewayId) {
+        return new GatewayView(gatewayId, false, false, null, null, null, null, true);
+    }
 
     /** Nodes connected now: the latest load report is fresher than the latest ping window. */
     public int connected() {

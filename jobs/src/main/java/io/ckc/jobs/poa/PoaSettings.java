@@ -32,16 +32,19 @@ import java.io.Serializable;
  *   <li>{@code --ping-interval-ms} [5000], {@code --ping-window-ms} [1000]: the PingConfig a new gateway gets</li>
  *   <li>{@code --ping-reconfig} [true], {@code --ping-rate-factors} [{@value PingReconfiguration#DEFAULT_TABLE}],
  *       {@code --ping-window-min-ms} [the ping window], {@code --ping-window-max-ms} [the interval]: ping reconfiguration</li>
+ *   <li>{@code --gateway-retention-ms} [3600000]: a gateway inactive this long is forgotten, everything the
+ *       manager kept of it cleared; one that comes back after that is listed again once it restarts (its HelloPoA)</li>
  * </ul>
  */
 public record PoaSettings(int livenessPeriods, long reportPeriodMs, double healthyPingRate, long checkIntervalMs,
                           String ranking, boolean balance, Balancer.Settings balancer, long handoverCooldownMs,
                           long settleMs, long maxSettleMs, long pingIntervalMs, long pingWindowMs, boolean pingReconfig,
-                          PingReconfiguration pingReconfiguration) implements Serializable {
+                          PingReconfiguration pingReconfiguration, long gatewayRetentionMs) implements Serializable {
 
     public PoaSettings {
         if (livenessPeriods < 1 || reportPeriodMs <= 0 || checkIntervalMs <= 0 || handoverCooldownMs < 0
-                || settleMs < 0 || maxSettleMs < settleMs || pingIntervalMs <= 0 || pingWindowMs <= 0 || pingWindowMs > pingIntervalMs) {
+                || settleMs < 0 || maxSettleMs < settleMs || pingIntervalMs <= 0 || pingWindowMs <= 0 || pingWindowMs > pingIntervalMs
+                || gatewayRetentionMs <= 0) {
             throw new IllegalArgumentException("PoA settings out of range: liveness periods >= 1, periods and "
                     + "intervals positive, ping window no longer than the ping interval");
         }
@@ -68,7 +71,8 @@ public record PoaSettings(int livenessPeriods, long reportPeriodMs, double healt
                 params.getBoolean("ping-reconfig", true),
                 new PingReconfiguration(
                         PingReconfiguration.parse(params.get("ping-rate-factors", PingReconfiguration.DEFAULT_TABLE)),
-                        params.getLong("ping-window-min-ms", pingWindow), params.getLong("ping-window-max-ms", pingInterval)));
+                        params.getLong("ping-window-min-ms", pingWindow), params.getLong("ping-window-max-ms", pingInterval)),
+                params.getLong("gateway-retention-ms", 3_600_000));
     }
 
     /** The shipped rankings by name, or an operator's class by its fully qualified name. */

@@ -24,13 +24,15 @@ class TrackGatewayTest {
 
     private static final long PERIOD = 1_000;
     private static final int X = 3;
+    private static final long RETENTION = 60_000;
 
     private KeyedOneInputStreamOperatorTestHarness<String, PoaInput, GatewayView> harness;
 
     @BeforeEach
     void setUp() throws Exception {
         PoaSettings settings = PoaSettings.fromArgs(ParameterTool.fromArgs(
-                new String[] {"--liveness-periods", String.valueOf(X), "--report-period-ms", String.valueOf(PERIOD)}));
+                new String[] {"--liveness-periods", String.valueOf(X), "--report-period-ms", String.valueOf(PERIOD),
+                        "--gateway-retention-ms", String.valueOf(RETENTION)}));
         harness = new KeyedOneInputStreamOperatorTestHarness<>(new KeyedProcessOperator<>(new TrackGateway(settings)),
                 PoaInput::gatewayId, Types.STRING);
         harness.open();
@@ -53,11 +55,29 @@ class TrackGatewayTest {
         assertThat(last().active()).isTrue();
         harness.setProcessingTime(10_000 + X * PERIOD);
         assertThat(last().active()).isFalse();
-        assertThat(harness.numProcessingTimeTimers()).isZero();
+        assertThat(harness.numProcessingTimeTimers()).as("the forget timer only").isEqualTo(1);
 
         push(PoaInput.of(load(10_000 + X * PERIOD + 500)));
         assertThat(last().active()).isTrue();
         assertThat(last().hello().endpoints()).containsExactly(new Endpoint(Endpoint.UDP, "127.0.0.1", 5500));
+        assertThat(harness.numProcessingTimeTimers()).as("liveness only: the forget timer went").isEqualTo(1);
+        harness.setProcessingTime(10_000 + X * PERIOD + RETENTION);
+        assertThat(last().gone()).isFalse();
+    }
+
+    @Test
+    void aGatewayInactiveForTheRetentionIsForgottenStateTimersAndAll() throws Exception {
+        push(PoaInput.of(new HelloPoA("gw-1", List.of(new Endpoint(Endpoint.UDP, "127.0.0.1", 5500)), 10_000)));
+        push(PoaInput.of(load(10_000)));
+        push(PoaInput.of(window(9_990, 0, 2, Map.of("a", 2_000L), List.of("a")))); // half a window
+        harness.setProcessingTime(10_000 + X * PERIOD);
+        assertThat(last().active()).isFalse();
+        harness.setProcessingTime(10_000 + X * PERIOD + RETENTION - 1);
+        assertThat(last().gone()).isFalse();
+        harness.setProcessingTime(10_000 + X * PERIOD + RETENTION);
+        assertThat(last()).isEqualTo(GatewayView.gone("gw-1"));
+        assertThat(harness.numKeyedStateEntries()).isZero();
+        assertThat(harness.numProcessingTimeTimers()).isZero();
     }
 
     @Test

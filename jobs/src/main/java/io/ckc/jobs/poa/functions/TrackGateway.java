@@ -29,7 +29,8 @@ import java.util.Map;
  * decides liveness with a processing-time timer. A gateway is inactive once neither a LoadReport
  * nor a healthy ping window has arrived in the last X report periods: two signals, so one late
  * report does not drop a gateway that is still serving its nodes. Every change goes downstream as a
- * {@link GatewayView}.
+ * {@link GatewayView}. A gateway inactive for the retention time ({@link PoaSettings#gatewayRetentionMs})
+ * is forgotten: its state is cleared and a last view marked gone tells the global step to forget it too.
  */
 public final class TrackGateway extends KeyedProcessFunction<String, PoaInput, GatewayView> {
 
@@ -47,9 +48,11 @@ public final class TrackGateway extends KeyedProcessFunction<String, PoaInput, G
     private transient ValueState<Boolean> draining;
     private transient ValueState<Boolean> active;
     private transient ValueState<Long> livenessDeadline;
+    private transient ValueState<Long> forgetAt;
     private transient Counter staleReports;
     private transient Counter incompleteWindows;
     private transient Counter inactiveGateways;
+    private transient Counter forgottenGateways;
 
     public TrackGateway(PoaSettings settings) {
         this.settings = settings;
@@ -67,10 +70,12 @@ public final class TrackGateway extends KeyedProcessFunction<String, PoaInput, G
         draining = state.getState(new ValueStateDescriptor<>("draining", Boolean.class));
         active = state.getState(new ValueStateDescriptor<>("active", Boolean.class));
         livenessDeadline = state.getState(new ValueStateDescriptor<>("liveness-deadline", Long.class));
+        forgetAt = state.getState(new ValueStateDescriptor<>("forget-at", Long.class));
         var metrics = getRuntimeContext().getMetricGroup();
         staleReports = metrics.counter("staleReports");
         incompleteWindows = metrics.counter("incompletePingWindows");
         inactiveGateways = metrics.counter("gatewaysTurnedInactive");
+        forgottenGateways = metrics.counter("gatewaysForgotten");
     }
 
     @Override
@@ -153,6 +158,11 @@ public final class TrackGateway extends KeyedProcessFunction<String, PoaInput, G
     /** A sign of life: the gateway is active, and stays so until X periods pass without another. */
     private void becomeAlive(Context ctx, long now) throws Exception {
         active.update(true);
+        Long forgetting = forgetAt.value();
+        if (forgetting != null) {
+            ctx.timerService().deleteProcessingTimeTimer(forgetting);
+            forgetAt.clear();
+        }
         Long previous = livenessDeadline.value();
         if (previous != null) {
             ctx.timerService().deleteProcessingTimeTimer(previous);
@@ -165,6 +175,11 @@ public final class TrackGateway extends KeyedProcessFunction<String, PoaInput, G
 
     @Override
     public void onTimer(long timestamp, OnTimerContext ctx, Collector<GatewayView> out) throws Exception {
+        Long forgetting = forgetAt.value();
+        if (forgetting != null && forgetting == timestamp) {
+            forget(ctx, out);
+            return;
+        }
         Long deadline = livenessDeadline.value();
         if (deadline == null || deadline != timestamp) {
             return;
@@ -174,6 +189,25 @@ public final class TrackGateway extends KeyedProcessFunction<String, PoaInput, G
         inactiveGateways.inc();
         window.clear(); // a half-assembled window of a silent gateway will never complete
         out.collect(view(ctx.getCurrentKey(), null));
+        // Why: gateways come and go (restarts under new ids, scale-in); what is gone must not stay in state.
+        long at = timestamp + settings.gatewayRetentionMs();
+        forgetAt.update(at);
+        ctx.timerService().registerProcessingTimeTimer(at);
+    }
+
+    private void forget(OnTimerContext ctx, Collector<GatewayView> out) {
+        hello.clear();
+        lastLoad.clear();
+        lastLoadAt.clear();
+        lastStats.clear();
+        lastHealthyWindowAt.clear();
+        window.clear();
+        draining.clear();
+        active.clear();
+        livenessDeadline.clear();
+        forgetAt.clear();
+        forgottenGateways.inc();
+        out.collect(GatewayView.gone(ctx.getCurrentKey()));
     }
 
     private boolean isStale(long reportTimeMs, long now) throws IOException {
@@ -188,6 +222,6 @@ public final class TrackGateway extends KeyedProcessFunction<String, PoaInput, G
 
     private GatewayView view(String gatewayId, List<String> members) throws IOException {
         return new GatewayView(gatewayId, Boolean.TRUE.equals(active.value()), Boolean.TRUE.equals(draining.value()),
-                hello.value(), lastLoad.value(), lastStats.value(), members);
+                hello.value(), lastLoad.value(), lastStats.value(), members, false);
     }
 }
