@@ -113,19 +113,19 @@ final class PerfAb implements Callable<Integer> {
     private static List<String> run(Path clone, List<String> command, Path log) {
         List<String> full = new ArrayList<>(List.of(clone.resolve("ckc").toString()));
         full.addAll(command);
-        List<String> results = new ArrayList<>();
+        List<String> output = new ArrayList<>();
+        List<String> results;
         try {
             Process process = new ProcessBuilder(full).directory(clone.toFile()).redirectErrorStream(true).start();
             try (BufferedReader in = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
                 String line;
                 while ((line = in.readLine()) != null) {
                     System.out.println(line);
-                    if (line.startsWith("RESULT ")) {
-                        results.add(line);
-                    }
+                    output.add(line);
                 }
             }
             process.waitFor();
+            results = resultLines(output);
             Files.write(log, results);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
@@ -134,6 +134,11 @@ final class PerfAb implements Callable<Integer> {
             throw new Ckc.Failure("interrupted");
         }
         return results;
+    }
+
+    /** A run's RESULT lines, each once: a command that recaps its figures at the end prints them twice. */
+    static List<String> resultLines(List<String> output) {
+        return List.copyOf(new LinkedHashSet<>(output.stream().filter(line -> line.startsWith("RESULT ")).toList()));
     }
 
     /** A RESULT line's words: the numbers are figures, the rest (config=8 path=ckc, step=3) says which line it is. */

@@ -12,6 +12,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 class PerfAbTest {
 
     @Test
+    void aRunsResultLinesCountOnceEvenWhenTheCommandRecapsThem() {
+        List<String> output = List.of("warm-up: 6 s", "RESULT step=1 rtt_p99_ms=9", "RESULT step=2 rtt_p99_ms=11",
+                "recap:", "RESULT step=1 rtt_p99_ms=9", "RESULT step=2 rtt_p99_ms=11");
+        assertThat(PerfAb.resultLines(output)).containsExactly("RESULT step=1 rtt_p99_ms=9", "RESULT step=2 rtt_p99_ms=11");
+    }
+
+    @Test
     void aResultLineIsToldApartByItsNamingWordsAndItsNumbersAreFigures() {
         PerfAb.Row row = PerfAb.parse(1, "A", "RESULT config=8 path=ckc nodes=15000 te=100.00 rtt_p99_ms=56.96");
 
