@@ -63,6 +63,18 @@ public final class EmbeddedKafkaExtension implements BeforeAllCallback, AfterAll
         }
     }
 
+    /**
+     * Stops the broker and starts it again, as an operator's restart would; its data and its address
+     * stay, so clients reconnect on their own. Returns once it serves again.
+     */
+    public void restartBroker() throws Exception {
+        kafka.server.BrokerServer broker = cluster.brokers().values().iterator().next();
+        broker.shutdown();
+        broker.awaitShutdown();
+        broker.startup();
+        cluster.waitForReadyBrokers();
+    }
+
     public String bootstrapServers() {
         return cluster.bootstrapServers();
     }
