@@ -205,10 +205,6 @@ public final class MobileNode {
         });
     }
 
-    /** How many messages wait in the outbox for a session. */
-    public int outboxSize() {
-        return outbox.size();
-    }
 
     /** Ends the session on purpose and does not reconnect. */
     public void disconnect() {

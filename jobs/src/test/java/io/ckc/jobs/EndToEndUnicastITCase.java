@@ -13,7 +13,6 @@ import io.ckc.protocol.kafka.Topics;
 import io.ckc.testing.EmbeddedKafkaExtension;
 import io.ckc.protocol.netty.DatagramTransport;
 import io.netty.channel.EventLoopGroup;
-import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.flink.util.ParameterTool;
 import org.junit.jupiter.api.Test;
@@ -41,9 +40,7 @@ class EndToEndUnicastITCase {
     static final EmbeddedKafkaExtension KAFKA = new EmbeddedKafkaExtension();
 
     @RegisterExtension
-    static final MiniClusterExtension FLINK = new MiniClusterExtension(
-            new MiniClusterResourceConfiguration.Builder().setNumberTaskManagers(1).setNumberSlotsPerTaskManager(4)
-                    .build());
+    static final MiniClusterExtension FLINK = RunningJobs.miniCluster();
 
     @Test
     void everyMessageOf200NodesOnTwoGatewaysRoundTripsExactlyOnceThroughTheEchoAppAtParallelismTwo()

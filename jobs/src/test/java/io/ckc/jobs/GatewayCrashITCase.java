@@ -20,7 +20,6 @@ import io.ckc.protocol.records.Unicast;
 import io.ckc.testing.Await;
 import io.ckc.testing.EmbeddedKafkaExtension;
 import io.netty.channel.EventLoopGroup;
-import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.flink.util.ParameterTool;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -56,9 +55,7 @@ class GatewayCrashITCase {
     static final EmbeddedKafkaExtension KAFKA = new EmbeddedKafkaExtension();
 
     @RegisterExtension
-    static final MiniClusterExtension FLINK = new MiniClusterExtension(
-            new MiniClusterResourceConfiguration.Builder().setNumberTaskManagers(1).setNumberSlotsPerTaskManager(4)
-                    .build());
+    static final MiniClusterExtension FLINK = RunningJobs.miniCluster();
 
     private static final int NODES = 10;
     private static final int DELIVERED_FIRST = 5;

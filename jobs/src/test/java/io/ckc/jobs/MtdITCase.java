@@ -17,7 +17,6 @@ import io.ckc.testing.Await;
 import io.ckc.testing.EmbeddedKafkaExtension;
 import io.ckc.protocol.netty.DatagramTransport;
 import io.netty.channel.EventLoopGroup;
-import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.flink.util.ParameterTool;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -51,9 +50,7 @@ class MtdITCase {
     static final EmbeddedKafkaExtension KAFKA = new EmbeddedKafkaExtension();
 
     @RegisterExtension
-    static final MiniClusterExtension FLINK = new MiniClusterExtension(
-            new MiniClusterResourceConfiguration.Builder().setNumberTaskManagers(1).setNumberSlotsPerTaskManager(4)
-                    .build());
+    static final MiniClusterExtension FLINK = RunningJobs.miniCluster();
 
     private static final int NODES = 20;
     private static final long SHORT_TTL_MS = 2_000;

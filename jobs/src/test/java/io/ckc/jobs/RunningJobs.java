@@ -6,7 +6,9 @@ import org.apache.flink.configuration.ExternalizedCheckpointRetention;
 import org.apache.flink.configuration.StateRecoveryOptions;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.core.execution.SavepointFormatType;
+import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.test.junit5.MiniClusterExtension;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -27,6 +29,12 @@ import java.util.stream.Stream;
  * parallelism. Closing cancels them all.
  */
 final class RunningJobs implements AutoCloseable {
+
+    /** The MiniCluster these tests run their jobs on: one TaskManager with four slots. */
+    static MiniClusterExtension miniCluster() {
+        return new MiniClusterExtension(new MiniClusterResourceConfiguration.Builder().setNumberTaskManagers(1)
+                .setNumberSlotsPerTaskManager(4).build());
+    }
 
     /** Adds a job's operators to an environment. */
     interface JobBuilder {

@@ -4,8 +4,8 @@ import io.ckc.protocol.records.Context;
 import io.ckc.protocol.records.Unicast;
 
 import java.util.ArrayDeque;
+import java.util.Collections;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
@@ -22,8 +22,11 @@ public final class Session {
     final NodeLink link;
     /** Unicasts sent but not yet acknowledged, by delivery id: they go to ckc.unsent if the session breaks. */
     final Map<UUID, Unicast> unacknowledged = new HashMap<>();
-    /** Those of them that came as a broadcast, not from the delivery job: their acknowledgement stays here. */
-    final Set<UUID> broadcasts = new HashSet<>(0);
+    /**
+     * Those of them that came as a broadcast, not from the delivery job: their acknowledgement stays here.
+     * No set of its own until a broadcast comes: most sessions never hold one unacknowledged.
+     */
+    Set<UUID> broadcasts = Collections.emptySet();
     /** The mini-buffer (paper 4.2, when on): the last two unicasts the node acknowledged, oldest first. */
     final ArrayDeque<Unicast> recentlyAcknowledged = new ArrayDeque<>(2);
     long lastHeardMs;

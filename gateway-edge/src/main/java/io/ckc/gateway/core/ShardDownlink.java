@@ -5,6 +5,7 @@ import io.ckc.protocol.records.Unicast;
 import io.ckc.protocol.records.UnsentMessage;
 
 import java.nio.charset.StandardCharsets;
+import java.util.HashSet;
 import java.util.UUID;
 
 /**
@@ -55,6 +56,9 @@ final class ShardDownlink {
             open++;
         }
         if (!routed) {
+            if (session.broadcasts.isEmpty()) {
+                session.broadcasts = new HashSet<>();
+            }
             session.broadcasts.add(deliveryId);
         }
         session.link.deliver(deliveryId, unicast.sender(), unicast.payload());

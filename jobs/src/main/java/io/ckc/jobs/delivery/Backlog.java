@@ -16,8 +16,8 @@ public record Backlog(long nextSeq, int count, long timerAt) {
         return new Backlog(nextSeq + 1, count + 1, timerAt);
     }
 
-    public Backlog removed(int messages) {
-        return new Backlog(nextSeq, count - messages, timerAt);
+    public Backlog removed() {
+        return new Backlog(nextSeq, count - 1, timerAt);
     }
 
     public Backlog withTimer(long at) {

@@ -20,8 +20,9 @@ public record PendingMessage(long seq, Unicast unicast, String gatewayId, long e
         return new PendingMessage(seq, unicast, route.gatewayId(), route.epoch());
     }
 
+    /** Back to waiting: its session could not take it. */
     public PendingMessage unsent() {
-        return new PendingMessage(seq, unicast, null, 0);
+        return waiting(seq, unicast);
     }
 
     public boolean inFlight() {

@@ -184,7 +184,7 @@ public final class RouteToGateway extends KeyedProcessFunction<String, DeliveryI
         }
         acknowledged.inc();
         pending.remove(receipt.messageId());
-        backlog.update(backlog().removed(1));
+        backlog.update(backlog().removed());
         if (message.unicast().receipt()) {
             ctx.output(RECEIPTS, receipt);
         }
@@ -284,7 +284,7 @@ public final class RouteToGateway extends KeyedProcessFunction<String, DeliveryI
         PendingMessage oldest = inOriginalOrder().get(0);
         pending.remove(oldest.unicast().messageId());
         drop(oldest.unicast(), ctx, why + ": oldest dropped");
-        return book.removed(1);
+        return book.removed();
     }
 
     @Override
@@ -296,7 +296,7 @@ public final class RouteToGateway extends KeyedProcessFunction<String, DeliveryI
                 long expiry = expiryOf(message);
                 if (expiry <= timestamp) {
                     pending.remove(message.unicast().messageId());
-                    book = book.removed(1);
+                    book = book.removed();
                     expire(message.unicast(), ctx, message.inFlight()
                             ? "TTL passed before the node acknowledged it"
                             : "TTL passed while the node was disconnected");
@@ -346,7 +346,7 @@ public final class RouteToGateway extends KeyedProcessFunction<String, DeliveryI
     /** Takes a message out of the pending set (its timer stays: it finds nothing to do or the next one). */
     private void forget(PendingMessage message) throws Exception {
         pending.remove(message.unicast().messageId());
-        backlog.update(backlog().removed(1));
+        backlog.update(backlog().removed());
     }
 
     private List<PendingMessage> inOriginalOrder() throws Exception {

@@ -1,11 +1,11 @@
 package io.ckc.jobs.poa.functions;
 
 import io.ckc.jobs.poa.GatewayView;
+import io.ckc.protocol.records.ConnectionStatistics;
 import io.ckc.protocol.records.GatewayList;
+import io.ckc.protocol.records.LoadReport;
 import io.ckc.udfs.GatewayRanking;
 import io.ckc.udfs.GatewaySnapshot;
-import io.ckc.protocol.records.ConnectionStatistics;
-import io.ckc.protocol.records.LoadReport;
 import org.apache.flink.api.common.functions.RuntimeContext;
 import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.api.common.state.ValueStateDescriptor;
