@@ -50,6 +50,7 @@ class TrackGatewayTest {
         push(PoaInput.of(load(10_000)));
         assertThat(last().active()).isTrue();
         assertThat(harness.numProcessingTimeTimers()).isEqualTo(1);
+        int aliveEntries = harness.numKeyedStateEntries();
 
         harness.setProcessingTime(10_000 + X * PERIOD - 1);
         assertThat(last().active()).isTrue();
@@ -61,6 +62,7 @@ class TrackGatewayTest {
         assertThat(last().active()).isTrue();
         assertThat(last().hello().endpoints()).containsExactly(new Endpoint(Endpoint.UDP, "127.0.0.1", 5500));
         assertThat(harness.numProcessingTimeTimers()).as("liveness only: the forget timer went").isEqualTo(1);
+        assertThat(harness.numKeyedStateEntries()).as("nothing of the forgetting left").isEqualTo(aliveEntries);
         harness.setProcessingTime(10_000 + X * PERIOD + RETENTION);
         assertThat(last().gone()).isFalse();
     }
