@@ -13,6 +13,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * A mobile node (MN): connects to a gateway over the reliable-UDP protocol, sends messages to
@@ -37,7 +38,9 @@ public final class MobileNode {
         /** The gateway answered that it no longer holds the session (it timed it out, restarted, or a newer one replaced it). */
         ENDED_BY_GATEWAY(false),
         /** No connect was answered within {@code ClientConfig.connectAttempts}. */
-        CONNECT_FAILED(true);
+        CONNECT_FAILED(true),
+        /** The device's link dropped and came back ({@link MobileNode#linkLost}): a new session at the same gateway. */
+        LINK_LOST(false);
 
         /** Whether the gateway counts as failed: the node reconnects elsewhere first. */
         final boolean gatewayFailed;
@@ -57,6 +60,8 @@ public final class MobileNode {
     private volatile String gatewayId;
     private volatile int maxPayloadBytes = 16 * 1024;
     private volatile SessionEnd lastSessionEnd;
+    /** Deliveries that came again with an id already seen, dropped before the application (a resend after a fault). */
+    private final AtomicLong duplicatesDropped = new AtomicLong();
 
     private long epoch;
     private ReliableSession session;
@@ -206,6 +211,24 @@ public final class MobileNode {
     }
 
 
+    /**
+     * The device's network dropped and is back (a tunnel, a cell change, a modem reset): the session
+     * ends without a word to the gateway and a new one opens at once with the same gateway. Messages
+     * not yet acknowledged, and the outbox, go to the new session; none is handed back.
+     */
+    public void linkLost() {
+        onLoop(() -> {
+            if (state == State.CONNECTED || state == State.CONNECTING) {
+                connectionLost(SessionEnd.LINK_LOST);
+            }
+        });
+    }
+
+    /** Deliveries dropped as duplicates of one already received (same message id), since the node was made. */
+    public long duplicatesDropped() {
+        return duplicatesDropped.get();
+    }
+
     /** Ends the session on purpose and does not reconnect. */
     public void disconnect() {
         onLoop(this::leaveSession);
@@ -277,6 +300,8 @@ public final class MobileNode {
                     if (recentIds.firstTime(delivery.messageId())) {
                         listener.newMessageReceived(this,
                                 new ReceivedMessage(delivery.messageId(), delivery.sender(), delivery.payload()));
+                    } else {
+                        duplicatesDropped.incrementAndGet();
                     }
                 } else if (body instanceof Body.Handover handover) {
                     onHandover(handover.target(), now);

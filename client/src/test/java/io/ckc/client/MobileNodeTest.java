@@ -234,6 +234,39 @@ class MobileNodeTest {
     }
 
     @Test
+    void aNodeWhoseLinkDropsOpensANewSessionAtOnceAndSendsWhatWasNotAcknowledgedThere() throws Exception {
+        FakeGateway gateway = gateway("gw-a");
+        Recorder recorder = new Recorder();
+        MobileNode node = connected(transport(null), gateway, recorder, ClientConfig.DEFAULT);
+        gateway.holdAcks(true);
+        List<UUID> sent = new ArrayList<>(send(node, 5));
+        Await.until("five in, none acknowledged", 10, () -> call(() -> gateway.receivedFrom(node.id()).size() == 5));
+
+        node.linkLost();
+        gateway.holdAcks(false);
+        sent.addAll(send(node, 5));
+        Await.until("a second session", 10, () -> gateway.connects.get() == 2 && node.isConnected());
+        Await.until("all ten in on it", 30, () -> call(() -> gateway.receivedFrom(node.id()).containsAll(sent)));
+        assertThat(recorder.ends).containsExactly(MobileNode.SessionEnd.LINK_LOST);
+        assertThat(node.gatewayId()).as("the same gateway").isEqualTo("gw-a");
+        assertThat(recorder.unsent.get()).as("nothing handed back").isZero();
+    }
+
+    @Test
+    void aDeliveryThatComesAgainIsDroppedAndCounted() throws Exception {
+        FakeGateway gateway = gateway("gw-a");
+        Recorder recorder = new Recorder();
+        MobileNode node = connected(transport(null), gateway, recorder, ClientConfig.DEFAULT);
+        UUID id = UUID.randomUUID();
+        gateway.deliver(node.id(), id, new byte[] {1});
+        gateway.deliver(node.id(), id, new byte[] {1});
+        gateway.deliver(node.id(), UUID.randomUUID(), new byte[] {2});
+        Await.until("three deliveries seen", 10, () -> recorder.messages.size() + node.duplicatesDropped() == 3);
+        assertThat(recorder.messages).hasSize(2).startsWith(id);
+        assertThat(node.duplicatesDropped()).isEqualTo(1);
+    }
+
+    @Test
     void aNodeWhoseMessagesDrawNoAnswerProbesTheGatewayAndKeepsItsSessionWhileThePongsComeBack() throws Exception {
         FakeGateway gateway = gateway("gw-a");
         Recorder recorder = new Recorder();
