@@ -206,6 +206,27 @@ final class FlinkRuntime {
         processes.start(name, home.logs.resolve(name + ".out"), Map.of(), command);
     }
 
+    /**
+     * {@code kill -9} of the standalone cluster's TaskManager, then a new one started; returns once it has
+     * registered with the JobManager (whose jobs then restart on it from their latest checkpoints).
+     */
+    void killTaskManager() {
+        String name = "flink-taskmanager";
+        ProcessHandle process = processes.pid(name).flatMap(ProcessHandle::of)
+                .orElseThrow(() -> new Ckc.Failure("no TaskManager runs: ./ckc flink-cluster start"));
+        process.destroyForcibly();
+        process.onExit().join();
+        Path log = home.log(name);
+        try {
+            Files.deleteIfExists(log); // the new one's registration must not be read off the old one's log
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        startClusterProcess(name, "GET_TM_RESOURCE_PARAMS", "org.apache.flink.runtime.taskexecutor.TaskManagerRunner",
+                home.state.resolve("flink/cluster-conf"));
+        processes.awaitLog(name, log, "Successful registration at resource manager", Duration.ofSeconds(120));
+    }
+
     void stopCluster() {
         processes.stop("flink-taskmanager");
         processes.stop("flink-jobmanager");

@@ -69,22 +69,62 @@ final class KafkaBroker {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-        List<String> java = new ArrayList<>(List.of("java", "-cp", home.libClasspath("kafka"), "-Xms1g", "-Xmx1g",
-                "-XX:+UseG1GC", "-Dkafka.logs.dir=" + home.logs.resolve("kafka"),
-                "-Dlog4j2.configurationFile=" + home.root.resolve("runtime/kafka/conf/log4j2.yaml")));
+        List<String> java = javaCommand();
         String clusterId = Ckc.runForOutput(concat(java, "kafka.tools.StorageTool", "random-uuid")).strip();
         clusterId = clusterId.substring(clusterId.lastIndexOf('\n') + 1);
         Ckc.runOrFail("format Kafka's storage", home.log("kafka-format"),
                 concat(java, "kafka.tools.StorageTool", "format", "-t", clusterId, "-c", properties.toString()));
-        List<String> run = new ArrayList<>(java);
+        launch();
+    }
+
+    private List<String> javaCommand() {
+        return new ArrayList<>(List.of("java", "-cp", home.libClasspath("kafka"), "-Xms1g", "-Xmx1g",
+                "-XX:+UseG1GC", "-Dkafka.logs.dir=" + home.logs.resolve("kafka"),
+                "-Dlog4j2.configurationFile=" + home.root.resolve("runtime/kafka/conf/log4j2.yaml")));
+    }
+
+    /** Starts the broker on the data directory as it is; returns once it has started (again). */
+    private void launch() {
+        Path serverLog = home.logs.resolve("kafka/server.log");
+        long startsBefore = starts(serverLog);
+        List<String> run = javaCommand();
         run.add(processes.gcLog("kafka"));
         run.add("kafka.Kafka");
-        run.add(properties.toString());
+        run.add(home.state.resolve("kafka/server.properties").toString());
         processes.start("kafka", home.log("kafka"), Map.of(), run);
-        Path serverLog = home.logs.resolve("kafka/server.log");
         processes.awaitLog("kafka", home.log("kafka"),
-                () -> Processes.portOpen(PORT) && Processes.contains(serverLog, "Kafka Server started"),
-                Duration.ofSeconds(30), "'Kafka Server started'");
+                () -> Processes.portOpen(PORT) && starts(serverLog) > startsBefore,
+                Duration.ofSeconds(60), "'Kafka Server started'");
+    }
+
+    private static long starts(Path serverLog) {
+        try {
+            return Files.exists(serverLog) ? Files.readAllLines(serverLog, java.nio.charset.StandardCharsets.ISO_8859_1)
+                    .stream().filter(l -> l.contains("Kafka Server started")).count() : 0;
+        } catch (IOException e) {
+            return 0;
+        }
+    }
+
+    /**
+     * Stops the running broker, with SIGTERM (a clean shutdown, waited for up to 60 s) or, {@code kill}, SIGKILL;
+     * then starts it again on its data; returns once it serves.
+     */
+    void restart(boolean kill) {
+        ProcessHandle broker = processes.pid("kafka").flatMap(ProcessHandle::of)
+                .orElseThrow(() -> new Ckc.Failure("Kafka is not running"));
+        if (kill) {
+            broker.destroyForcibly();
+        } else {
+            broker.destroy();
+        }
+        try {
+            broker.onExit().get(60, java.util.concurrent.TimeUnit.SECONDS);
+        } catch (Exception notYet) {
+            broker.destroyForcibly();
+            broker.onExit().join();
+        }
+        launch();
     }
 
     /** The stack's topics: the core's, each gateway's, and the application channels. */

@@ -26,7 +26,7 @@ import java.util.concurrent.Callable;
         description = "Measures CKC beside a bare-Kafka echo in the same run; results in perf/results/<date>-<scenario>/.",
         subcommands = {PerfCommands.Scenario1.class, PerfCommands.Stepped.class, PerfCommands.Overload.class,
                 PerfCommands.Capacity.class, PerfCommands.Mtd.class, PerfCommands.Groupcast.class,
-                PerfCommands.Rebalance.class, PerfCommands.Rescale.class, PerfCommands.Quick.class,
+                PerfCommands.Rebalance.class, PerfCommands.Rescale.class, PerfCommands.Faults.class, PerfCommands.Quick.class,
                 PerfCommands.Handoff.class, PerfCommands.Report.class, PerfSuite.class, PerfAb.class})
 final class PerfCommands implements Runnable {
 
@@ -212,6 +212,39 @@ final class PerfCommands implements Runnable {
 
         StackShape shape() {
             return StackShape.of(1, 1, List.of());
+        }
+    }
+
+    @Command(name = "faults", description = "A steady load and MTD messages on 3 gateways (a JVM each) and the jobs on the "
+            + "standalone Flink cluster, while faults drawn from a seed strike: TaskManager, broker and gateway killed, "
+            + "reconnect bursts, loss and a rate limit on a gateway's path. Lost, duplicates, order, expiry, recovery.")
+    static final class Faults extends OnStack {
+        String scenario() {
+            return "faults";
+        }
+
+        StackShape shape() {
+            return new StackShape(3, "each", 1, 1, List.of(), List.of(), false, FlinkRuntime.CLUSTER_URL);
+        }
+
+        @Override
+        public Integer call() {
+            if (help()) {
+                return 0;
+            }
+            Home home = Home.current();
+            new Stack(home).flink().startCluster(false);
+            boolean network = NetworkFaults.cannot().isEmpty();
+            if (network) {
+                new NetworkFaults().lift(); // a run cut short may have left its rules
+            }
+            try {
+                return super.call();
+            } finally {
+                if (network) {
+                    new NetworkFaults().lift();
+                }
+            }
         }
     }
 

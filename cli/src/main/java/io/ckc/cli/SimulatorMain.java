@@ -1,12 +1,14 @@
 package io.ckc.cli;
 
+import io.ckc.perf.FaultsCommand;
 import io.ckc.perf.PerfCommand;
 import io.ckc.perf.RescaleCommand;
 import picocli.CommandLine;
 
 /**
  * The simulator's entry point when {@code ./ckc} runs it: the perf command tree, with {@code rescale}
- * rescaling the stack's jobs through the operator commands in this JVM (no shell in between).
+ * rescaling the stack's jobs through the operator commands in this JVM (no shell in between), and
+ * {@code faults} killing and restarting the stack's processes ({@link StackFaults}).
  */
 public final class SimulatorMain {
 
@@ -20,6 +22,9 @@ public final class SimulatorMain {
             @Override
             @SuppressWarnings("unchecked")
             public <K> K create(Class<K> type) throws Exception {
+                if (type == FaultsCommand.class) {
+                    return (K) new FaultsCommand(new StackFaults(home));
+                }
                 if (type == RescaleCommand.class) {
                     return (K) new RescaleCommand((job, parallelism, inPlace, out) ->
                             JobsCli.rescale(home, new Stack(home).requireRunning(), job, parallelism, inPlace, out));

@@ -121,13 +121,13 @@ final class Stack {
      * in one. {@code each}: a JVM per gateway, where one gateway must fail alone.
      */
     private void startGateways(StackShape shape) {
-        String jar = home.gatewayJar().toString();
         if (shape.gatewayProcesses().equals("one")) {
             processes.start("gateways", home.log("gateways"), Map.of("CKC_GATEWAY_IDS", String.join(",", shape.gatewayIds()),
                     "CKC_KAFKA_BOOTSTRAP", KafkaBroker.BOOTSTRAP, "CKC_UDP_HOST", "127.0.0.1",
                     "CKC_UDP_PORT", String.valueOf(StackShape.FIRST_UDP_PORT),
                     "CKC_METRICS_PORT", String.valueOf(StackShape.FIRST_METRICS_PORT)),
-                    List.of("java", "-Xmx3g", "-XX:+UseG1GC", processes.gcLog("gateways"), "-jar", jar));
+                    List.of("java", "-Xmx3g", "-XX:+UseG1GC", processes.gcLog("gateways"), "-jar",
+                            home.gatewayJar().toString()));
             for (String id : shape.gatewayIds()) {
                 processes.awaitLog("gateways", home.log("gateways"), "Gateway " + id + " listening on udp",
                         Duration.ofSeconds(60));
@@ -135,15 +135,38 @@ final class Stack {
             return;
         }
         for (int i = 1; i <= shape.gateways(); i++) {
-            processes.start("gateway-" + i, home.log("gateway-" + i), Map.of("CKC_GATEWAY_ID", "gw-" + i,
-                    "CKC_KAFKA_BOOTSTRAP", KafkaBroker.BOOTSTRAP, "CKC_UDP_HOST", "127.0.0.1",
-                    "CKC_UDP_PORT", String.valueOf(StackShape.FIRST_UDP_PORT + i - 1),
-                    "CKC_METRICS_PORT", String.valueOf(StackShape.FIRST_METRICS_PORT + i - 1)),
-                    List.of("java", "-Xmx2g", "-XX:+UseG1GC", processes.gcLog("gateway-" + i), "-jar", jar));
+            launchGateway(i);
         }
         for (int i = 1; i <= shape.gateways(); i++) {
-            processes.awaitLog("gateway-" + i, home.log("gateway-" + i), "listening on udp", Duration.ofSeconds(60));
+            awaitGateway(i);
         }
+    }
+
+    /** Gateway {@code gw-i} in a JVM of its own, UDP port and metrics port by its number. */
+    private void launchGateway(int i) {
+        processes.start("gateway-" + i, home.log("gateway-" + i), Map.of("CKC_GATEWAY_ID", "gw-" + i,
+                "CKC_KAFKA_BOOTSTRAP", KafkaBroker.BOOTSTRAP, "CKC_UDP_HOST", "127.0.0.1",
+                "CKC_UDP_PORT", String.valueOf(StackShape.FIRST_UDP_PORT + i - 1),
+                "CKC_METRICS_PORT", String.valueOf(StackShape.FIRST_METRICS_PORT + i - 1)),
+                List.of("java", "-Xmx2g", "-XX:+UseG1GC", processes.gcLog("gateway-" + i), "-jar", home.gatewayJar().toString()));
+    }
+
+    private void awaitGateway(int i) {
+        processes.awaitLog("gateway-" + i, home.log("gateway-" + i), "listening on udp", Duration.ofSeconds(60));
+    }
+
+    /**
+     * {@code kill -9} of gateway {@code gw-i}'s own JVM (a stack whose gateways run a JVM each), then the gateway
+     * started again; returns once it listens.
+     */
+    void killGateway(int i) {
+        String name = "gateway-" + i;
+        ProcessHandle process = processes.pid(name).flatMap(ProcessHandle::of)
+                .orElseThrow(() -> new Ckc.Failure(name + " is not running: a stack with a JVM per gateway runs one"));
+        process.destroyForcibly();
+        process.onExit().join();
+        launchGateway(i);
+        awaitGateway(i);
     }
 
     /** The pid file of the process that runs gw-1. */

@@ -110,7 +110,7 @@ record StackShape(int gateways, String gatewayProcesses, int appParallelism, int
     boolean serves(StackShape wanted) {
         return gateways == wanted.gateways && appParallelism == wanted.appParallelism
                 && gatewayProcesses.equals(wanted.gatewayProcesses) && jobFlags.equals(wanted.jobFlags)
-                && channels.containsAll(wanted.channels);
+                && channels.containsAll(wanted.channels) && (wanted.flinkUrl == null || wanted.flinkUrl.equals(flinkUrl));
     }
 
     void save(Path file) {

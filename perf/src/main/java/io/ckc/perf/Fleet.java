@@ -81,6 +81,19 @@ final class Fleet implements AutoCloseable {
         }
     }
 
+    /** The echo load's fleet on the stack's gateways, every node connected (up to 3 minutes' wait), sending to its channel. */
+    static Fleet connected(int nodeCount, StackOptions stack, java.io.PrintStream out) throws InterruptedException {
+        List<InetSocketAddress> addresses = stack.gatewayAddresses();
+        if (addresses.isEmpty()) {
+            throw new IllegalArgumentException("the ckc path needs --gateways");
+        }
+        Fleet fleet = new Fleet(nodeCount, addresses, stack.ioThreads).channel(stack.channel);
+        fleet.connectAll(1000);
+        waitFor(() -> fleet.connected.get() >= nodeCount, 180, () -> { });
+        out.printf("%d of %d nodes connected%n", fleet.connected.get(), nodeCount);
+        return fleet;
+    }
+
     /**
      * Node ids carry their index in the low bits, so callbacks find a node's counters without a map, and
      * the fleet's own random high bits, so two fleets of one run (perf rescale's load and its roaming
@@ -111,6 +124,11 @@ final class Fleet implements AutoCloseable {
             causes.add(cause.name().toLowerCase(Locale.ROOT) + "=" + disconnectsByCause.get(cause.ordinal()));
         }
         return causes.toString();
+    }
+
+    /** Deliveries the nodes dropped as repeats of one they had (their SDK's dedupe by message id). */
+    long duplicatesDroppedByNodes() {
+        return nodes.stream().mapToLong(MobileNode::duplicatesDropped).sum();
     }
 
     int maxHandoversOfANode() {
@@ -262,7 +280,8 @@ final class Fleet implements AutoCloseable {
         @Override
         public void newMessageReceived(MobileNode node, ReceivedMessage message) {
             EchoPayload echo = EchoPayload.decode(message.payload());
-            trips.arrived(echo.node(), echo.seq(), TimeUnit.NANOSECONDS.toMicros(System.nanoTime() - echo.sentNanos()));
+            trips.arrived(echo.node(), echo.seq(), TimeUnit.NANOSECONDS.toMicros(System.nanoTime() - echo.sentNanos()),
+                    message.messageId());
         }
 
         @Override

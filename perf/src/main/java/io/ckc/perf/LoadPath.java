@@ -1,8 +1,6 @@
 package io.ckc.perf;
 
 import java.io.PrintStream;
-import java.net.InetSocketAddress;
-import java.util.List;
 
 /**
  * One path an open-loop load runs over: the CKC stack (a fleet of simulated nodes on the
@@ -30,14 +28,7 @@ interface LoadPath extends AutoCloseable {
     /** The CKC path with {@code nodes} nodes connected, or the baseline; ckc needs gateways. */
     static LoadPath open(String path, StackOptions stack, int nodes, PrintStream out) throws Exception {
         if (path.equals(Results.CKC)) {
-            List<InetSocketAddress> addresses = stack.gatewayAddresses();
-            if (addresses.isEmpty()) {
-                throw new IllegalArgumentException("the ckc path needs --gateways");
-            }
-            Fleet fleet = new Fleet(nodes, addresses, stack.ioThreads).channel(stack.channel);
-            fleet.connectAll(1000);
-            Fleet.waitFor(() -> fleet.connected.get() >= nodes, 180, () -> { });
-            out.printf("%d of %d nodes connected%n", fleet.connected.get(), nodes);
+            Fleet fleet = Fleet.connected(nodes, stack, out);
             long disconnectsBefore = fleet.disconnects.get();
             return new LoadPath() {
                 public RoundTrips trips() {

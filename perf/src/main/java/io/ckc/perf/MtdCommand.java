@@ -83,6 +83,9 @@ final class MtdCommand implements Callable<Integer> {
     @Option(names = "--late-allowance-ms", defaultValue = "1000", description = "A message arriving later than this past its deadline counts as an expired delivery (default ${DEFAULT-VALUE})")
     long lateAllowanceMs;
 
+    @Option(names = "--move", description = "A node coming back connects to the next gateway of --gateways, not the one it left")
+    boolean move;
+
     @Option(names = "--drain-seconds", defaultValue = "40", description = "Wait this long without progress for the last replies (default ${DEFAULT-VALUE})")
     int drainSeconds;
 
@@ -95,9 +98,6 @@ final class MtdCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        if (stack.gateways.size() != 1) {
-            throw new IllegalArgumentException("--gateways: the MTD scenarios run on one gateway");
-        }
         Results results = new Results(stack.resultsDir);
         List<MtdReport.Row> rows = new ArrayList<>();
         boolean passed = true;
@@ -121,16 +121,17 @@ final class MtdCommand implements Callable<Integer> {
         return passed ? 0 : 1;
     }
 
-    /** One configuration on the stack's single gateway: connect, send while nodes come and go, drain. */
+    /** One configuration on the stack's gateways: connect, send while nodes come and go, drain. */
     MtdRun.Result run(Configuration configuration) throws Exception {
         Topics topics = new Topics(topicPrefix, Topics.DEFAULT.appPrefix());
-        String gateway = stack.gateways.get(0);
+        String gateway = String.join(",", stack.gateways);
         String sender = "perf-" + configuration.id() + "-" + UUID.randomUUID().toString().substring(0, 8);
         int disconnecting = (int) Math.round(nodes * configuration.disconnectingShare());
         out.printf(Locale.ROOT, "%n%s: %d nodes on %s, %d of them disconnecting for %d s at a time, MTD %s; "
                         + "%d messages to each at %.1f/min, TTL %d ms%n", configuration.id(), nodes, gateway,
                 disconnecting, disconnectSeconds, mtdOn ? "on" : "off", messages, ratePerMinute, ttlMs);
-        MtdRun run = new MtdRun(configuration, nodes, messages, disconnecting, ttlMs, lateAllowanceMs);
+        MtdRun run = new MtdRun(configuration, nodes, messages, disconnecting, ttlMs, lateAllowanceMs,
+                move ? stack.gatewayAddresses() : List.of());
         try (TopicFollower replies = new TopicFollower(stack.bootstrap, topics.app(REPLY_CHANNEL), AppMessage.class,
                      run::onReply, out);
              TopicFollower receipts = new TopicFollower(stack.bootstrap, topics.receipts(), Receipt.class, receipt -> {
@@ -138,7 +139,7 @@ final class MtdCommand implements Callable<Integer> {
                      run.onReceipt(receipt);
                  }
              }, out);
-             Fleet fleet = new Fleet(nodes, List.of(DemoCommand.address(gateway)), stack.ioThreads, run::listener);
+             Fleet fleet = new Fleet(nodes, stack.gatewayAddresses(), stack.ioThreads, run::listener);
              KafkaProducer<String, byte[]> app = producer()) {
             run.attach(fleet);
             FleetProgress progress = new FleetProgress(fleet, (long) nodes * messages, out, run::progressExtra);

@@ -7,6 +7,7 @@ import io.ckc.protocol.records.AppMessage;
 import io.ckc.protocol.records.Receipt;
 import org.HdrHistogram.Histogram;
 
+import java.net.InetSocketAddress;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -56,9 +57,12 @@ final class MtdRun {
     private long meanConnectedNanos;
     private long awayNanos;
     private Fleet fleet;
+    /** Where a node comes back: the next of these after the one it left; empty, the same gateway. */
+    private final List<InetSocketAddress> movesAmong;
 
     MtdRun(MtdCommand.Configuration configuration, int nodes, int messages, int disconnecting, long ttlMs,
-           long lateAllowanceMs) {
+           long lateAllowanceMs, List<InetSocketAddress> movesAmong) {
+        this.movesAmong = List.copyOf(movesAmong);
         this.configuration = configuration;
         this.nodes = nodes;
         this.messages = messages;
@@ -164,7 +168,7 @@ final class MtdRun {
             }
             MobileNode node = fleet.node(i);
             if (away[i]) {
-                node.connect();
+                comeBack(node);
                 away[i] = false;
                 nextChange[i] = now + (long) ((0.5 + random.nextDouble()) * meanConnectedNanos);
             } else {
@@ -176,11 +180,20 @@ final class MtdRun {
         }
     }
 
+    private void comeBack(MobileNode node) {
+        int left = movesAmong.indexOf(node.gatewayAddress());
+        if (movesAmong.isEmpty() || left < 0) {
+            node.connect();
+        } else {
+            node.connectTo(movesAmong.get((left + 1) % movesAmong.size()));
+        }
+    }
+
     /** The sending is over: everyone away comes back. */
     void stopDisconnecting() {
         for (int i = 0; i < disconnecting; i++) {
             if (away[i]) {
-                fleet.node(i).connect();
+                comeBack(fleet.node(i));
                 away[i] = false;
             }
             nextChange[i] = Long.MAX_VALUE;
@@ -219,7 +232,7 @@ final class MtdRun {
     record Result(MtdCommand.Configuration configuration, long sent, long replied, long expired, long dropped,
                   double te, double teDisconnecting, double disconnectingFullShare, long expiredDelivered,
                   long arrivedLate, long expiredEarly, long receivedAndExpired, long unaccounted, long duplicates,
-                  long absences, Histogram fixed, Histogram disconnecting) {
+                  long absences, Histogram fixed, Histogram disconnecting, long unsent, long duplicatesDropped) {
 
         boolean passes() {
             return te == 100.0 && (configuration.disconnectingShare() == 0 || disconnectingFullShare == 100.0)
@@ -280,6 +293,6 @@ final class MtdRun {
         double fullShare = disconnecting == 0 ? Double.NaN : 100.0 * descFull / disconnecting;
         return new Result(configuration, sent, replied, expired, dropped, te, teDesc, fullShare, expiredDelivered, late,
                 early, receivedAndExpired, unaccounted, duplicates.get(), absences.get(), rttFixed.copy(),
-                rttDisconnecting.copy());
+                rttDisconnecting.copy(), fleet.unsent.get(), fleet.duplicatesDroppedByNodes());
     }
 }

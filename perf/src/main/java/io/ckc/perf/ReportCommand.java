@@ -372,7 +372,10 @@ final class ReportCommand implements Callable<Integer> {
                 overloadSection(html, results, overloaded);
             }
             if (Files.exists(results.dir().resolve("rescale.csv"))) {
-                rescaleSection(html, results);
+                timelineSection(html, results, "rescale", "Rescaling under load", RESCALE_NOTE, "while rescaling");
+            }
+            if (Files.exists(results.dir().resolve("faults.csv"))) {
+                timelineSection(html, results, "faults", "Faults under load", FAULTS_NOTE, "under faults");
             }
             return html.append("</body></html>\n").toString();
         }
@@ -566,23 +569,39 @@ final class ReportCommand implements Callable<Integer> {
             html.append("</div>");
         }
 
-        /** The rescale run: its RESULT lines; delivered echoes and p99 RTT second by second, each rescale marked. */
-        private static void rescaleSection(StringBuilder html, Results results) throws IOException {
-            html.append("<h2>Rescaling under load</h2><p class=\"note\">A constant load through the echo app; every "
-                    + "interval one job is rescaled by savepoint (stop-with-savepoint, resubmitted at the new parallelism) "
-                    + "or in place (the adaptive scheduler). Beside it, the paper's mtd_2 outbound scenario keeps MTD "
-                    + "buffers in flight (30% of its nodes leave and come back; last RESULT line). The first interval, "
-                    + "before any rescale, is the same load with no rescale. "
-                    + "downtime_ms: the longest run of seconds without an echo; gap_ms: from the first second the rescale "
-                    + "shows until p99 is back under twice its level before it for 3 s; lost, duplicates and reordered "
-                    + "over each rescale's interval. Vertical lines: when each "
-                    + "./ckc rescale began (it starts a JVM first: the rescale itself shows a few seconds later).</p><pre>");
-            Path text = results.dir().resolve("rescale.txt");
+        static final String RESCALE_NOTE = "A constant load through the echo app; every "
+                + "interval one job is rescaled by savepoint (stop-with-savepoint, resubmitted at the new parallelism) "
+                + "or in place (the adaptive scheduler). Beside it, the paper's mtd_2 outbound scenario keeps MTD "
+                + "buffers in flight (30% of its nodes leave and come back; last RESULT line). The first interval, "
+                + "before any rescale, is the same load with no rescale. "
+                + "downtime_ms: the longest run of seconds without an echo; gap_ms: from the first second the rescale "
+                + "shows until p99 is back under twice its level before it for 3 s; lost, duplicates and reordered "
+                + "over each rescale's interval. Vertical lines: when each "
+                + "./ckc rescale began (it starts a JVM first: the rescale itself shows a few seconds later).";
+
+        static final String FAULTS_NOTE = "A constant load through the echo app, with the paper's mtd_2 beside it (30% "
+                + "of its nodes leave and come back at another gateway; its messages have a TTL), while faults drawn from "
+                + "a seed strike: kill -9 of the TaskManager, the broker stopped (SIGTERM) or killed (kill -9) and started "
+                + "again, kill -9 of a gateway, a burst of nodes losing their link at once, packet loss and a rate limit "
+                + "on one gateway's path. The seconds before the first fault are the baseline. recovery_ms: from the "
+                + "fault (from its lift, for loss and rate limit) to the end of the first second whose echoes are within "
+                + "10% of the load with p99 under 100 ms; nodes_back_ms: after a gateway kill, until every node was "
+                + "connected again. Vertical lines: the faults.";
+
+        /**
+         * A run under a constant load with events (rescales, faults) marked: its RESULT lines; delivered echoes and
+         * p99 RTT second by second beside the load sent, each event a vertical line.
+         */
+        private static void timelineSection(StringBuilder html, Results results, String name, String title, String note,
+                                            String during) throws IOException {
+            html.append("<h2>").append(Charts.escape(title)).append("</h2><p class=\"note\">")
+                    .append(Charts.escape(note)).append("</p><pre>");
+            Path text = results.dir().resolve(name + ".txt");
             if (Files.exists(text)) {
                 Files.readAllLines(text, StandardCharsets.UTF_8).forEach(l -> html.append(Charts.escape(l)).append('\n'));
             }
             html.append("</pre><div class=\"charts\">");
-            List<String[]> rows = Files.readAllLines(results.dir().resolve("rescale.csv"), StandardCharsets.UTF_8).stream()
+            List<String[]> rows = Files.readAllLines(results.dir().resolve(name + ".csv"), StandardCharsets.UTF_8).stream()
                     .skip(1).map(l -> l.split(",", -1)).toList();
             double[] t = rows.stream().mapToDouble(r -> Double.parseDouble(r[0])).toArray();
             double[] delivered = rows.stream().mapToDouble(r -> Double.parseDouble(r[1])).toArray();
@@ -602,9 +621,9 @@ final class ReportCommand implements Callable<Integer> {
                     latency.add(Charts.Series.reference(r[4], new double[] {at, at}, new double[] {minP99, maxP99}));
                 }
             }
-            html.append(Charts.line("Delivered while rescaling", "time (s)", "delivered echoes (msg/s)", Charts.Scale.LINEAR,
+            html.append(Charts.line("Delivered " + during, "time (s)", "delivered echoes (msg/s)", Charts.Scale.LINEAR,
                     throughput));
-            html.append(Charts.line("p99 RTT while rescaling", "time (s)", "p99 RTT (ms, log scale)", Charts.Scale.LOG_Y,
+            html.append(Charts.line("p99 RTT " + during, "time (s)", "p99 RTT (ms, log scale)", Charts.Scale.LOG_Y,
                     latency));
             html.append("</div>");
         }

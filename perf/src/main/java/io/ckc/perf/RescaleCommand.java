@@ -14,14 +14,12 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.BitSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.FutureTask;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * {@code perf rescale}: the load test users run while they rescale. A fleet sends a constant load
@@ -223,33 +221,6 @@ public final class RescaleCommand implements Callable<Integer> {
                 "--bootstrap", stack.bootstrap, "--io-threads", "1", "--results", dir.toString());
         mtd.out = new PrintStream(Files.newOutputStream(dir.resolve("mtd.log")), true, StandardCharsets.UTF_8);
         return mtd;
-    }
-
-    /** The messages the echo application read: each node's numbers, and those read twice. */
-    static final class AppReads {
-        final AtomicLong duplicates = new AtomicLong();
-        private final BitSet[] seen;
-
-        AppReads(int nodes) {
-            seen = new BitSet[nodes];
-            for (int i = 0; i < nodes; i++) {
-                seen[i] = new BitSet();
-            }
-        }
-
-        void read(AppMessage message) {
-            EchoPayload payload = EchoPayload.decode(message.payload());
-            if (payload.node() < 0 || payload.node() >= seen.length) {
-                return; // not this run's
-            }
-            BitSet node = seen[payload.node()];
-            synchronized (node) {
-                if (node.get(payload.seq())) {
-                    duplicates.incrementAndGet();
-                }
-                node.set(payload.seq());
-            }
-        }
     }
 
     /** Rescales through the stack's operator commands; returns the key=value pairs of its RESULT line (empty if it failed). */

@@ -21,6 +21,12 @@ final class RoundTrips {
     final AtomicLong sent = new AtomicLong();
     final AtomicLong delivered = new AtomicLong();
     final AtomicLong duplicates = new AtomicLong();
+    /**
+     * Echoes of one message under a second message id: the application answered it twice (it read the
+     * node's message twice and did not drop the repeat). {@link #duplicates} are echoes under the same id
+     * that passed the node's own dedupe.
+     */
+    final AtomicLong answeredTwice = new AtomicLong();
     /** Echoes of a node that came after an echo of a later message of the same node. */
     final AtomicLong reordered = new AtomicLong();
     /** Messages of the warm-up before a run's measured ones (see {@link #warmUpSeq}): counted, never measured. */
@@ -28,6 +34,8 @@ final class RoundTrips {
     final AtomicLong warmUpDelivered = new AtomicLong();
     private final BitSet[] received;
     private final int[] highestSeq;
+    /** Per node, by seq, the id of the first echo (0: none known); only for echoes that carry one. */
+    private final long[][] echoIds;
     private final Recorder interval = new Recorder(MAX_RTT_MICROS, 3);
     private final Histogram total = new Histogram(MAX_RTT_MICROS, 3);
     private double[] sumBySeq = new double[64];
@@ -36,6 +44,7 @@ final class RoundTrips {
     RoundTrips(int nodes) {
         received = new BitSet[nodes];
         highestSeq = new int[nodes];
+        echoIds = new long[nodes][];
         for (int i = 0; i < nodes; i++) {
             received[i] = new BitSet();
             highestSeq[i] = -1;
@@ -49,17 +58,34 @@ final class RoundTrips {
 
     /** An echo of the {@code seq}-th message of {@code node}; false if it was a duplicate. */
     boolean arrived(int node, int seq, long rttMicros) {
+        return arrived(node, seq, rttMicros, null);
+    }
+
+    /**
+     * An echo that came as message {@code echoId} (null: the path gives none): a repeat under the same id
+     * counts in {@link #duplicates}, under another id in {@link #answeredTwice}.
+     */
+    boolean arrived(int node, int seq, long rttMicros, java.util.UUID echoId) {
         if (seq < 0) {
             warmUpDelivered.incrementAndGet();
             return true;
         }
+        long id = echoId == null ? 0 : echoId.getMostSignificantBits() ^ echoId.getLeastSignificantBits() | 1;
         BitSet seen = received[node];
         synchronized (seen) {
             if (seen.get(seq)) {
-                duplicates.incrementAndGet();
+                long first = echoIdOf(node, seq);
+                if (id != 0 && first != 0 && first != id) {
+                    answeredTwice.incrementAndGet();
+                } else {
+                    duplicates.incrementAndGet();
+                }
                 return false;
             }
             seen.set(seq);
+            if (id != 0) {
+                rememberEchoId(node, seq, id);
+            }
             if (seq < highestSeq[node]) {
                 reordered.incrementAndGet();
             } else {
@@ -69,6 +95,20 @@ final class RoundTrips {
         delivered.incrementAndGet();
         record(seq, rttMicros);
         return true;
+    }
+
+    private long echoIdOf(int node, int seq) {
+        long[] ids = echoIds[node];
+        return ids == null || seq >= ids.length ? 0 : ids[seq];
+    }
+
+    private void rememberEchoId(int node, int seq, long id) {
+        long[] ids = echoIds[node];
+        if (ids == null || seq >= ids.length) {
+            ids = java.util.Arrays.copyOf(ids == null ? new long[0] : ids, Math.max(seq + 1, ids == null ? 16 : ids.length * 2));
+            echoIds[node] = ids;
+        }
+        ids[seq] = id;
     }
 
     /** Records a round trip counted elsewhere (a scenario with its own bookkeeping). */

@@ -12,6 +12,20 @@ import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 class RoundTripsTest {
 
     @Test
+    void aRepeatUnderItsOwnIdPassedTheNodesDedupeAndOneUnderAnotherIdWasAnsweredTwice() {
+        RoundTrips trips = new RoundTrips(1);
+        java.util.UUID first = java.util.UUID.randomUUID();
+        trips.arrived(0, 0, 1_000, first);
+        trips.arrived(0, 40, 1_000, java.util.UUID.randomUUID());
+        assertThat(trips.arrived(0, 0, 1_000, first)).isFalse();
+        assertThat(trips.arrived(0, 0, 1_000, java.util.UUID.randomUUID())).isFalse();
+        assertThat(trips.arrived(0, 40, 1_000, java.util.UUID.randomUUID())).isFalse();
+        assertThat(trips.duplicates.get()).isOne();
+        assertThat(trips.answeredTwice.get()).isEqualTo(2);
+        assertThat(trips.delivered.get()).isEqualTo(2);
+    }
+
+    @Test
     void echoesCountOnceAndLossesAreFoundByMessageNumber() {
         RoundTrips trips = new RoundTrips(2);
         for (int seq : new int[] {0, 1, 3, 2, 5}) { // node 0 misses 4; 2 comes after 3

@@ -1,0 +1,434 @@
+package io.ckc.perf;
+
+import io.ckc.protocol.kafka.Topics;
+import io.ckc.protocol.records.AppMessage;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Random;
+import java.util.concurrent.FutureTask;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * {@code perf faults}: a steady load through the echo application, with the paper's mtd_2 beside it (30% of its
+ * nodes leave and come back at another gateway, their messages bound by a TTL), while faults drawn from a seed
+ * strike the stack: the TaskManager and the broker killed, a gateway killed, bursts of reconnecting nodes, loss
+ * and a rate limit on one gateway's path (see {@link FaultPlan.Kind}). The stack's processes are the
+ * {@link FaultInjector}'s to kill and restart.
+ *
+ * <p>Checked message by message, from ids: lost (sent, never echoed; for the MTD messages, neither answered nor
+ * reported expired or dropped), answered twice by the application, duplicates at the nodes before their dedupe
+ * (counted) and after it (an error), expired messages delivered, echoes out of order, messages handed back
+ * unsent. Per fault: recovery, from the injection (from the lift for loss and rate limit) to the end of the first
+ * second whose echoes are within 10% of the load with p99 under 100 ms; for a gateway kill also how long until its
+ * nodes were all connected again. One sample a second goes to {@code faults.csv}, a RESULT line per fault and
+ * the run's to {@code faults.txt}.
+ */
+@Command(name = "faults", mixinStandardHelpOptions = true, sortOptions = false,
+        description = "Steady load and MTD messages while faults from a seed strike the stack: loss, duplicates, order, expiry, recovery.")
+public final class FaultsCommand implements java.util.concurrent.Callable<Integer> {
+
+    static final String CSV_HEADER = RescaleCommand.CSV_HEADER.replace(",rescale,", ",fault,");
+    /** A second is back to normal when its echoes are within this share of the load... */
+    static final double LOAD_TOLERANCE = 0.10;
+    /** ...and their p99 round trip is under this. */
+    static final double P99_LIMIT_MS = 100;
+
+    @Option(names = "--nodes", defaultValue = "1500", description = "Nodes of the echo load (default ${DEFAULT-VALUE})")
+    int nodes;
+
+    @Option(names = "--rate", defaultValue = "600", description = "Echo messages per second, all nodes together (default ${DEFAULT-VALUE})")
+    double rate;
+
+    @Option(names = "--faults", defaultValue = "21", description = "Faults at least (default ${DEFAULT-VALUE})")
+    int faults;
+
+    @Option(names = "--per-kind", defaultValue = "3", description = "Faults of each kind at least (default ${DEFAULT-VALUE})")
+    int perKind;
+
+    @Option(names = "--kinds", split = ",", defaultValue = "taskmanager-kill,broker-stop,broker-kill,gateway-kill,"
+            + "reconnect-burst,packet-loss,rate-limit", description = "Kinds to inject (default ${DEFAULT-VALUE})")
+    List<String> kinds;
+
+    @Option(names = "--seed", defaultValue = "1", description = "Seed of the plan: order, targets, times (default ${DEFAULT-VALUE})")
+    long seed;
+
+    @Option(names = "--first-fault-seconds", defaultValue = "30",
+            description = "Load before the first fault: the run's baseline (default ${DEFAULT-VALUE})")
+    int firstFaultSeconds;
+
+    @Option(names = "--interval-seconds", defaultValue = "45", description = "Seconds from one fault to the next (default ${DEFAULT-VALUE})")
+    int intervalSeconds;
+
+    @Option(names = "--jitter-seconds", defaultValue = "5", description = "Each fault comes up to this much later (default ${DEFAULT-VALUE})")
+    int jitterSeconds;
+
+    @Option(names = "--impairment-seconds", defaultValue = "10", description = "How long loss and rate limits last (default ${DEFAULT-VALUE})")
+    int impairmentSeconds;
+
+    @Option(names = "--loss-percent", defaultValue = "20", description = "Datagrams dropped on the impaired gateway's path (default ${DEFAULT-VALUE})")
+    int lossPercent;
+
+    @Option(names = "--rate-limit-kbit", defaultValue = "96", description = "Rate of the limited gateway's path, kbit/s (default ${DEFAULT-VALUE})")
+    int rateLimitKbit;
+
+    @Option(names = "--burst-share", defaultValue = "0.3", description = "Share of the load's nodes in a reconnect burst (default ${DEFAULT-VALUE})")
+    double burstShare;
+
+    @Option(names = "--roaming-nodes", defaultValue = "300", description = "Nodes of the MTD scenario beside the load; 0: none (default ${DEFAULT-VALUE})")
+    int roamingNodes;
+
+    @Option(names = "--away-seconds", defaultValue = "20", description = "How long a roaming node stays away (default ${DEFAULT-VALUE})")
+    int awaySeconds;
+
+    @Option(names = "--ttl-ms", defaultValue = "15000", description = "TTL of the MTD messages (default ${DEFAULT-VALUE})")
+    long ttlMs;
+
+    @Option(names = "--recovery-limit-seconds", defaultValue = "30", description = "Longest recovery that passes (default ${DEFAULT-VALUE})")
+    int recoveryLimitSeconds;
+
+    @Option(names = "--drain-seconds", defaultValue = "30", description = "After the load, wait this long without an echo for the last (default ${DEFAULT-VALUE})")
+    int drainSeconds;
+
+    @Option(names = "--lose-on-purpose", defaultValue = "0", hidden = true,
+            description = "Messages counted as sent but never sent: the checks must report them lost")
+    int loseOnPurpose;
+
+    @Mixin
+    StackOptions stack = new StackOptions();
+
+    PrintStream out = System.out;
+
+    private final FaultInjector injector;
+
+    public FaultsCommand() {
+        this(null);
+    }
+
+    public FaultsCommand(FaultInjector injector) {
+        this.injector = injector;
+    }
+
+    /** One second of the run: its echoes, and what had been sent by its end. */
+    record Second(int second, long delivered, double p50Ms, double p99Ms, long sent) {
+    }
+
+    /** A fault as it went: when it struck and when it was over (seconds into the run), what the injector said. */
+    record Struck(FaultPlan.Fault fault, double atSeconds, double overSeconds, String failure, Double nodesBackMs) {
+        /** Where recovery counts from: the lift of an impairment, the blow of anything else. */
+        double recoveryFrom() {
+            return fault.kind().lasts() ? overSeconds : atSeconds;
+        }
+    }
+
+    @Override
+    public Integer call() throws Exception {
+        if (injector == null) {
+            throw new CommandLine.ParameterException(new CommandLine(this),
+                    "perf faults kills and restarts the stack's processes: run it as ./ckc perf faults");
+        }
+        Results results = new Results(stack.resultsDir);
+        List<FaultPlan.Kind> wanted = new ArrayList<>();
+        for (String label : kinds) {
+            FaultPlan.Kind kind = FaultPlan.Kind.of(label);
+            java.util.Optional<String> why = injector.cannot(kind);
+            if (why.isPresent()) {
+                out.println("cannot inject " + kind.label() + " here: " + why.get());
+            } else {
+                wanted.add(kind);
+            }
+        }
+        List<String> gatewayIds = new ArrayList<>();
+        for (int i = 1; i <= stack.gateways.size(); i++) {
+            gatewayIds.add("gw-" + i);
+        }
+        FaultPlan plan = FaultPlan.draw(seed, wanted, faults, perKind, gatewayIds, firstFaultSeconds, intervalSeconds,
+                jitterSeconds);
+        int seconds = firstFaultSeconds + plan.faults().size() * intervalSeconds + jitterSeconds;
+        out.printf(Locale.ROOT, "%d faults of %d kinds over %d s, seed %d:%n", plan.faults().size(), plan.kinds(), seconds,
+                seed);
+        plan.faults().forEach(f -> out.printf(Locale.ROOT, "  %5.1f s  %s%n", f.atSeconds(), f.describe()));
+
+        List<Second> timeline = new ArrayList<>();
+        List<Struck> struck = new ArrayList<>();
+        AppReads app = new AppReads(nodes);
+        MtdCommand mtd = roamingNodes > 0 ? mtdScenario(results.dir(), seconds) : null;
+        java.util.Set<Long> skipped = onPurpose();
+        try (Fleet fleet = Fleet.connected(nodes, stack, out);
+             TopicFollower appReader = new TopicFollower(stack.bootstrap, Topics.DEFAULT.app(stack.channel), AppMessage.class,
+                     app::read, out)) {
+            RoundTrips trips = fleet.trips;
+            boolean[] running = {true};
+            long began = System.nanoTime();
+            Thread sampler = new Thread(() -> trips.everySecond(() -> running[0], echoes -> {
+                synchronized (timeline) {
+                    timeline.add(new Second(timeline.size() + 1, echoes.delivered(), echoes.p50Ms(), echoes.p99Ms(),
+                            trips.sent.get()));
+                }
+                return true;
+            }), "faults-sampler");
+            sampler.setDaemon(true);
+            sampler.start();
+            Thread load = new Thread(() -> {
+                try {
+                    Schedule.runFor(nodes, seconds, rate * 60 / nodes, Schedule.Arrivals.CONSTANT, (node, seq) -> {
+                        if (!skipped.contains(((long) node << 32) | seq)) {
+                            fleet.sendEcho(node, seq);
+                        }
+                    }, trips.sent, () -> { });
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }, "faults-load");
+            FutureTask<MtdRun.Result> roaming = new FutureTask<>(() -> mtd.run(MtdCommand.Configuration.named("mtd_2")));
+            if (mtd != null) {
+                new Thread(roaming, "faults-mtd").start();
+            }
+            load.start();
+            Random bursts = new Random(seed);
+            for (FaultPlan.Fault fault : plan.faults()) {
+                long due = began + (long) (fault.atSeconds() * 1e9);
+                TimeUnit.NANOSECONDS.sleep(Math.max(0, due - System.nanoTime()));
+                struck.add(strike(fault, fleet, bursts, began));
+            }
+            load.join();
+            out.println("load over; waiting for the last echoes...");
+            trips.awaitEchoes(drainSeconds, () -> { });
+            running[0] = false;
+            sampler.join(2_000);
+            MtdRun.Result roamed = mtd == null ? null : roaming.get();
+            List<Second> seconds0;
+            synchronized (timeline) {
+                seconds0 = List.copyOf(timeline);
+            }
+            writeCsv(results.dir().resolve("faults.csv"), seconds0, struck);
+            List<String> lines = new ArrayList<>();
+            long maxRecovery = 0;
+            boolean allRecovered = true;
+            for (int i = 0; i < struck.size(); i++) {
+                Struck s = struck.get(i);
+                double until = i + 1 < struck.size() ? struck.get(i + 1).atSeconds() : seconds0.size();
+                Long recovery = recoveryMs(seconds0, s.recoveryFrom(), until, rate);
+                allRecovered &= recovery != null && recovery <= recoveryLimitSeconds * 1000L && s.failure() == null;
+                maxRecovery = Math.max(maxRecovery, recovery == null ? Long.MAX_VALUE : recovery);
+                lines.add(faultLine(s, recovery));
+            }
+            Outcome outcome = new Outcome(plan.faults().size(), plan.kinds(),
+                    trips.sent.get() + (roamed == null ? 0 : roamed.sent()),
+                    trips.lost() + (roamed == null ? 0 : roamed.unaccounted()),
+                    fleet.unsent.get() + (roamed == null ? 0 : roamed.unsent()),
+                    trips.answeredTwice.get(), app.duplicates.get(),
+                    fleet.duplicatesDroppedByNodes() + (roamed == null ? 0 : roamed.duplicatesDropped()),
+                    trips.duplicates.get() + (roamed == null ? 0 : roamed.duplicates()),
+                    roamed == null ? 0 : roamed.expiredDelivered(), trips.reordered.get(),
+                    maxRecovery == Long.MAX_VALUE ? -1 : maxRecovery, allRecovered);
+            lines.add(outcome.resultLine());
+            if (roamed != null) {
+                lines.add(String.format(Locale.ROOT, "RESULT scenario=faults-mtd nodes=%d away_s=%d ttl_ms=%d sent=%d "
+                                + "answered=%d expired=%d expired_early=%d delivered_late=%d dropped=%d lost=%d "
+                                + "mn_duplicates=%d unsent=%d absences=%d", roamingNodes, awaySeconds, ttlMs, roamed.sent(),
+                        roamed.replied(), roamed.expired(), roamed.expiredEarly(), roamed.arrivedLate(), roamed.dropped(),
+                        roamed.unaccounted(), roamed.duplicates(), roamed.unsent(), roamed.absences()));
+            }
+            Files.write(results.dir().resolve("faults.txt"), lines, StandardCharsets.UTF_8);
+            lines.forEach(out::println);
+            return outcome.passes() ? 0 : 1;
+        } finally {
+            if (mtd != null) {
+                mtd.out.close();
+            }
+        }
+    }
+
+    /** What the run found, message by message; {@link #passes} if nothing was lost, repeated, late or slow. */
+    record Outcome(int faults, long kinds, long sent, long lost, long unsent, long appDuplicates, long appTopicDuplicates,
+                   long mnDuplicatesBeforeDedupe, long mnDuplicatesAfterDedupe, long expiredDelivered, long reordered,
+                   long maxRecoveryMs, boolean allRecovered) {
+
+        boolean passes() {
+            return lost == 0 && unsent == 0 && appDuplicates == 0 && mnDuplicatesAfterDedupe == 0 && expiredDelivered == 0
+                    && reordered == 0 && allRecovered;
+        }
+
+        String resultLine() {
+            return String.format(Locale.ROOT, "RESULT faults=%d kinds=%d sent=%d lost=%d unsent=%d app_duplicates=%d "
+                            + "mn_duplicates_after_dedupe=%d expired_delivered=%d reordered=%d max_recovery_ms=%s "
+                            + "mn_duplicates_before_dedupe=%d app_topic_duplicates=%d all_recovered=%b", faults, kinds, sent,
+                    lost, unsent, appDuplicates, mnDuplicatesAfterDedupe, expiredDelivered, reordered,
+                    maxRecoveryMs < 0 ? "none" : String.valueOf(maxRecoveryMs), mnDuplicatesBeforeDedupe,
+                    appTopicDuplicates, allRecovered);
+        }
+    }
+
+    /** Injects one fault and waits it out; a fault the injector could not bring about is kept with why. */
+    private Struck strike(FaultPlan.Fault fault, Fleet fleet, Random bursts, long began) throws InterruptedException {
+        double at = secondsSince(began);
+        out.printf(Locale.ROOT, "%.1f s: fault %d, %s%n", at, fault.index(), fault.describe());
+        NodesBack back = fault.kind() == FaultPlan.Kind.GATEWAY_KILL ? NodesBack.watch(fleet, nodes) : null;
+        String failure = null;
+        try {
+            switch (fault.kind()) {
+                case TASKMANAGER_KILL -> injector.killTaskManager(out);
+                case BROKER_STOP -> injector.stopBroker(false, out);
+                case BROKER_KILL -> injector.stopBroker(true, out);
+                case GATEWAY_KILL -> injector.killGateway(fault.gateway(), out);
+                case RECONNECT_BURST -> burst(fleet, bursts);
+                case PACKET_LOSS, RATE_LIMIT -> {
+                    boolean loss = fault.kind() == FaultPlan.Kind.PACKET_LOSS;
+                    injector.impair(fault.gateway(), loss ? lossPercent : 0, loss ? 0 : rateLimitKbit, out);
+                    try {
+                        TimeUnit.SECONDS.sleep(impairmentSeconds);
+                    } finally {
+                        injector.lift(out);
+                    }
+                }
+            }
+        } catch (InterruptedException e) {
+            throw e;
+        } catch (Exception e) {
+            failure = e.toString();
+            out.println("  the injection failed: " + failure);
+        }
+        double over = secondsSince(began);
+        Double nodesBackMs = back == null ? null : back.awaitMs(30);
+        out.printf(Locale.ROOT, "%.1f s: fault %d over%s%n", over, fault.index(),
+                nodesBackMs == null ? "" : String.format(Locale.ROOT, "; its nodes all connected again after %.0f ms", nodesBackMs));
+        return new Struck(fault, at, over, failure, nodesBackMs);
+    }
+
+    /** A share of the nodes, drawn anew each time, lose their link at once. */
+    private void burst(Fleet fleet, Random random) {
+        int count = (int) Math.round(fleet.size() * burstShare);
+        int[] all = java.util.stream.IntStream.range(0, fleet.size()).toArray();
+        for (int i = 0; i < count; i++) {
+            int j = i + random.nextInt(all.length - i);
+            int node = all[j];
+            all[j] = all[i];
+            all[i] = node;
+            fleet.node(node).linkLost();
+        }
+        out.println("  " + count + " nodes lost their link");
+    }
+
+    /** Watches the load's nodes after a gateway kill: when the sessions it ended were all open again. */
+    private static final class NodesBack {
+        private final Thread watcher;
+        private volatile Double backMs;
+
+        private NodesBack(Thread watcher) {
+            this.watcher = watcher;
+        }
+
+        static NodesBack watch(Fleet fleet, int nodes) {
+            long start = System.nanoTime();
+            NodesBack[] self = new NodesBack[1];
+            Thread watcher = new Thread(() -> {
+                boolean dropped = false;
+                long deadline = start + TimeUnit.SECONDS.toNanos(60);
+                while (System.nanoTime() < deadline) {
+                    int connected = fleet.connected.get();
+                    dropped |= connected < nodes;
+                    if (dropped && connected >= nodes) {
+                        self[0].backMs = (System.nanoTime() - start) / 1e6;
+                        return;
+                    }
+                    try {
+                        Thread.sleep(20);
+                    } catch (InterruptedException e) {
+                        return;
+                    }
+                }
+            }, "faults-nodes-back");
+            self[0] = new NodesBack(watcher);
+            watcher.setDaemon(true);
+            watcher.start();
+            return self[0];
+        }
+
+        /** How long until every node was connected again (ms), or null if not within the watch. */
+        Double awaitMs(int seconds) throws InterruptedException {
+            watcher.join(TimeUnit.SECONDS.toMillis(seconds));
+            return backMs;
+        }
+    }
+
+    private static double secondsSince(long began) {
+        return (System.nanoTime() - began) / 1e9;
+    }
+
+    /** The messages {@code --lose-on-purpose} never sends: one each of the first nodes, mid-run, keyed node << 32 | seq. */
+    private java.util.Set<Long> onPurpose() {
+        java.util.Set<Long> skipped = new java.util.HashSet<>();
+        double perNodePerSecond = rate / nodes;
+        int seq = Math.max(1, (int) (perNodePerSecond * firstFaultSeconds));
+        for (int node = 0; node < Math.min(loseOnPurpose, nodes); node++) {
+            skipped.add(((long) node << 32) | seq);
+        }
+        return skipped;
+    }
+
+    /**
+     * Milliseconds from {@code fromSeconds} to the end of the first whole second after it (and before
+     * {@code untilSeconds}) whose echoes are within {@link #LOAD_TOLERANCE} of {@code load} with p99 under
+     * {@link #P99_LIMIT_MS}; null if none.
+     */
+    static Long recoveryMs(List<Second> timeline, double fromSeconds, double untilSeconds, double load) {
+        for (Second s : timeline) {
+            if (s.second() - 1 < fromSeconds) {
+                continue;
+            }
+            if (s.second() > untilSeconds) {
+                return null;
+            }
+            if (Math.abs(s.delivered() - load) <= LOAD_TOLERANCE * load && s.p99Ms() < P99_LIMIT_MS) {
+                return Math.round((s.second() - fromSeconds) * 1000);
+            }
+        }
+        return null;
+    }
+
+    private static String faultLine(Struck s, Long recovery) {
+        return String.format(Locale.ROOT, "RESULT fault=%d kind=%s target=%s at_s=%.1f over_s=%.1f recovery_ms=%s%s%s",
+                s.fault().index(), s.fault().kind().label(), s.fault().gateway() == null ? "-" : s.fault().gateway(),
+                s.atSeconds(), s.overSeconds(), recovery == null ? "none" : String.valueOf(recovery),
+                s.nodesBackMs() == null ? (s.fault().kind() == FaultPlan.Kind.GATEWAY_KILL ? " nodes_back_ms=none" : "")
+                        : String.format(Locale.ROOT, " nodes_back_ms=%.0f", s.nodesBackMs()),
+                s.failure() == null ? "" : " failed=" + s.failure().replace(' ', '_'));
+    }
+
+    /** The paper's mtd_2 over every gateway, sized to last as long as the load; nodes come back at another gateway. */
+    private MtdCommand mtdScenario(Path dir, int seconds) throws IOException {
+        MtdCommand mtd = new MtdCommand();
+        new CommandLine(mtd).parseArgs("--configs", "mtd_2", "--mtd", "true", "--nodes", String.valueOf(roamingNodes),
+                "--rate", "6", "--messages", String.valueOf(Math.max(1, seconds / 10)), "--ttl-ms", String.valueOf(ttlMs),
+                "--disconnect-seconds", String.valueOf(awaySeconds), "--move", "--gateways", String.join(",", stack.gateways),
+                "--bootstrap", stack.bootstrap, "--io-threads", "1", "--results", dir.toString());
+        mtd.out = new PrintStream(Files.newOutputStream(dir.resolve("mtd.log")), true, StandardCharsets.UTF_8);
+        return mtd;
+    }
+
+    /** The timeline in the layout of {@code rescale.csv}, each fault marked in the second it struck. */
+    private static void writeCsv(Path file, List<Second> timeline, List<Struck> struck) throws IOException {
+        List<String> lines = new ArrayList<>(List.of(CSV_HEADER));
+        long sentBefore = 0;
+        for (Second s : timeline) {
+            String mark = String.join(" ", struck.stream().filter(f -> (int) Math.ceil(f.atSeconds()) == s.second())
+                    .map(f -> f.fault().index() + ":" + f.fault().describe()).toList());
+            lines.add(String.format(Locale.ROOT, "%d,%d,%.3f,%.3f,%s,%d", s.second(), s.delivered(), s.p50Ms(), s.p99Ms(),
+                    mark, s.sent() - sentBefore));
+            sentBefore = s.sent();
+        }
+        Files.write(file, lines, StandardCharsets.UTF_8);
+    }
+}
