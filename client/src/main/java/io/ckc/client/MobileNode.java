@@ -66,6 +66,10 @@ public final class MobileNode {
     private long epoch;
     private ReliableSession session;
     private final Outbox outbox;
+    /** Messages the gateway could not write to the core, in the order they were sent: they go again first. */
+    private final List<Body.Outgoing> retrying = new ArrayList<>(0);
+    /** When they, and the outbox behind them, go to the open session again. */
+    private long outboxRetryAtMs = Long.MAX_VALUE;
     private final RecentIds recentIds;
     private final LivenessProbe liveness;
     private final ConnectBackoff backoff;
@@ -201,7 +205,7 @@ public final class MobileNode {
     /** Sends at once when connected, else keeps it in the outbox; unsent after close or when the outbox is full. */
     private void enqueue(Body.Outgoing message) {
         onLoop(() -> {
-            if (state == State.CONNECTED && !handover.draining()) {
+            if (state == State.CONNECTED && !handover.draining() && outbox.isEmpty() && retrying.isEmpty()) {
                 session.send(message, nowMs());
                 transport.activate(this);
             } else if (state == State.CLOSED || !outbox.offer(message, nowMs())) {
@@ -222,6 +226,11 @@ public final class MobileNode {
                 connectionLost(SessionEnd.LINK_LOST);
             }
         });
+    }
+
+    /** Messages waiting for a gateway to take them (refused ones to go again, and the outbox); read it on the node's event loop. */
+    int outboxSize() {
+        return outbox.size() + retrying.size();
     }
 
     /** Deliveries dropped as duplicates of one already received (same message id), since the node was made. */
@@ -353,7 +362,13 @@ public final class MobileNode {
             }
             return true;
         }
-        return session.hasInFlight();
+        if (now >= outboxRetryAtMs) {
+            outboxRetryAtMs = Long.MAX_VALUE;
+            retrying.forEach(message -> session.send(message, now));
+            retrying.clear();
+            outbox.takeAll().forEach(message -> session.send(message, now));
+        }
+        return session.hasInFlight() || !outbox.isEmpty() || !retrying.isEmpty();
     }
 
     void checkLiveness(long now) {
@@ -402,6 +417,7 @@ public final class MobileNode {
         } else {
             listener.connected(this);
         }
+        outboxRetryAtMs = Long.MAX_VALUE;
         if (!outbox.isEmpty()) {
             outbox.takeAll().forEach(message -> session.send(message, now));
             transport.activate(this);
@@ -414,7 +430,13 @@ public final class MobileNode {
             return;
         }
         Body refused = error.seq() > 0 ? session.onRefused(error.seq(), now, error.code() == ErrorCode.BUSY) : null;
-        if (refused instanceof Body.Outgoing message) {
+        if (refused instanceof Body.Outgoing message && error.code() == ErrorCode.PUBLISH_FAILED) {
+            // The gateway could not reach the core (Kafka down or restarting): the message waits in the outbox, with
+            // whatever the application sends meanwhile, and goes again a little later; nothing is handed back.
+            retrying.add(message);
+            outboxRetryAtMs = Math.min(outboxRetryAtMs, now + config.reconnectDelayMs());
+            transport.activate(this);
+        } else if (refused instanceof Body.Outgoing message) {
             listener.unsentMessages(this, List.of(message));
         }
         listener.internalException(this, new MessageRejectedException(error.code(), error.message()));
@@ -456,7 +478,10 @@ public final class MobileNode {
     private void completeHandover(long now) {
         GatewayAddress target = handover.leave(gatewayId);
         transport.send(new Frame.Disconnect(id, epoch), gateway);
-        outbox.putBack(unacknowledgedMessages(), now);
+        List<Body.Outgoing> again = new ArrayList<>(retrying);
+        retrying.clear();
+        again.addAll(unacknowledgedMessages());
+        outbox.putBack(again, now);
         session = null;
         state = State.DISCONNECTED;
         gatewayId = null;
@@ -482,7 +507,11 @@ public final class MobileNode {
     private void endSession(SessionEnd cause) {
         boolean onPurpose = cause == SessionEnd.LEFT;
         boolean wasConnected = state == State.CONNECTED;
-        List<Body.Outgoing> unacknowledged = session == null ? List.of() : unacknowledgedMessages();
+        List<Body.Outgoing> unacknowledged = new ArrayList<>(retrying);
+        retrying.clear();
+        if (session != null) {
+            unacknowledged.addAll(unacknowledgedMessages());
+        }
         List<Body.Outgoing> unsent = new ArrayList<>();
         if (onPurpose || !reconnectWanted) {
             unsent.addAll(unacknowledged);

@@ -51,6 +51,7 @@ final class FakeGateway implements AutoCloseable {
     }
 
     private final List<Held> heldAcks = new ArrayList<>();
+    private ErrorCode refusalCode = ErrorCode.BUSY;
     /** Data frames seen the first time, not yet acknowledged: what the node has in flight. */
     private int unacknowledged;
     private int mostUnacknowledged;
@@ -110,7 +111,19 @@ final class FakeGateway implements AutoCloseable {
 
     /** The next {@code times} messages are refused as BUSY, as a gateway whose core is behind refuses them. */
     void refuseMessagesAsBusy(int times) throws Exception {
-        call(() -> busyRefusals = times);
+        refuseMessages(times, ErrorCode.BUSY);
+    }
+
+    int refusalsLeft() throws Exception {
+        return call(() -> busyRefusals);
+    }
+
+    /** The next {@code times} messages are refused with {@code code}. */
+    void refuseMessages(int times, ErrorCode code) throws Exception {
+        call(() -> {
+            refusalCode = code;
+            return busyRefusals = times;
+        });
     }
 
     void holdAcks(boolean hold) throws Exception {
@@ -197,7 +210,7 @@ final class FakeGateway implements AutoCloseable {
                 for (ReliableSession.Received r : session.onData(data.seq(), data.body())) {
                     if (busyRefusals > 0) {
                         busyRefusals--;
-                        session.refuse(r.seq(), new Frame.Error(node, frame.epoch(), ErrorCode.BUSY, r.seq(), "behind"));
+                        session.refuse(r.seq(), new Frame.Error(node, frame.epoch(), refusalCode, r.seq(), "refused"));
                         continue;
                     }
                     received.computeIfAbsent(node, k -> new ArrayList<>()).add(((Body.Outgoing) r.body()).messageId());

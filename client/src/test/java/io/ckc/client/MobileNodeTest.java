@@ -1,5 +1,6 @@
 package io.ckc.client;
 
+import io.ckc.protocol.frame.ErrorCode;
 import io.ckc.protocol.frame.Body;
 import io.ckc.protocol.mrudp.ReliabilityConfig;
 import io.ckc.testing.Await;
@@ -196,6 +197,25 @@ class MobileNodeTest {
         send(node, 1);
         Await.until("the next one taken", 10, () -> call(() -> gateway.receivedFrom(node.id()).size() == 2));
         assertThat(recorder.unsent.get()).as("the refused two were not sent again and taken").isEqualTo(2);
+    }
+
+    @Test
+    void messagesTheGatewayCouldNotWriteToTheCoreGoAgainLaterWithWhatWasSentMeanwhileNoneHandedBack() throws Exception {
+        FakeGateway gateway = gateway("gw-a");
+        Recorder recorder = new Recorder();
+        ClientTransport transport = transport(null);
+        MobileNode node = connected(transport, gateway, recorder, ClientConfig.DEFAULT);
+        gateway.refuseMessages(2, ErrorCode.PUBLISH_FAILED);
+        List<UUID> first = send(node, 2);
+        Await.until("both refused and waiting at the node", 10, () -> call(() -> gateway.refusalsLeft() == 0
+                && onLoop(transport, node::outboxSize) == 2));
+        List<UUID> later = send(node, 3);
+        Await.until("all five in", 20, () -> call(() -> gateway.receivedFrom(node.id()).size() == 5));
+        List<UUID> all = new ArrayList<>(first);
+        all.addAll(later);
+        assertThat(gateway.receivedFrom(node.id())).as("the refused first, then what waited behind them")
+                .containsExactlyElementsOf(all);
+        assertThat(recorder.unsent.get()).isZero();
     }
 
     @Test

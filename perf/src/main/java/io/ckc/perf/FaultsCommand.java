@@ -45,10 +45,10 @@ public final class FaultsCommand implements java.util.concurrent.Callable<Intege
     /** ...and their p99 round trip is under this. */
     static final double P99_LIMIT_MS = 100;
 
-    @Option(names = "--nodes", defaultValue = "1500", description = "Nodes of the echo load (default ${DEFAULT-VALUE})")
+    @Option(names = "--nodes", defaultValue = "1000", description = "Nodes of the echo load (default ${DEFAULT-VALUE})")
     int nodes;
 
-    @Option(names = "--rate", defaultValue = "600", description = "Echo messages per second, all nodes together (default ${DEFAULT-VALUE})")
+    @Option(names = "--rate", defaultValue = "300", description = "Echo messages per second, all nodes together (default ${DEFAULT-VALUE})")
     double rate;
 
     @Option(names = "--faults", defaultValue = "21", description = "Faults at least (default ${DEFAULT-VALUE})")
