@@ -409,13 +409,7 @@ public final class FaultsCommand implements java.util.concurrent.Callable<Intege
 
     /** The paper's mtd_2 over every gateway, sized to last as long as the load; nodes come back at another gateway. */
     private MtdCommand mtdScenario(Path dir, int seconds) throws IOException {
-        MtdCommand mtd = new MtdCommand();
-        new CommandLine(mtd).parseArgs("--configs", "mtd_2", "--mtd", "true", "--nodes", String.valueOf(roamingNodes),
-                "--rate", "6", "--messages", String.valueOf(Math.max(1, seconds / 10)), "--ttl-ms", String.valueOf(ttlMs),
-                "--disconnect-seconds", String.valueOf(awaySeconds), "--move", "--gateways", String.join(",", stack.gateways),
-                "--bootstrap", stack.bootstrap, "--io-threads", "1", "--results", dir.toString());
-        mtd.out = new PrintStream(Files.newOutputStream(dir.resolve("mtd.log")), true, StandardCharsets.UTF_8);
-        return mtd;
+        return MtdCommand.besideLoad(stack, stack.gateways, dir, roamingNodes, seconds, ttlMs, awaySeconds, true);
     }
 
     /** The timeline in the layout of {@code rescale.csv}, each fault marked in the second it struck. */

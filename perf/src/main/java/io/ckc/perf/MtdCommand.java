@@ -16,7 +16,11 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
+import java.io.IOException;
 import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -119,6 +123,26 @@ final class MtdCommand implements Callable<Integer> {
         MtdReport.printFigure17(out, rows);
         rows.forEach(r -> out.println(r.resultLine()));
         return passed ? 0 : 1;
+    }
+
+    /**
+     * The paper's mtd_2 beside another scenario's load, sized to last {@code seconds}: {@code nodes} nodes, a unicast
+     * every 10 s to each with a TTL of {@code ttlMs}, 30% of them away {@code awaySeconds} at a time (coming back at
+     * another gateway with {@code move}); its progress goes to {@code mtd.log} in {@code dir}.
+     */
+    static MtdCommand besideLoad(StackOptions stack, List<String> gateways, Path dir, int nodes, int seconds, long ttlMs,
+                                 int awaySeconds, boolean move) throws IOException {
+        MtdCommand mtd = new MtdCommand();
+        List<String> args = new ArrayList<>(List.of("--configs", "mtd_2", "--mtd", "true", "--nodes", String.valueOf(nodes),
+                "--rate", "6", "--messages", String.valueOf(Math.max(1, seconds / 10)), "--ttl-ms", String.valueOf(ttlMs),
+                "--disconnect-seconds", String.valueOf(awaySeconds), "--gateways", String.join(",", gateways),
+                "--bootstrap", stack.bootstrap, "--io-threads", "1", "--results", dir.toString()));
+        if (move) {
+            args.add("--move");
+        }
+        new picocli.CommandLine(mtd).parseArgs(args.toArray(String[]::new));
+        mtd.out = new PrintStream(Files.newOutputStream(dir.resolve("mtd.log")), true, StandardCharsets.UTF_8);
+        return mtd;
     }
 
     /** One configuration on the stack's gateways: connect, send while nodes come and go, drain. */

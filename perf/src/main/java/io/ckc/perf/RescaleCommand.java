@@ -214,13 +214,7 @@ public final class RescaleCommand implements Callable<Integer> {
         if (stack.gateways.size() != 1) {
             throw new IllegalArgumentException("--gateways: perf rescale runs on one gateway");
         }
-        MtdCommand mtd = new MtdCommand();
-        new CommandLine(mtd).parseArgs("--configs", "mtd_2", "--mtd", "true", "--nodes", String.valueOf(roamingNodes),
-                "--rate", "6", "--messages", String.valueOf(Math.max(1, seconds / 10)), "--ttl-ms", String.valueOf(ttlMs),
-                "--disconnect-seconds", String.valueOf(awaySeconds), "--gateways", stack.gateways.get(0),
-                "--bootstrap", stack.bootstrap, "--io-threads", "1", "--results", dir.toString());
-        mtd.out = new PrintStream(Files.newOutputStream(dir.resolve("mtd.log")), true, StandardCharsets.UTF_8);
-        return mtd;
+        return MtdCommand.besideLoad(stack, stack.gateways, dir, roamingNodes, seconds, ttlMs, awaySeconds, false);
     }
 
     /** Rescales through the stack's operator commands; returns the key=value pairs of its RESULT line (empty if it failed). */
