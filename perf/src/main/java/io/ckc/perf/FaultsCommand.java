@@ -18,7 +18,6 @@ import java.util.Locale;
 import java.util.Random;
 import java.util.concurrent.FutureTask;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * {@code perf faults}: a steady load through the echo application, with the paper's mtd_2 beside it (30% of its
@@ -164,7 +163,7 @@ public final class FaultsCommand implements java.util.concurrent.Callable<Intege
         List<Struck> struck = new ArrayList<>();
         AppReads app = new AppReads(nodes);
         MtdCommand mtd = roamingNodes > 0 ? mtdScenario(results.dir(), seconds) : null;
-        java.util.Set<Long> skipped = onPurpose();
+        int skippedSeq = seqLostOnPurpose();
         try (Fleet fleet = Fleet.connected(nodes, stack, out);
              TopicFollower appReader = new TopicFollower(stack.bootstrap, Topics.DEFAULT.app(stack.channel), AppMessage.class,
                      app::read, out)) {
@@ -183,7 +182,7 @@ public final class FaultsCommand implements java.util.concurrent.Callable<Intege
             Thread load = new Thread(() -> {
                 try {
                     Schedule.runFor(nodes, seconds, rate * 60 / nodes, Schedule.Arrivals.CONSTANT, (node, seq) -> {
-                        if (!skipped.contains(((long) node << 32) | seq)) {
+                        if (node >= loseOnPurpose || seq != skippedSeq) {
                             fleet.sendEcho(node, seq);
                         }
                     }, trips.sent, () -> { });
@@ -367,15 +366,9 @@ public final class FaultsCommand implements java.util.concurrent.Callable<Intege
         return (System.nanoTime() - began) / 1e9;
     }
 
-    /** The messages {@code --lose-on-purpose} never sends: one each of the first nodes, mid-run, keyed node << 32 | seq. */
-    private java.util.Set<Long> onPurpose() {
-        java.util.Set<Long> skipped = new java.util.HashSet<>();
-        double perNodePerSecond = rate / nodes;
-        int seq = Math.max(1, (int) (perNodePerSecond * firstFaultSeconds));
-        for (int node = 0; node < Math.min(loseOnPurpose, nodes); node++) {
-            skipped.add(((long) node << 32) | seq);
-        }
-        return skipped;
+    /** The number of the message that each of the first {@code --lose-on-purpose} nodes never sends: one mid-run. */
+    private int seqLostOnPurpose() {
+        return Math.max(1, (int) (rate / nodes * firstFaultSeconds));
     }
 
     /**
