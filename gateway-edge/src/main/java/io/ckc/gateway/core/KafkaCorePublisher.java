@@ -19,11 +19,14 @@ import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.errors.TimeoutException;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Properties;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
@@ -42,6 +45,7 @@ public final class KafkaCorePublisher implements CorePublisher {
 
     private static final Logger LOG = LoggerFactory.getLogger(KafkaCorePublisher.class);
     private static final long TOPIC_REFRESH_MS = 10_000;
+    private static final long METADATA_WARM_UP_MS = 10_000;
 
     private final Topics topics;
     private final GatewayMetrics metrics;
@@ -50,6 +54,7 @@ public final class KafkaCorePublisher implements CorePublisher {
     private final ObjectMapper mapper = Json.newMapper();
     private final ScheduledExecutorService refresher;
     private final AtomicBoolean refreshPending = new AtomicBoolean();
+    private final RepeatedWarning writeFailed = new RepeatedWarning(LOG, 10, TimeUnit.SECONDS);
     private volatile Set<String> knownTopics = Set.of();
 
     /** A publisher writing through its host's producer, which it leaves open on close. */
@@ -64,17 +69,26 @@ public final class KafkaCorePublisher implements CorePublisher {
             return t;
         });
         refreshTopics();
+        awaitMetadata(METADATA_WARM_UP_MS);
         refresher.scheduleWithFixedDelay(this::refreshTopics, TOPIC_REFRESH_MS, TOPIC_REFRESH_MS, TimeUnit.MILLISECONDS);
     }
 
-    /** The gateway producer's settings: idempotent, every replica's ack, the configured linger. */
+    /**
+     * The gateway producer's settings: idempotent, every replica's ack, the configured linger, and a send that never
+     * blocks. Why {@code max.block.ms} 0: {@code send} runs on the gateway's event loops, and when the broker goes away
+     * the client falls back to its bootstrap metadata, after which each send waited the whole block time for a topic's
+     * partitions: with 5 s, two sends held an event loop for 10 s, its nodes' probes went unanswered, and a broker
+     * restart became a reconnect storm of every node. Now a send without metadata fails at once, the node is told
+     * PUBLISH_FAILED and sends again a second later, and the producer fetches the metadata in the background; the
+     * publisher fetches it for the topics it writes before the gateway opens ({@link #awaitMetadata}).
+     */
     public static KafkaProducer<String, byte[]> newProducer(CoreOptions config, String clientId) {
         Properties props = KafkaClientConfig.client(config.kafkaBootstrap());
         props.put(ProducerConfig.CLIENT_ID_CONFIG, clientId);
         props.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
         props.put(ProducerConfig.ACKS_CONFIG, "all");
         props.put(ProducerConfig.LINGER_MS_CONFIG, config.kafkaLingerMs());
-        props.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, 5_000);
+        props.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, 0);
         props.put(ProducerConfig.MAX_REQUEST_SIZE_CONFIG, 4 * 1024 * 1024); // a ConnectionReport part of many nodes
         props.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
         props.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
@@ -152,13 +166,13 @@ public final class KafkaCorePublisher implements CorePublisher {
                     done.complete(null);
                 } else {
                     metrics.kafkaErrors.inc();
-                    LOG.warn("Kafka write to {} failed: {}", topic, error.toString());
+                    writeFailed.warn("Kafka write to {} failed: {}", topic, error.toString());
                     done.completeExceptionally(error);
                 }
             });
         } catch (RuntimeException e) {
             metrics.kafkaErrors.inc();
-            LOG.warn("Kafka write to {} refused: {}", topic, e.toString());
+            writeFailed.warn("Kafka write to {} refused: {}", topic, e.toString());
             done.completeExceptionally(e);
         }
         return done;
@@ -167,10 +181,50 @@ public final class KafkaCorePublisher implements CorePublisher {
     private void refreshTopics() {
         refreshPending.set(false);
         try {
-            knownTopics = Set.copyOf(admin.listTopics().names().get(10, TimeUnit.SECONDS));
+            Set<String> found = Set.copyOf(admin.listTopics().names().get(10, TimeUnit.SECONDS));
+            found.stream().filter(topic -> !knownTopics.contains(topic) && topics.isApp(topic)).forEach(this::requestMetadata);
+            knownTopics = found;
         } catch (Exception e) {
             metrics.kafkaErrors.inc();
             LOG.warn("Cannot list Kafka topics: {}", e.toString());
+        }
+    }
+
+    /**
+     * Waits, on the calling thread, until the producer has the partitions of every topic this gateway writes (the
+     * core topics and the {@code app.*} topics that exist), or {@code timeoutMs} passed: the producer never blocks a
+     * send, so without them the first message to each topic would be refused.
+     */
+    private void awaitMetadata(long timeoutMs) {
+        List<String> pending = new ArrayList<>(List.of(topics.mnEvents(), topics.context(), topics.groupcast(),
+                topics.unsent(), topics.delivered(), topics.deadLetter(), topics.gatewayHello(), topics.gatewayLoad(),
+                topics.gatewayConnections()));
+        knownTopics.stream().filter(topics::isApp).forEach(pending::add);
+        long deadline = System.currentTimeMillis() + timeoutMs;
+        while (!pending.isEmpty() && System.currentTimeMillis() < deadline) {
+            pending.removeIf(this::requestMetadata);
+            if (!pending.isEmpty()) {
+                try {
+                    Thread.sleep(20);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    return;
+                }
+            }
+        }
+        if (!pending.isEmpty()) {
+            LOG.warn("No Kafka metadata after {} ms for {}: the first messages to them are refused and sent again",
+                    timeoutMs, pending);
+        }
+    }
+
+    /** Whether the producer has the topic's partitions; if not, it fetches them in the background. */
+    private boolean requestMetadata(String topic) {
+        try {
+            producer.partitionsFor(topic);
+            return true;
+        } catch (TimeoutException e) {
+            return false;
         }
     }
 

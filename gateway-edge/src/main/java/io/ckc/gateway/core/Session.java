@@ -35,6 +35,12 @@ public final class Session {
     /** The context last written to ckc.context for this node, and when (the shard's clock, ms). */
     Context reportedContext;
     long reportedContextMs;
+    /**
+     * Null while the node's messages are written as they come. Once a write failed (PUBLISH_FAILED), the ids of the
+     * messages refused since: the node sends them again in order, and until the first of them comes back, every
+     * later message is refused too, so that none overtakes a refused one in Kafka.
+     */
+    Set<UUID> refusedUplinks;
     /** When a node that acknowledged a handover is considered gone even if it never says so; 0 if not leaving. */
     long leavingDeadlineMs;
 

@@ -7,6 +7,11 @@ import io.ckc.protocol.records.ContextReport;
 import io.ckc.protocol.records.Groupcast;
 import io.prometheus.metrics.core.metrics.Counter;
 
+import java.util.HashSet;
+import java.util.UUID;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ThreadLocalRandom;
@@ -18,6 +23,9 @@ import java.util.concurrent.ThreadLocalRandom;
  * it is due. Confined to the shard's event loop; writes complete back on it.
  */
 final class ShardUplink {
+
+    /** Refused ids a session remembers while its writes are held: a node has no more than its window in flight. */
+    private static final int MAX_REFUSED_REMEMBERED = 1024;
 
     private final CoreOptions config;
     private final CorePublisher publisher;
@@ -43,6 +51,13 @@ final class ShardUplink {
                     "payload of " + uplink.payload().length + " bytes exceeds " + config.maxPayloadBytes());
             return;
         }
+        if (session.refusedUplinks != null) {
+            if (!session.refusedUplinks.contains(uplink.messageId())) {
+                refuseUnwritten(session, ref, uplink.messageId(), "an earlier message could not be written: send it first");
+                return;
+            }
+            session.refusedUplinks = null; // the node sends the refused ones again, in order: write from here on
+        }
         if (!admission.admit(ThreadLocalRandom.current().nextDouble())) {
             reject(session, ref, Refusal.BUSY, "the core is behind: try again later");
             return;
@@ -55,7 +70,7 @@ final class ShardUplink {
                 return;
             }
             reportContext(session, groupcast.context(), now);
-            acknowledgeOnceWritten(session, ref, metrics.groupcastsIn, publisher.groupcast(new Groupcast(
+            acknowledgeOnceWritten(session, ref, groupcast.messageId(), metrics.groupcastsIn, publisher.groupcast(new Groupcast(
                     groupcast.messageId().toString(), mnId, groupcast.group(), groupcast.payload(), groupcast.ttlMs(),
                     now, false)));
             return;
@@ -70,7 +85,7 @@ final class ShardUplink {
             return;
         }
         reportContext(session, message.context(), now);
-        acknowledgeOnceWritten(session, ref, metrics.messagesIn,
+        acknowledgeOnceWritten(session, ref, message.messageId(), metrics.messagesIn,
                 publisher.appMessage(new AppMessage(message.messageId().toString(), mnId, config.gatewayId(),
                         message.channel(), message.payload(), message.context(), now)));
     }
@@ -95,14 +110,47 @@ final class ShardUplink {
         publisher.context(new ContextReport(session.mnId.toString(), config.gatewayId(), now, context));
     }
 
-    private void acknowledgeOnceWritten(Session session, int ref, Counter accepted, CompletionStage<Void> written) {
-        written.whenComplete((ok, error) -> loop.execute(() -> {
-            if (error == null) {
-                accepted.inc();
-                session.link.acknowledge(ref);
-            } else {
-                reject(session, ref, Refusal.PUBLISH_FAILED, "core unavailable: " + error.getMessage());
-            }
-        }));
+    /**
+     * Acknowledges the message to the node once Kafka has it, or refuses it. A write that failed at once (no broker:
+     * the producer never blocks) is answered here, before the next datagram is read, so that no later message of
+     * the node is written before the session knows.
+     */
+    private void acknowledgeOnceWritten(Session session, int ref, UUID messageId, Counter accepted,
+                                        CompletionStage<Void> written) {
+        CompletableFuture<Void> write = written.toCompletableFuture();
+        if (write.isDone()) {
+            written(session, ref, messageId, accepted, write.isCompletedExceptionally() ? failure(write) : null);
+        } else {
+            written.whenComplete((ok, error) -> loop.execute(() -> written(session, ref, messageId, accepted, error)));
+        }
+    }
+
+    private void written(Session session, int ref, UUID messageId, Counter accepted, Throwable error) {
+        if (error == null) {
+            accepted.inc();
+            session.link.acknowledge(ref);
+        } else {
+            refuseUnwritten(session, ref, messageId, "core unavailable: " + error.getMessage());
+        }
+    }
+
+    /** Refuses a message that was not written, and refuses the node's later ones until it sends the refused again. */
+    private void refuseUnwritten(Session session, int ref, UUID messageId, String why) {
+        if (session.refusedUplinks == null) {
+            session.refusedUplinks = new HashSet<>();
+        }
+        if (session.refusedUplinks.size() < MAX_REFUSED_REMEMBERED) {
+            session.refusedUplinks.add(messageId);
+        }
+        reject(session, ref, Refusal.PUBLISH_FAILED, why);
+    }
+
+    private static Throwable failure(CompletableFuture<Void> write) {
+        try {
+            write.join();
+            return null;
+        } catch (CompletionException | CancellationException e) {
+            return e.getCause() != null ? e.getCause() : e;
+        }
     }
 }

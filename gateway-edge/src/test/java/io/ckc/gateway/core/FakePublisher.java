@@ -28,6 +28,7 @@ public final class FakePublisher implements CorePublisher {
     private final List<CompletableFuture<Void>> held = new CopyOnWriteArrayList<>();
     private final Set<String> channels;
     private volatile boolean holding;
+    private volatile RuntimeException failing;
 
     public FakePublisher(Set<String> channels) {
         this.channels = channels;
@@ -36,6 +37,11 @@ public final class FakePublisher implements CorePublisher {
     /** From now on writes stay pending until {@link #completeHeld} or {@link #failHeld}. */
     public void hold() {
         holding = true;
+    }
+
+    /** From now on (null: no longer) writes fail at once with {@code error}, as a producer's without a broker do. */
+    public void failAtOnce(RuntimeException error) {
+        failing = error;
     }
 
     public void completeHeld() {
@@ -57,7 +63,9 @@ public final class FakePublisher implements CorePublisher {
     private CompletionStage<Void> keep(Object record) {
         records.add(record);
         CompletableFuture<Void> done = new CompletableFuture<>();
-        if (holding) {
+        if (failing != null) {
+            done.completeExceptionally(failing);
+        } else if (holding) {
             held.add(done);
         } else {
             done.complete(null);

@@ -75,6 +75,29 @@ class ShardUplinkTest {
     }
 
     @Test
+    void aMessageKafkaDidNotTakeHoldsTheNodesLaterOnesUntilTheNodeSendsItAgain() {
+        ShardUplink uplink = uplink();
+        Uplink.ToChannel first = toEcho(null, "1".getBytes());
+        Uplink.ToChannel second = toEcho(null, "2".getBytes());
+        publisher.failAtOnce(new IllegalStateException("Topic app.echo not present in metadata after 0 ms"));
+        uplink.uplink(session, 1, first);
+        assertThat(link.calls).as("answered before the next datagram is read").containsExactly("reject 1 PUBLISH_FAILED");
+
+        publisher.failAtOnce(null); // the broker is back before the node's next message
+        uplink.uplink(session, 2, second);
+        assertThat(link.calls).as("not written ahead of the refused one")
+                .containsExactly("reject 1 PUBLISH_FAILED", "reject 2 PUBLISH_FAILED");
+
+        uplink.uplink(session, 3, first); // the node sends the refused ones again, in order
+        uplink.uplink(session, 4, second);
+        runLoop();
+        assertThat(publisher.of(AppMessage.class)).extracting(AppMessage::messageId).as("Kafka got them in order")
+                .containsExactly(first.messageId().toString(), first.messageId().toString(), second.messageId().toString());
+        assertThat(link.calls).endsWith("ack 3", "ack 4");
+        assertThat(metrics.rejected.labelValues(Refusal.PUBLISH_FAILED.name()).get()).isEqualTo(2.0);
+    }
+
+    @Test
     void badUplinksAreRefusedWithTheirReasonAndNothingIsPublished() {
         ShardUplink uplink = uplink();
         uplink.uplink(session, 1, new Uplink.ToChannel(UUID.randomUUID(), "nowhere", null, new byte[1]));

@@ -21,6 +21,11 @@ public record Topics(String prefix, String appPrefix) implements java.io.Seriali
         return appPrefix + channel;
     }
 
+    /** Whether the topic is an application channel's ({@code app.<channel>}). */
+    public boolean isApp(String topic) {
+        return topic.startsWith(appPrefix) && topic.length() > appPrefix.length();
+    }
+
     public String context() {
         return prefix + "context";
     }
