@@ -26,7 +26,7 @@ import java.util.concurrent.Callable;
         description = "Measures CKC beside a bare-Kafka echo in the same run; results in perf/results/<date>-<scenario>/.",
         subcommands = {PerfCommands.Scenario1.class, PerfCommands.Stepped.class, PerfCommands.Overload.class,
                 PerfCommands.Capacity.class, PerfCommands.Mtd.class, PerfCommands.Groupcast.class,
-                PerfCommands.Rebalance.class, PerfCommands.Rescale.class, PerfCommands.Faults.class, PerfCommands.Quick.class,
+                PerfCommands.Rebalance.class, PerfCommands.Rescale.class, PerfCommands.Faults.class, PerfCommands.Soak.class, PerfCommands.Quick.class,
                 PerfCommands.Handoff.class, PerfCommands.Report.class, PerfSuite.class, PerfAb.class})
 final class PerfCommands implements Runnable {
 
@@ -215,14 +215,8 @@ final class PerfCommands implements Runnable {
         }
     }
 
-    @Command(name = "faults", description = "A steady load and MTD messages on 3 gateways (a JVM each) and the jobs on the "
-            + "standalone Flink cluster, while faults drawn from a seed strike: TaskManager, broker and gateway killed, "
-            + "reconnect bursts, loss and a rate limit on a gateway's path. Lost, duplicates, order, expiry, recovery.")
-    static final class Faults extends OnStack {
-        String scenario() {
-            return "faults";
-        }
-
+    /** A scenario on 3 gateways (a JVM each) and the jobs on the standalone Flink cluster, started if it is not. */
+    abstract static class OnClusterStack extends OnStack {
         StackShape shape() {
             return new StackShape(3, "each", 1, 1, List.of(), List.of(), false, FlinkRuntime.CLUSTER_URL);
         }
@@ -232,9 +226,22 @@ final class PerfCommands implements Runnable {
             if (help()) {
                 return 0;
             }
-            Home home = Home.current();
-            new Stack(home).flink().startCluster(false);
-            boolean network = NetworkFaults.cannot().isEmpty();
+            new Stack(Home.current()).flink().startCluster(false);
+            return super.call();
+        }
+    }
+
+    @Command(name = "faults", description = "A steady load and MTD messages on 3 gateways (a JVM each) and the jobs on the "
+            + "standalone Flink cluster, while faults drawn from a seed strike: TaskManager, broker and gateway killed, "
+            + "reconnect bursts, loss and a rate limit on a gateway's path. Lost, duplicates, order, expiry, recovery.")
+    static final class Faults extends OnClusterStack {
+        String scenario() {
+            return "faults";
+        }
+
+        @Override
+        public Integer call() {
+            boolean network = !help() && NetworkFaults.cannot().isEmpty();
             if (network) {
                 new NetworkFaults().lift(); // a run cut short may have left its rules
             }
@@ -245,6 +252,15 @@ final class PerfCommands implements Runnable {
                     new NetworkFaults().lift();
                 }
             }
+        }
+    }
+
+    @Command(name = "soak", description = "The nominal load for long (default 60 minutes) on 3 gateways (a JVM each) and "
+            + "the jobs on the standalone Flink cluster: heap after GC, RSS, open files and threads of every process, "
+            + "consumer lag and job state sampled each minute; whether each grows (slope per hour, 95%% CI).")
+    static final class Soak extends OnClusterStack {
+        String scenario() {
+            return "soak";
         }
     }
 

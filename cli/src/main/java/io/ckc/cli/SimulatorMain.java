@@ -3,12 +3,15 @@ package io.ckc.cli;
 import io.ckc.perf.FaultsCommand;
 import io.ckc.perf.PerfCommand;
 import io.ckc.perf.RescaleCommand;
+import io.ckc.perf.SoakCommand;
+import io.ckc.jobs.ops.FlinkRest;
 import picocli.CommandLine;
 
 /**
  * The simulator's entry point when {@code ./ckc} runs it: the perf command tree, with {@code rescale}
  * rescaling the stack's jobs through the operator commands in this JVM (no shell in between), and
- * {@code faults} killing and restarting the stack's processes ({@link StackFaults}).
+ * {@code faults} killing and restarting the stack's processes ({@link StackFaults}), and {@code soak} reading the
+ * jobs' state sizes from the stack's Flink.
  */
 public final class SimulatorMain {
 
@@ -24,6 +27,12 @@ public final class SimulatorMain {
             public <K> K create(Class<K> type) throws Exception {
                 if (type == FaultsCommand.class) {
                     return (K) new FaultsCommand(new StackFaults(home));
+                }
+                if (type == SoakCommand.class) {
+                    return (K) new SoakCommand(() -> { // asked when sampling: every command is made at start-up
+                        String flink = new Stack(home).requireRunning().flinkUrl(); // null: the jobs run embedded
+                        return flink == null ? java.util.Map.of() : new FlinkRest(flink).stateSizes();
+                    });
                 }
                 if (type == RescaleCommand.class) {
                     return (K) new RescaleCommand((job, parallelism, inPlace, out) ->

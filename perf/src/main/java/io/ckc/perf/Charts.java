@@ -71,6 +71,9 @@ final class Charts {
     /** Which axes are logarithmic. */
     enum Scale { LINEAR, LOG_Y, LOG_X, LOG_XY }
 
+    /** Series names the legend holds in one row below a chart; more go in a column at its right. */
+    private static final int LEGEND_BELOW_AT_MOST = 4;
+
     private Charts() {
     }
 
@@ -80,6 +83,10 @@ final class Charts {
         XYChart chart = new XYChartBuilder().width(WIDTH).height(HEIGHT).title(title).xAxisTitle(xLabel)
                 .yAxisTitle(yLabel).build();
         style(chart.getStyler());
+        if (series.size() > LEGEND_BELOW_AT_MOST) { // a row of that many names is wider than the chart: a column
+            chart.getStyler().setLegendPosition(Styler.LegendPosition.OutsideE);
+            chart.getStyler().setLegendLayout(Styler.LegendLayout.Vertical);
+        }
         chart.getStyler().setXAxisLogarithmic(logX).setYAxisLogarithmic(logY);
         chart.getStyler().setDefaultSeriesRenderStyle(XYSeries.XYSeriesRenderStyle.Line);
         int others = 0;

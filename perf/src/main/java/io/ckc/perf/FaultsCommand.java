@@ -38,7 +38,7 @@ import java.util.concurrent.TimeUnit;
         description = "Steady load and MTD messages while faults from a seed strike the stack: loss, duplicates, order, expiry, recovery.")
 public final class FaultsCommand implements java.util.concurrent.Callable<Integer> {
 
-    static final String CSV_HEADER = RescaleCommand.CSV_HEADER.replace(",rescale,", ",fault,");
+    static final String CSV_HEADER = RescaleCommand.CSV_HEADER.replace(",rescale,", ",fault,") + ",unsent_per_s";
     /** A second is back to normal when its echoes are within this share of the load... */
     static final double LOAD_TOLERANCE = 0.10;
     /** ...and their p99 round trip is under this. */
@@ -119,8 +119,11 @@ public final class FaultsCommand implements java.util.concurrent.Callable<Intege
         this.injector = injector;
     }
 
-    /** One second of the run: its echoes, and what had been sent by its end. */
-    record Second(int second, long delivered, double p50Ms, double p99Ms, long sent) {
+    /** One second of the run: its echoes, and what had been sent and handed back unsent by its end. */
+    record Second(int second, long delivered, double p50Ms, double p99Ms, long sent, long unsent) {
+        Second(int second, long delivered, double p50Ms, double p99Ms, long sent) {
+            this(second, delivered, p50Ms, p99Ms, sent, 0);
+        }
     }
 
     /** A fault as it went: when it struck and when it was over (seconds into the run), what the injector said. */
@@ -173,7 +176,7 @@ public final class FaultsCommand implements java.util.concurrent.Callable<Intege
             Thread sampler = new Thread(() -> trips.everySecond(() -> running[0], echoes -> {
                 synchronized (timeline) {
                     timeline.add(new Second(timeline.size() + 1, echoes.delivered(), echoes.p50Ms(), echoes.p99Ms(),
-                            trips.sent.get()));
+                            trips.sent.get(), fleet.unsent.get()));
                 }
                 return true;
             }), "faults-sampler");
@@ -409,12 +412,14 @@ public final class FaultsCommand implements java.util.concurrent.Callable<Intege
     private static void writeCsv(Path file, List<Second> timeline, List<Struck> struck) throws IOException {
         List<String> lines = new ArrayList<>(List.of(CSV_HEADER));
         long sentBefore = 0;
+        long unsentBefore = 0;
         for (Second s : timeline) {
             String mark = String.join(" ", struck.stream().filter(f -> (int) Math.ceil(f.atSeconds()) == s.second())
                     .map(f -> f.fault().index() + ":" + f.fault().describe()).toList());
-            lines.add(String.format(Locale.ROOT, "%d,%d,%.3f,%.3f,%s,%d", s.second(), s.delivered(), s.p50Ms(), s.p99Ms(),
-                    mark, s.sent() - sentBefore));
+            lines.add(String.format(Locale.ROOT, "%d,%d,%.3f,%.3f,%s,%d,%d", s.second(), s.delivered(), s.p50Ms(), s.p99Ms(),
+                    mark, s.sent() - sentBefore, s.unsent() - unsentBefore));
             sentBefore = s.sent();
+            unsentBefore = s.unsent();
         }
         Files.write(file, lines, StandardCharsets.UTF_8);
     }

@@ -377,6 +377,9 @@ final class ReportCommand implements Callable<Integer> {
             if (Files.exists(results.dir().resolve("faults.csv"))) {
                 timelineSection(html, results, "faults", "Faults under load", FAULTS_NOTE, "under faults");
             }
+            if (Files.exists(results.dir().resolve("soak.csv"))) {
+                soakSection(html, results);
+            }
             return html.append("</body></html>\n").toString();
         }
 
@@ -579,6 +582,10 @@ final class ReportCommand implements Callable<Integer> {
                 + "over each rescale's interval. Vertical lines: when each "
                 + "./ckc rescale began (it starts a JVM first: the rescale itself shows a few seconds later).";
 
+        static final String SOAK_NOTE = "The nominal load for the whole run; each process, consumer group and job "
+                + "sampled once a sample period. A series grows when the whole 95% confidence interval of its slope (per "
+                + "hour, fitted after the warm-up, whose samples are drawn but not fitted) lies above zero.";
+
         static final String FAULTS_NOTE = "A constant load through the echo app, with the paper's mtd_2 beside it (30% "
                 + "of its nodes leave and come back at another gateway; its messages have a TTL), while faults drawn from "
                 + "a seed strike: kill -9 of the TaskManager, the broker stopped (SIGTERM) or killed (kill -9) and started "
@@ -625,6 +632,33 @@ final class ReportCommand implements Callable<Integer> {
                     throughput));
             html.append(Charts.line("p99 RTT " + during, "time (s)", "p99 RTT (ms, log scale)", Charts.Scale.LOG_Y,
                     latency));
+            html.append("</div>");
+        }
+
+        /** The soak: its RESULT lines, and each metric over time, a line per process, group or job. */
+        private static void soakSection(StringBuilder html, Results results) throws IOException {
+            html.append("<h2>Soak: does anything grow?</h2><p class=\"note\">").append(Charts.escape(SOAK_NOTE))
+                    .append("</p><pre>");
+            Path text = results.dir().resolve("soak.txt");
+            if (Files.exists(text)) {
+                Files.readAllLines(text, StandardCharsets.UTF_8).forEach(l -> html.append(Charts.escape(l)).append('\n'));
+            }
+            html.append("</pre><div class=\"charts\">");
+            List<SoakCommand.Sample> samples = SoakCommand.readCsv(results.dir().resolve("soak.csv"));
+            for (SoakCommand.Metric metric : SoakCommand.Metric.values()) {
+                java.util.Map<String, List<SoakCommand.Sample>> bySeries = new java.util.TreeMap<>();
+                samples.stream().filter(s -> s.metric() == metric && !Double.isNaN(s.value()))
+                        .forEach(s -> bySeries.computeIfAbsent(s.series(), k -> new ArrayList<>()).add(s));
+                if (bySeries.isEmpty()) {
+                    continue;
+                }
+                List<Charts.Series> series = new ArrayList<>();
+                // Without the prefix: a name starting "ckc" is drawn in CKC's colour, and every group and job has it.
+                bySeries.forEach((name, list) -> series.add(Charts.Series.of(name.replaceFirst("^ckc-", ""),
+                        list.stream().mapToDouble(SoakCommand.Sample::minute).toArray(),
+                        list.stream().mapToDouble(SoakCommand.Sample::value).toArray())));
+                html.append(Charts.line("Soak: " + metric.axis, "time (min)", metric.axis, Charts.Scale.LINEAR, series));
+            }
             html.append("</div>");
         }
 

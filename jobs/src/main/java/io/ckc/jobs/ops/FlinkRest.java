@@ -13,7 +13,9 @@ import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.TreeMap;
 
 /**
  * The part of Flink's REST API the operator commands use: the jobs, their vertices and checkpoints,
@@ -67,6 +69,24 @@ public final class FlinkRest {
         }
         jobs.sort((a, b) -> a.name().compareTo(b.name()));
         return jobs;
+    }
+
+    /**
+     * The state size of each running job by name: the full size of its latest completed checkpoint (not the
+     * increment an incremental checkpoint wrote); jobs without a completed checkpoint are left out.
+     */
+    public Map<String, Long> stateSizes() throws IOException {
+        Map<String, Long> sizes = new TreeMap<>();
+        for (JsonNode overview : get("jobs/overview").path("jobs")) {
+            if (!overview.path("state").asText().equals("RUNNING")) {
+                continue;
+            }
+            JsonNode completed = checkpoints(overview.path("jid").asText()).path("latest").path("completed");
+            if (completed.isObject()) {
+                sizes.put(overview.path("name").asText(), completed.path("state_size").asLong());
+            }
+        }
+        return sizes;
     }
 
     /** A job's checkpoint statistics; empty for a job that has none (no checkpointing, or not started). */

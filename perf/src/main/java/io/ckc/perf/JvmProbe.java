@@ -1,0 +1,121 @@
+package io.ckc.perf;
+
+import com.sun.management.GarbageCollectorMXBean;
+import com.sun.management.GcInfo;
+import com.sun.tools.attach.VirtualMachine;
+
+import javax.management.MBeanServerConnection;
+import javax.management.remote.JMXConnector;
+import javax.management.remote.JMXConnectorFactory;
+import javax.management.remote.JMXServiceURL;
+import java.io.IOException;
+import java.lang.management.ManagementFactory;
+import java.lang.management.MemoryPoolMXBean;
+import java.lang.management.MemoryType;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.stream.Stream;
+
+/**
+ * What a soak watches in one JVM of the stack: its heap after the latest garbage collection, resident memory, open
+ * file descriptors and threads. Why heap after GC: the heap in use rises and falls with every collection, and only
+ * what a collection left behind tells whether live data grows. Read over JMX from the JVM's own collectors
+ * ({@code GcInfo} of the latest collection, summed over the heap pools), reaching each process through the JDK's
+ * attach API (same user, no flags on the target); the rest from {@code /proc}. Connections are kept per pid: a
+ * process started again under a new pid gets a new one.
+ */
+final class JvmProbe implements AutoCloseable {
+
+    /** One look at one process; NaN where it could not be read. */
+    record Look(double heapAfterGcMb, double rssMb, double openFds, double threads) {
+    }
+
+    private final Map<Long, JMXConnector> connections = new HashMap<>();
+
+    /** Looks at process {@code pid} ({@link ProcessHandle#current()}'s own without JMX). */
+    Look look(long pid) {
+        return new Look(heapAfterGcMb(pid), statusKb(pid, "VmRSS") / 1024.0, openFds(pid), statusKb(pid, "Threads"));
+    }
+
+    private double heapAfterGcMb(long pid) {
+        try {
+            MBeanServerConnection beans = pid == ProcessHandle.current().pid()
+                    ? ManagementFactory.getPlatformMBeanServer() : connection(pid).getMBeanServerConnection();
+            List<String> heapPools = ManagementFactory.getPlatformMXBeans(beans, MemoryPoolMXBean.class).stream()
+                    .filter(pool -> pool.getType() == MemoryType.HEAP).map(MemoryPoolMXBean::getName).toList();
+            Optional<GcInfo> latest = ManagementFactory.getPlatformMXBeans(beans, GarbageCollectorMXBean.class).stream()
+                    .map(GarbageCollectorMXBean::getLastGcInfo).filter(Objects::nonNull)
+                    .max(Comparator.comparingLong(GcInfo::getEndTime));
+            if (latest.isEmpty()) {
+                return Double.NaN; // no collection yet
+            }
+            long bytes = 0;
+            for (String pool : heapPools) {
+                var after = latest.get().getMemoryUsageAfterGc().get(pool);
+                bytes += after == null ? 0 : after.getUsed();
+            }
+            return bytes / 1048576.0;
+        } catch (Exception e) {
+            forget(pid);
+            return Double.NaN;
+        }
+    }
+
+    private JMXConnector connection(long pid) throws Exception {
+        JMXConnector known = connections.get(pid);
+        if (known != null) {
+            return known;
+        }
+        VirtualMachine vm = VirtualMachine.attach(Long.toString(pid));
+        String address;
+        try {
+            address = vm.startLocalManagementAgent();
+        } finally {
+            vm.detach();
+        }
+        JMXConnector connector = JMXConnectorFactory.connect(new JMXServiceURL(address));
+        connections.put(pid, connector);
+        return connector;
+    }
+
+    private void forget(long pid) {
+        JMXConnector gone = connections.remove(pid);
+        if (gone != null) {
+            try {
+                gone.close();
+            } catch (IOException ignored) {
+                // the process went away with it
+            }
+        }
+    }
+
+    /** A {@code /proc/<pid>/status} field's number (kB for sizes); NaN if the process is gone. */
+    private static double statusKb(long pid, String field) {
+        try (Stream<String> lines = Files.lines(Path.of("/proc", Long.toString(pid), "status"))) {
+            return lines.filter(l -> l.startsWith(field + ":")).findFirst()
+                    .map(l -> Double.parseDouble(l.substring(field.length() + 1).trim().split("\\s+")[0]))
+                    .orElse(Double.NaN);
+        } catch (IOException | RuntimeException e) {
+            return Double.NaN;
+        }
+    }
+
+    private static double openFds(long pid) {
+        try (Stream<Path> fds = Files.list(Path.of("/proc", Long.toString(pid), "fd"))) {
+            return fds.count();
+        } catch (IOException | RuntimeException e) {
+            return Double.NaN;
+        }
+    }
+
+    @Override
+    public void close() {
+        List.copyOf(connections.keySet()).forEach(this::forget);
+    }
+}

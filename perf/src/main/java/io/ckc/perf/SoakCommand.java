@@ -1,0 +1,248 @@
+package io.ckc.perf;
+
+import io.ckc.protocol.kafka.TopicSetup;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.GroupListing;
+import org.apache.kafka.clients.admin.OffsetSpec;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.TopicPartition;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.Callable;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * {@code perf soak}: the nominal echo load for a long time (default 60 minutes), and once a sample period (default a
+ * minute) every process of the stack looked at ({@link JvmProbe}: heap after GC, resident memory, open file
+ * descriptors, threads), each consumer group's lag in Kafka, and each Flink job's state size (its latest completed
+ * checkpoint). The result says, for each series, whether it grows: its slope per hour with the 95% confidence interval
+ * ({@link Trend}), fitted after the warm-up. Writes {@code soak.csv} (minute, series, metric, value) and
+ * {@code soak.txt}; the report draws each metric over time. Exit 1 if anything grows or a message was lost.
+ */
+@Command(name = "soak", mixinStandardHelpOptions = true, sortOptions = false,
+        description = "The nominal load for long: heap after GC, RSS, open files, threads, consumer lag and job state "
+                + "size sampled each minute; whether each grows (slope per hour with its 95%% CI).")
+public final class SoakCommand implements Callable<Integer> {
+
+    /** The metrics of a soak, with the unit the report writes on their axes. */
+    enum Metric {
+        HEAP_AFTER_GC_MB("heap after GC (MB)"), RSS_MB("resident memory (MB)"), OPEN_FDS("open file descriptors"),
+        THREADS("threads"), LAG_RECORDS("consumer lag (records)"), STATE_MB("job state, latest checkpoint (MB)");
+
+        final String axis;
+
+        Metric(String axis) {
+            this.axis = axis;
+        }
+
+        String label() {
+            return name().toLowerCase(Locale.ROOT);
+        }
+    }
+
+    /** One value of one series at one sample. */
+    record Sample(double minute, String series, Metric metric, double value) {
+    }
+
+    /** Each Flink job's state size by job name; empty when there is no cluster to ask. */
+    @FunctionalInterface
+    public interface JobStateSizes {
+        Map<String, Long> bytes() throws IOException;
+    }
+
+    @Option(names = "--minutes", defaultValue = "60", description = "How long the load lasts (default ${DEFAULT-VALUE})")
+    int minutes;
+
+    @Option(names = "--nodes", defaultValue = "1000", description = "Nodes (default ${DEFAULT-VALUE})")
+    int nodes;
+
+    @Option(names = "--rate", defaultValue = "300", description = "Echo messages per second, all nodes together (default ${DEFAULT-VALUE})")
+    int rate;
+
+    @Option(names = "--sample-seconds", defaultValue = "60", description = "Seconds between samples (default ${DEFAULT-VALUE})")
+    int sampleSeconds;
+
+    @Option(names = "--warm-up-minutes", defaultValue = "5",
+            description = "Samples of the first minutes are drawn but left out of the trends: JIT, caches and pools fill then (default ${DEFAULT-VALUE})")
+    double warmUpMinutes;
+
+    @Option(names = "--drain-seconds", defaultValue = "30", description = "After the load, wait this long without an echo for the last (default ${DEFAULT-VALUE})")
+    int drainSeconds;
+
+    @Mixin
+    StackOptions stack = new StackOptions();
+
+    PrintStream out = System.out;
+
+    private final JobStateSizes stateSizes;
+
+    public SoakCommand() {
+        this(Map::of);
+    }
+
+    public SoakCommand(JobStateSizes stateSizes) {
+        this.stateSizes = stateSizes;
+    }
+
+    @Override
+    public Integer call() throws Exception {
+        Results results = new Results(stack.resultsDir);
+        int seconds = minutes * 60;
+        out.printf(Locale.ROOT, "soak: %d nodes, %d msg/s for %d min; a sample every %d s, trends after %.0f min%n",
+                nodes, rate, minutes, sampleSeconds, warmUpMinutes);
+        List<Sample> samples = new ArrayList<>();
+        try (Fleet fleet = Fleet.connected(nodes, stack, out);
+             JvmProbe probe = new JvmProbe();
+             Admin admin = TopicSetup.admin(stack.bootstrap)) {
+            RoundTrips trips = fleet.trips;
+            Thread load = new Thread(() -> {
+                try {
+                    Schedule.runFor(nodes, seconds, rate * 60 / nodes, Schedule.Arrivals.CONSTANT, fleet::sendEcho,
+                            trips.sent, () -> { });
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }, "soak-load");
+            long began = System.nanoTime();
+            load.start();
+            for (int n = 1; n * sampleSeconds <= seconds; n++) {
+                long due = began + TimeUnit.SECONDS.toNanos((long) n * sampleSeconds);
+                TimeUnit.NANOSECONDS.sleep(Math.max(0, due - System.nanoTime()));
+                double minute = n * sampleSeconds / 60.0;
+                List<Sample> now = sample(minute, probe, admin);
+                samples.addAll(now);
+                out.printf(Locale.ROOT, "%6.1f min: %d sent, %d echoed; %s%n", minute, trips.sent.get(),
+                        trips.delivered.get(), brief(now));
+            }
+            load.join();
+            out.println("load over; waiting for the last echoes...");
+            trips.awaitEchoes(drainSeconds, fleet.unsent::get, () -> { });
+            writeCsv(results.dir().resolve("soak.csv"), samples);
+            List<String> lines = new ArrayList<>();
+            List<String> growing = new ArrayList<>();
+            trends(samples, warmUpMinutes).forEach((key, trend) -> {
+                lines.add(String.format(Locale.ROOT, "RESULT soak metric=%s series=%s samples=%d first=%.1f slope=%s grows=%s",
+                        key.metric().label(), key.series(), trend.samples(), trend.first(), trend.describe("%.2f"),
+                        trend.grows()));
+                if (trend.grows()) {
+                    growing.add(key.metric().label() + ":" + key.series());
+                }
+            });
+            long lost = trips.lost();
+            lines.add(String.format(Locale.ROOT, "RESULT scenario=soak minutes=%d nodes=%d rate=%d sent=%d lost=%d unsent=%d "
+                            + "series=%d growing=%d%s", minutes, nodes, rate, trips.sent.get(), lost, fleet.unsent.get(),
+                    lines.size(), growing.size(), growing.isEmpty() ? "" : " (" + String.join(" ", growing) + ")"));
+            Files.write(results.dir().resolve("soak.txt"), lines, StandardCharsets.UTF_8);
+            lines.forEach(out::println);
+            return growing.isEmpty() && lost == 0 ? 0 : 1;
+        }
+    }
+
+    /** A series of one metric. */
+    record Key(Metric metric, String series) implements Comparable<Key> {
+        @Override
+        public int compareTo(Key other) {
+            int byMetric = metric.compareTo(other.metric);
+            return byMetric != 0 ? byMetric : series.compareTo(other.series);
+        }
+    }
+
+    /** The trend of each series, fitted on the samples after {@code warmUpMinutes}. */
+    static Map<Key, Trend> trends(List<Sample> samples, double warmUpMinutes) {
+        Map<Key, List<Sample>> bySeries = new TreeMap<>();
+        for (Sample s : samples) {
+            if (s.minute() > warmUpMinutes) {
+                bySeries.computeIfAbsent(new Key(s.metric(), s.series()), k -> new ArrayList<>()).add(s);
+            }
+        }
+        Map<Key, Trend> trends = new LinkedHashMap<>();
+        bySeries.forEach((key, list) -> trends.put(key, Trend.of(list.stream().mapToDouble(Sample::minute).toArray(),
+                list.stream().mapToDouble(Sample::value).toArray())));
+        return trends;
+    }
+
+    private List<Sample> sample(double minute, JvmProbe probe, Admin admin) throws IOException {
+        List<Sample> now = new ArrayList<>();
+        // Read again each time: a process started again (a restarted gateway) has a new pid.
+        ProcessSampler.stackProcesses(stack.pidsDir).forEach((name, pid) -> {
+            JvmProbe.Look look = probe.look(pid);
+            now.add(new Sample(minute, name, Metric.HEAP_AFTER_GC_MB, look.heapAfterGcMb()));
+            now.add(new Sample(minute, name, Metric.RSS_MB, look.rssMb()));
+            now.add(new Sample(minute, name, Metric.OPEN_FDS, look.openFds()));
+            now.add(new Sample(minute, name, Metric.THREADS, look.threads()));
+        });
+        lags(admin).forEach((group, lag) -> now.add(new Sample(minute, group, Metric.LAG_RECORDS, lag)));
+        try {
+            stateSizes.bytes().forEach((job, bytes) -> now.add(new Sample(minute, job, Metric.STATE_MB, bytes / 1048576.0)));
+        } catch (IOException e) {
+            out.println("  job state sizes not read: " + e.getMessage());
+        }
+        return now;
+    }
+
+    /** Each consumer group's lag: records between its committed offsets and the ends of those partitions. */
+    private Map<String, Double> lags(Admin admin) {
+        Map<String, Double> lags = new TreeMap<>();
+        try {
+            for (GroupListing group : admin.listGroups().all().get(10, TimeUnit.SECONDS)) {
+                Map<TopicPartition, OffsetAndMetadata> committed = admin.listConsumerGroupOffsets(group.groupId())
+                        .partitionsToOffsetAndMetadata().get(10, TimeUnit.SECONDS);
+                Map<TopicPartition, OffsetSpec> latest = new LinkedHashMap<>();
+                committed.keySet().forEach(tp -> latest.put(tp, OffsetSpec.latest()));
+                var ends = admin.listOffsets(latest).all().get(10, TimeUnit.SECONDS);
+                long lag = 0;
+                for (var entry : committed.entrySet()) {
+                    if (entry.getValue() != null && ends.containsKey(entry.getKey())) {
+                        lag += Math.max(0, ends.get(entry.getKey()).offset() - entry.getValue().offset());
+                    }
+                }
+                lags.put(group.groupId(), (double) lag);
+            }
+        } catch (Exception e) {
+            out.println("  consumer lag not read: " + e);
+        }
+        return lags;
+    }
+
+    private static String brief(List<Sample> now) {
+        double heap = now.stream().filter(s -> s.metric() == Metric.HEAP_AFTER_GC_MB && !Double.isNaN(s.value()))
+                .mapToDouble(Sample::value).sum();
+        double rss = now.stream().filter(s -> s.metric() == Metric.RSS_MB && !Double.isNaN(s.value()))
+                .mapToDouble(Sample::value).sum();
+        double lag = now.stream().filter(s -> s.metric() == Metric.LAG_RECORDS).mapToDouble(Sample::value).sum();
+        return String.format(Locale.ROOT, "heap after GC %.0f MB, RSS %.0f MB, lag %.0f records (all processes)",
+                heap, rss, lag);
+    }
+
+    static void writeCsv(Path file, List<Sample> samples) throws IOException {
+        List<String> lines = new ArrayList<>(List.of("minute,series,metric,value"));
+        samples.forEach(s -> lines.add(String.format(Locale.ROOT, "%.2f,%s,%s,%s", s.minute(), s.series(),
+                s.metric().label(), Double.isNaN(s.value()) ? "" : String.format(Locale.ROOT, "%.3f", s.value()))));
+        Files.write(file, lines, StandardCharsets.UTF_8);
+    }
+
+    /** The samples of a {@code soak.csv}. */
+    static List<Sample> readCsv(Path file) throws IOException {
+        List<Sample> samples = new ArrayList<>();
+        List<String> lines = Files.readAllLines(file, StandardCharsets.UTF_8);
+        for (String line : lines.subList(1, lines.size())) {
+            String[] f = line.split(",", -1);
+            samples.add(new Sample(Double.parseDouble(f[0]), f[1], Metric.valueOf(f[2].toUpperCase(Locale.ROOT)),
+                    f[3].isEmpty() ? Double.NaN : Double.parseDouble(f[3])));
+        }
+        return samples;
+    }
+}

@@ -1,0 +1,80 @@
+package io.ckc.perf;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+class SoakCommandTest {
+
+    @Test
+    void aSeriesThatGrowsIsToldApartFromOneThatOnlyWarmedUp(@TempDir Path dir) throws Exception {
+        List<SoakCommand.Sample> samples = new ArrayList<>();
+        for (int minute = 1; minute <= 20; minute++) {
+            // The gateway's heap fills its caches in the first minutes, then stays; the simulator's grows all along.
+            double warming = minute <= 5 ? 50 + 20 * minute : 150 + (minute % 2);
+            samples.add(new SoakCommand.Sample(minute, "gateway-1", SoakCommand.Metric.HEAP_AFTER_GC_MB, warming));
+            samples.add(new SoakCommand.Sample(minute, "simulator", SoakCommand.Metric.HEAP_AFTER_GC_MB, 100 + minute));
+            samples.add(new SoakCommand.Sample(minute, "kafka", SoakCommand.Metric.OPEN_FDS, minute == 7 ? Double.NaN : 300));
+        }
+        Path csv = dir.resolve("soak.csv");
+        SoakCommand.writeCsv(csv, samples);
+        List<SoakCommand.Sample> read = SoakCommand.readCsv(csv);
+        assertThat(read).hasSize(samples.size());
+
+        Map<SoakCommand.Key, Trend> trends = SoakCommand.trends(read, 5);
+        Trend gateway = trends.get(new SoakCommand.Key(SoakCommand.Metric.HEAP_AFTER_GC_MB, "gateway-1"));
+        Trend simulator = trends.get(new SoakCommand.Key(SoakCommand.Metric.HEAP_AFTER_GC_MB, "simulator"));
+        Trend fds = trends.get(new SoakCommand.Key(SoakCommand.Metric.OPEN_FDS, "kafka"));
+        assertThat(gateway.samples()).as("the warm-up's five left out").isEqualTo(15);
+        assertThat(gateway.grows()).isFalse();
+        assertThat(simulator.grows()).isTrue();
+        assertThat(simulator.perHour()).isCloseTo(60, org.assertj.core.api.Assertions.within(0.01));
+        assertThat(fds.samples()).as("a sample that could not be read is left out").isEqualTo(14);
+        assertThat(fds.grows()).isFalse();
+    }
+
+    /** A JVM that collects once and waits: the other process a probe attaches to. */
+    public static final class IdleJvm {
+        public static void main(String[] args) throws Exception {
+            System.gc();
+            System.out.println("ready");
+            System.in.read(); // until the test closes our stdin, or kills us
+        }
+    }
+
+    @Test
+    void theProbeReadsAnotherJvmThroughTheAttachApi() throws Exception {
+        Process other = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx64m",
+                "-cp", System.getProperty("java.class.path"), IdleJvm.class.getName()).redirectErrorStream(true).start();
+        try (JvmProbe probe = new JvmProbe()) {
+            double[] heap = {Double.NaN};
+            io.ckc.testing.Await.until("the other JVM's heap after its GC", 30, () -> {
+                heap[0] = probe.look(other.pid()).heapAfterGcMb();
+                return !Double.isNaN(heap[0]);
+            });
+            JvmProbe.Look look = probe.look(other.pid());
+            assertThat(look.heapAfterGcMb()).isPositive().isLessThan(64);
+            assertThat(look.threads()).isGreaterThan(1);
+        } finally {
+            other.destroyForcibly();
+        }
+    }
+
+    @Test
+    void theProbeReadsThisJvm() {
+        try (JvmProbe probe = new JvmProbe()) {
+            System.gc();
+            JvmProbe.Look look = probe.look(ProcessHandle.current().pid());
+            assertThat(look.heapAfterGcMb()).isPositive();
+            assertThat(look.rssMb()).isGreaterThan(look.heapAfterGcMb());
+            assertThat(look.openFds()).isPositive();
+            assertThat(look.threads()).isGreaterThan(1);
+        }
+    }
+}
