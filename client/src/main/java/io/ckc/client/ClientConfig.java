@@ -47,6 +47,13 @@ public record ClientConfig(ReliabilityConfig reliability, long keepaliveMs, long
                 outboxCapacity, outboxTtlMs);
     }
 
+    /** How long a node waits before it connects again, or sends again what a gateway could not write to the core. */
+    public ClientConfig withReconnectDelay(long ms) {
+        return new ClientConfig(reliability, keepaliveMs, silenceTimeoutMs, unansweredProbeMs, connectRetryMs,
+                connectAttempts, ms, autoReconnect, dedupeWindow, handoverDrainMs, maxQueueDelayMs,
+                outboxCapacity, outboxTtlMs);
+    }
+
     public ClientConfig withMaxQueueDelay(long ms) {
         return new ClientConfig(reliability, keepaliveMs, silenceTimeoutMs, unansweredProbeMs, connectRetryMs,
                 connectAttempts, reconnectDelayMs, autoReconnect, dedupeWindow, handoverDrainMs, ms,

@@ -204,7 +204,8 @@ class MobileNodeTest {
         FakeGateway gateway = gateway("gw-a");
         Recorder recorder = new Recorder();
         ClientTransport transport = transport(null);
-        MobileNode node = connected(transport, gateway, recorder, ClientConfig.DEFAULT);
+        // They go again after the reconnect delay: 3 s, so that the check below sees them waiting on a slow machine.
+        MobileNode node = connected(transport, gateway, recorder, ClientConfig.DEFAULT.withReconnectDelay(3_000));
         gateway.refuseMessages(2, ErrorCode.PUBLISH_FAILED);
         List<UUID> first = send(node, 2);
         Await.until("both refused and waiting at the node", 10, () -> call(() -> gateway.refusalsLeft() == 0
