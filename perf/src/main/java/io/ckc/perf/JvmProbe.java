@@ -3,6 +3,9 @@ package io.ckc.perf;
 import com.sun.management.GarbageCollectorMXBean;
 import com.sun.management.GcInfo;
 import com.sun.tools.attach.VirtualMachine;
+import oshi.SystemInfo;
+import oshi.software.os.OSProcess;
+import oshi.software.os.OperatingSystem;
 
 import javax.management.MBeanServerConnection;
 import javax.management.remote.JMXConnector;
@@ -12,23 +15,20 @@ import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryPoolMXBean;
 import java.lang.management.MemoryType;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.stream.Stream;
 
 /**
  * What a soak watches in one JVM of the stack: its heap after the latest garbage collection, resident memory, open
  * file descriptors and threads. Why heap after GC: the heap in use rises and falls with every collection, and only
  * what a collection left behind tells whether live data grows. Read over JMX from the JVM's own collectors
  * ({@code GcInfo} of the latest collection, summed over the heap pools), reaching each process through the JDK's
- * attach API (same user, no flags on the target); the rest from {@code /proc}. Connections are kept per pid: a
- * process started again under a new pid gets a new one.
+ * attach API (same user, no flags on the target); the rest from OSHI, as {@link ProcessSampler} reads CPU and RSS.
+ * Connections are kept per pid: a process started again under a new pid gets a new one.
  */
 final class JvmProbe implements AutoCloseable {
 
@@ -37,10 +37,16 @@ final class JvmProbe implements AutoCloseable {
     }
 
     private final Map<Long, JMXConnector> connections = new HashMap<>();
+    private final OperatingSystem os = new SystemInfo().getOperatingSystem();
 
     /** Looks at process {@code pid} ({@link ProcessHandle#current()}'s own without JMX). */
     Look look(long pid) {
-        return new Look(heapAfterGcMb(pid), statusKb(pid, "VmRSS") / 1024.0, openFds(pid), statusKb(pid, "Threads"));
+        OSProcess process = os.getProcess((int) pid);
+        if (process == null) {
+            return new Look(Double.NaN, Double.NaN, Double.NaN, Double.NaN);
+        }
+        return new Look(heapAfterGcMb(pid), process.getResidentSetSize() / 1048576.0, process.getOpenFiles(),
+                process.getThreadCount());
     }
 
     private double heapAfterGcMb(long pid) {
@@ -92,25 +98,6 @@ final class JvmProbe implements AutoCloseable {
             } catch (IOException ignored) {
                 // the process went away with it
             }
-        }
-    }
-
-    /** A {@code /proc/<pid>/status} field's number (kB for sizes); NaN if the process is gone. */
-    private static double statusKb(long pid, String field) {
-        try (Stream<String> lines = Files.lines(Path.of("/proc", Long.toString(pid), "status"))) {
-            return lines.filter(l -> l.startsWith(field + ":")).findFirst()
-                    .map(l -> Double.parseDouble(l.substring(field.length() + 1).trim().split("\\s+")[0]))
-                    .orElse(Double.NaN);
-        } catch (IOException | RuntimeException e) {
-            return Double.NaN;
-        }
-    }
-
-    private static double openFds(long pid) {
-        try (Stream<Path> fds = Files.list(Path.of("/proc", Long.toString(pid), "fd"))) {
-            return fds.count();
-        } catch (IOException | RuntimeException e) {
-            return Double.NaN;
         }
     }
 

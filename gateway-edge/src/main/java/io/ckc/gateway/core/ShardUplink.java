@@ -9,9 +9,7 @@ import io.prometheus.metrics.core.metrics.Counter;
 
 import java.util.HashSet;
 import java.util.UUID;
-import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ThreadLocalRandom;
@@ -118,8 +116,8 @@ final class ShardUplink {
     private void acknowledgeOnceWritten(Session session, int ref, UUID messageId, Counter accepted,
                                         CompletionStage<Void> written) {
         CompletableFuture<Void> write = written.toCompletableFuture();
-        if (write.isDone()) {
-            written(session, ref, messageId, accepted, write.isCompletedExceptionally() ? failure(write) : null);
+        if (write.isDone()) { // the action runs now, on this thread
+            write.whenComplete((ok, error) -> written(session, ref, messageId, accepted, error));
         } else {
             written.whenComplete((ok, error) -> loop.execute(() -> written(session, ref, messageId, accepted, error)));
         }
@@ -143,14 +141,5 @@ final class ShardUplink {
             session.refusedUplinks.add(messageId);
         }
         reject(session, ref, Refusal.PUBLISH_FAILED, why);
-    }
-
-    private static Throwable failure(CompletableFuture<Void> write) {
-        try {
-            write.join();
-            return null;
-        } catch (CompletionException | CancellationException e) {
-            return e.getCause() != null ? e.getCause() : e;
-        }
     }
 }
