@@ -20,9 +20,13 @@ import io.ckc.protocol.mrudp.ReliabilityConfig;
  * @param dedupeWindow how many recent message ids each node remembers to drop duplicates
  * @param handoverDrainMs on a handover, how long the node waits for its messages in flight to be
  *                        acknowledged by the old gateway before it moves (the rest are sent again on the new one)
- * @param maxQueueDelayMs a message that waited this long for room in the socket's congestion window, never
- *                        sent, goes back to the application as unsent: under a sustained overload the node
- *                        sheds what is late instead of letting every later message wait longer
+ * @param maxQueueDelayMs 0 (the default): a message waiting for room in the socket's congestion window waits as
+ *                        long as one in the outbox ({@code outboxTtlMs}), since a gateway that holds back its
+ *                        acknowledgements (Kafka restarting) must not make the node give up; otherwise a message
+ *                        that waited this long goes back to the application as unsent, for an application that
+ *                        would rather shed what is late under a sustained overload than let every later message
+ *                        wait longer (the perf suite's open-loop load does); such a node also gets back what a
+ *                        gateway refused as BUSY, which a node otherwise sends again a little later
  * @param outboxCapacity how many messages the node keeps while no gateway takes them (none reachable, or the
  *                       one it had died with them unacknowledged); past it, a new message is handed back as unsent
  * @param outboxTtlMs how long a message may wait in the outbox before it is handed back as unsent
@@ -33,7 +37,7 @@ public record ClientConfig(ReliabilityConfig reliability, long keepaliveMs, long
                            int outboxCapacity, long outboxTtlMs) {
 
     public static final ClientConfig DEFAULT = new ClientConfig(ReliabilityConfig.DEFAULT, 15_000, 20_000, 750, 500,
-            10, 1_000, true, 512, 2_000, 5_000, 10_000, 300_000);
+            10, 1_000, true, 512, 2_000, 0, 10_000, 300_000);
 
     public ClientConfig withReliability(ReliabilityConfig value) {
         return new ClientConfig(value, keepaliveMs, silenceTimeoutMs, unansweredProbeMs, connectRetryMs,
@@ -54,6 +58,7 @@ public record ClientConfig(ReliabilityConfig reliability, long keepaliveMs, long
                 outboxCapacity, outboxTtlMs);
     }
 
+    /** Sheds a message that waited {@code ms} for room in the congestion window (0: only past the outbox TTL). */
     public ClientConfig withMaxQueueDelay(long ms) {
         return new ClientConfig(reliability, keepaliveMs, silenceTimeoutMs, unansweredProbeMs, connectRetryMs,
                 connectAttempts, reconnectDelayMs, autoReconnect, dedupeWindow, handoverDrainMs, ms,

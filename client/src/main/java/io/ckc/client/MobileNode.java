@@ -352,7 +352,8 @@ public final class MobileNode {
             connectionLost(SessionEnd.RETRIES_EXHAUSTED);
             return reconnectWanted;
         }
-        List<Body.Outgoing> late = outgoing(session.expireQueued(now, config.maxQueueDelayMs()));
+        long queueLimitMs = config.maxQueueDelayMs() > 0 ? config.maxQueueDelayMs() : config.outboxTtlMs();
+        List<Body.Outgoing> late = outgoing(session.expireQueued(now, queueLimitMs));
         if (!late.isEmpty()) {
             listener.unsentMessages(this, late);
         }
@@ -430,9 +431,10 @@ public final class MobileNode {
             return;
         }
         Body refused = error.seq() > 0 ? session.onRefused(error.seq(), now, error.code() == ErrorCode.BUSY) : null;
-        if (refused instanceof Body.Outgoing message && error.code() == ErrorCode.PUBLISH_FAILED) {
-            // The gateway could not reach the core (Kafka down or restarting): the message waits in the outbox, with
-            // whatever the application sends meanwhile, and goes again a little later; nothing is handed back.
+        if (refused instanceof Body.Outgoing message && sendsAgain(error.code())) {
+            // The gateway could not reach the core (Kafka down or restarting), or the core is behind (BUSY): the
+            // message waits, with whatever the application sends meanwhile, and goes again a little later, before
+            // them (the gateway refuses the node's later messages until it has it); nothing is handed back.
             retrying.add(message);
             outboxRetryAtMs = Math.min(outboxRetryAtMs, now + config.reconnectDelayMs());
             transport.activate(this);
@@ -440,6 +442,14 @@ public final class MobileNode {
             listener.unsentMessages(this, List.of(message));
         }
         listener.internalException(this, new MessageRejectedException(error.code(), error.message()));
+    }
+
+    /**
+     * Whether a message the gateway refused goes again: one it could not write to Kafka always; one refused as BUSY
+     * unless the application sheds late messages ({@code maxQueueDelayMs} set), which then gets it back as unsent.
+     */
+    private boolean sendsAgain(ErrorCode refusal) {
+        return refusal == ErrorCode.PUBLISH_FAILED || refusal == ErrorCode.BUSY && config.maxQueueDelayMs() == 0;
     }
 
     /**

@@ -13,6 +13,7 @@ import org.junit.jupiter.api.Test;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
@@ -114,10 +115,7 @@ class MobileNodeTest {
         AtomicLong dropped = new AtomicLong();
         Recorder recorder = new Recorder();
         MobileNode node = connected(transport(new LossyLink(7, 0.2, 0.2, dropped)), gateway, recorder,
-                // Nothing is shed here: with a fifth of the datagrams lost, 300 messages take longer than the
-                // default 5 s queue bound on a busy machine, and this test is about what arrives, not what is shed.
-                ClientConfig.DEFAULT.withReliability(new ReliabilityConfig(50, 1_000, 12, 64, 256, 0.25))
-                        .withMaxQueueDelay(120_000));
+                ClientConfig.DEFAULT.withReliability(new ReliabilityConfig(50, 1_000, 12, 64, 256, 0.25)));
 
         List<UUID> sent = send(node, 300);
         List<UUID> delivered = new ArrayList<>();
@@ -185,10 +183,44 @@ class MobileNodeTest {
     }
 
     @Test
-    void messagesRefusedAsBusyGoBackToTheApplicationAndAreNotSentAgain() throws Exception {
+    void byDefaultMessagesWaitForRoomInTheWindowUntilTheOutboxTtlNotLess() throws Exception {
+        FakeGateway gateway = gateway("gw-a");
+        Recorder recorder = new Recorder();
+        ClientTransport transport = transport(null);
+        long ttlMs = 6_000; // above the 5 s that shed them before: a broker restart outlasted it
+        MobileNode node = connected(transport, gateway, recorder, ClientConfig.DEFAULT.withOutbox(10_000, ttlMs));
+        int limit = Math.min(onLoop(transport, () -> transport.window().limit()),
+                ClientConfig.DEFAULT.reliability().sendWindow());
+        gateway.holdAcks(true);
+        long sentAt = System.nanoTime();
+        send(node, 200);
+        Await.until("the messages beyond the window handed back at the TTL", 20,
+                () -> recorder.unsent.get() >= 200 - limit);
+        long waitedMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - sentAt);
+        assertThat(waitedMs).as("not handed back before their TTL").isGreaterThanOrEqualTo(ttlMs - 100);
+        assertThat(recorder.unsent.get()).isEqualTo(200 - limit);
+        assertThat(node.isConnected()).isTrue();
+    }
+
+    @Test
+    void messagesRefusedAsBusyGoAgainAndNoneIsHandedBack() throws Exception {
         FakeGateway gateway = gateway("gw-a");
         Recorder recorder = new Recorder();
         MobileNode node = connected(transport(null), gateway, recorder, ClientConfig.DEFAULT);
+        gateway.refuseMessagesAsBusy(2);
+        List<UUID> sent = send(node, 3);
+        Await.until("all three taken, the refused two sent again", 10,
+                () -> call(() -> Set.copyOf(gateway.receivedFrom(node.id())).containsAll(sent)));
+        assertThat(gateway.refusalsLeft()).isZero();
+        assertThat(recorder.unsent.get()).isZero();
+        assertThat(node.isConnected()).isTrue();
+    }
+
+    @Test
+    void aNodeThatShedsLateMessagesGetsThoseRefusedAsBusyBackAndDoesNotSendThemAgain() throws Exception {
+        FakeGateway gateway = gateway("gw-a");
+        Recorder recorder = new Recorder();
+        MobileNode node = connected(transport(null), gateway, recorder, ClientConfig.DEFAULT.withMaxQueueDelay(5_000));
         gateway.refuseMessagesAsBusy(2);
         send(node, 3);
         Await.until("two refused, one taken", 10,

@@ -61,6 +61,7 @@ class BrokerRestartITCase {
                 "--app-topic-prefix", topics.appPrefix(), "--parallelism", "2"});
         Map<UUID, Set<Integer>> echoes = new ConcurrentHashMap<>();
         AtomicInteger unsent = new AtomicInteger();
+        Map<String, Integer> refusals = new ConcurrentHashMap<>();
         NodeListener listener = new NodeListener() {
             @Override
             public void newMessageReceived(MobileNode node, ReceivedMessage message) {
@@ -71,6 +72,11 @@ class BrokerRestartITCase {
             @Override
             public void unsentMessages(MobileNode node, List<Body.Outgoing> messages) {
                 unsent.addAndGet(messages.size());
+            }
+
+            @Override
+            public void internalException(MobileNode node, Throwable error) {
+                refusals.merge(error.getMessage(), 1, Integer::sum);
             }
         };
         EventLoopGroup loops = DatagramTransport.current().newGroup(2);
@@ -106,9 +112,14 @@ class BrokerRestartITCase {
                     + Math.min(next.get(), MESSAGES));
             assertThat(before).as("the restart begins while the nodes still send").isLessThan(MESSAGES / 2);
 
-            Await.until("every echo back", 120, () -> next.get() >= MESSAGES
-                    && echoes.values().stream().allMatch(s -> s.size() == MESSAGES));
             Set<Integer> all = IntStream.range(0, MESSAGES).boxed().collect(Collectors.toSet());
+            try {
+                Await.until("every echo back", 120, () -> next.get() >= MESSAGES
+                        && echoes.values().stream().allMatch(s -> s.size() == MESSAGES));
+            } catch (AssertionError e) {
+                throw new AssertionError(e.getMessage() + "; handed back as unsent: " + unsent.get() + "; refusals: " + refusals + "; missing: "
+                        + nodes.stream().map(n -> missing(all, echoes.getOrDefault(n.id(), Set.of()))).toList(), e);
+            }
             assertThat(echoes.values()).hasSize(NODES).allMatch(all::equals);
             assertThat(unsent.get()).as("messages handed back to the nodes' applications").isZero();
             nodes.forEach(MobileNode::close);
@@ -117,5 +128,11 @@ class BrokerRestartITCase {
             jobs.close();
             loops.shutdownGracefully(0, 1, TimeUnit.SECONDS);
         }
+    }
+
+    private static Set<Integer> missing(Set<Integer> all, Set<Integer> echoed) {
+        Set<Integer> missing = new java.util.TreeSet<>(all);
+        missing.removeAll(echoed);
+        return missing;
     }
 }

@@ -61,9 +61,22 @@ final class Fleet implements AutoCloseable {
         this(nodeCount, gateways, ioThreads, fleet -> fleet.new Listener());
     }
 
+    /**
+     * The nodes' settings of an open-loop load that goes past saturation (perf stepped and overload): a message that
+     * waited {@value #SHED_AFTER_MS} ms for room in its socket's window is handed back (counted as shed), so the
+     * queues, and every later message's latency, stay bounded; every other scenario keeps the SDK's default.
+     */
+    static final long SHED_AFTER_MS = 5_000;
+    static final ClientConfig SHEDDING = ClientConfig.DEFAULT.withMaxQueueDelay(SHED_AFTER_MS);
+
     /** A fleet whose nodes report to the listener {@code listenerOf} makes for it. */
     Fleet(int nodeCount, List<InetSocketAddress> gateways, int ioThreads,
           java.util.function.Function<Fleet, NodeListener> listenerOf) throws InterruptedException {
+        this(nodeCount, gateways, ioThreads, listenerOf, ClientConfig.DEFAULT);
+    }
+
+    Fleet(int nodeCount, List<InetSocketAddress> gateways, int ioThreads,
+          java.util.function.Function<Fleet, NodeListener> listenerOf, ClientConfig config) throws InterruptedException {
         loops = DatagramTransport.current().newGroup(ioThreads);
         trips = new RoundTrips(nodeCount);
         sent = trips.sent;
@@ -77,17 +90,24 @@ final class Fleet implements AutoCloseable {
         NodeListener listener = listenerOf.apply(this);
         for (int i = 0; i < nodeCount; i++) {
             nodes.add(new MobileNode(new UUID(idHigh, i), transports.get(i % transportCount),
-                    gateways.get(i % gateways.size()), listener, ClientConfig.DEFAULT));
+                    gateways.get(i % gateways.size()), listener, config));
         }
     }
 
     /** The echo load's fleet on the stack's gateways, every node connected (up to 3 minutes' wait), sending to its channel. */
     static Fleet connected(int nodeCount, StackOptions stack, java.io.PrintStream out) throws InterruptedException {
+        return connected(nodeCount, stack, ClientConfig.DEFAULT, out);
+    }
+
+    /** The same with the nodes' settings given. */
+    static Fleet connected(int nodeCount, StackOptions stack, ClientConfig config, java.io.PrintStream out)
+            throws InterruptedException {
         List<InetSocketAddress> addresses = stack.gatewayAddresses();
         if (addresses.isEmpty()) {
             throw new IllegalArgumentException("the ckc path needs --gateways");
         }
-        Fleet fleet = new Fleet(nodeCount, addresses, stack.ioThreads).channel(stack.channel);
+        Fleet fleet = new Fleet(nodeCount, addresses, stack.ioThreads, f -> f.new Listener(), config)
+                .channel(stack.channel);
         fleet.connectAll(1000);
         waitFor(() -> fleet.connected.get() >= nodeCount, 180, () -> { });
         out.printf("%d of %d nodes connected%n", fleet.connected.get(), nodeCount);

@@ -28,7 +28,7 @@ interface LoadPath extends AutoCloseable {
     /** The CKC path with {@code nodes} nodes connected, or the baseline; ckc needs gateways. */
     static LoadPath open(String path, StackOptions stack, int nodes, PrintStream out) throws Exception {
         if (path.equals(Results.CKC)) {
-            Fleet fleet = Fleet.connected(nodes, stack, out);
+            Fleet fleet = Fleet.connected(nodes, stack, Fleet.SHEDDING, out);
             long disconnectsBefore = fleet.disconnects.get();
             return new LoadPath() {
                 public RoundTrips trips() {

@@ -81,6 +81,9 @@ public final class KafkaCorePublisher implements CorePublisher {
      * restart became a reconnect storm of every node. Now a send without metadata fails at once, the node is told
      * PUBLISH_FAILED and sends again a second later, and the producer fetches the metadata in the background; the
      * publisher fetches it for the topics it writes before the gateway opens ({@link #awaitMetadata}).
+     * Why {@code delivery.timeout.ms} 15 s (default 120): a node's repeat of a message whose write is still pending
+     * gets no acknowledgement until the write answers, so a write held across a broker restart must fail soon enough
+     * (PUBLISH_FAILED: the node sends it again) for the node not to wait minutes.
      */
     public static KafkaProducer<String, byte[]> newProducer(CoreOptions config, String clientId) {
         Properties props = KafkaClientConfig.client(config.kafkaBootstrap());
@@ -89,6 +92,8 @@ public final class KafkaCorePublisher implements CorePublisher {
         props.put(ProducerConfig.ACKS_CONFIG, "all");
         props.put(ProducerConfig.LINGER_MS_CONFIG, config.kafkaLingerMs());
         props.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, 0);
+        props.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, 5_000);
+        props.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, 15_000);
         props.put(ProducerConfig.MAX_REQUEST_SIZE_CONFIG, 4 * 1024 * 1024); // a ConnectionReport part of many nodes
         props.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
         props.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());

@@ -51,13 +51,15 @@ final class ShardUplink {
         }
         if (session.refusedUplinks != null) {
             if (!session.refusedUplinks.contains(uplink.messageId())) {
-                refuseUnwritten(session, ref, uplink.messageId(), "an earlier message could not be written: send it first");
+                refuseUnwritten(session, ref, uplink.messageId(), Refusal.PUBLISH_FAILED,
+                        "an earlier message could not be written: send it first");
                 return;
             }
             session.refusedUplinks = null; // the node sends the refused ones again, in order: write from here on
         }
         if (!admission.admit(ThreadLocalRandom.current().nextDouble())) {
-            reject(session, ref, Refusal.BUSY, "the core is behind: try again later");
+            // Held like a failed write: a node sends a BUSY message again later, and nothing may overtake it.
+            refuseUnwritten(session, ref, uplink.messageId(), Refusal.BUSY, "the core is behind: try again later");
             return;
         }
         String mnId = session.mnId.toString();
@@ -128,18 +130,21 @@ final class ShardUplink {
             accepted.inc();
             session.link.acknowledge(ref);
         } else {
-            refuseUnwritten(session, ref, messageId, "core unavailable: " + error.getMessage());
+            refuseUnwritten(session, ref, messageId, Refusal.PUBLISH_FAILED, "core unavailable: " + error.getMessage());
         }
     }
 
-    /** Refuses a message that was not written, and refuses the node's later ones until it sends the refused again. */
-    private void refuseUnwritten(Session session, int ref, UUID messageId, String why) {
+    /**
+     * Refuses a message that was not written, and refuses the node's later ones until it sends one of the refused
+     * again (a node that gave up the first, after a BUSY, sends the later ones again: they are refused too).
+     */
+    private void refuseUnwritten(Session session, int ref, UUID messageId, Refusal refusal, String why) {
         if (session.refusedUplinks == null) {
             session.refusedUplinks = new HashSet<>();
         }
         if (session.refusedUplinks.size() < MAX_REFUSED_REMEMBERED) {
             session.refusedUplinks.add(messageId);
         }
-        reject(session, ref, Refusal.PUBLISH_FAILED, why);
+        reject(session, ref, refusal, why);
     }
 }

@@ -12,8 +12,10 @@ import java.util.Arrays;
  * is how far behind the path through Kafka and the jobs is. While the median age of a window stays
  * above the target for longer than the burst allowance, the gateway refuses each uplink message with
  * a probability that PIE's controller adjusts, so the backlog stays near the target and the excess is
- * turned away at the edge (BUSY: the node hands it back to its application as unsent) instead of
- * queued. Short stalls (a checkpoint, a rescale's restart) stay within the allowance and refuse nothing.
+ * turned away at the edge (BUSY: the node sends it again a little later, or hands it back to its
+ * application as unsent if that sheds late messages) instead of queued in Kafka. Short stalls (a
+ * checkpoint, a rescale's restart) stay within the allowance and refuse nothing, and a backlog whose age falls from one window to the next (the stack catching up after an outage)
+ * raises the probability no further.
  *
  * <p>Ages are recorded and the probability updated on the core consumer's thread; the shards' loops
  * read the probability.
@@ -95,6 +97,12 @@ public final class UplinkAdmission {
         double p = refuseProbability;
         if (p > 0 || allowanceSpent) {
             double delta = ALPHA * (ageS - targetMs / 1000.0) + BETA * (ageS - previousAgeS);
+            if (ageS < previousAgeS) {
+                // Why: a backlog that drains is one the stack is catching up on (after a broker restart, a
+                // TaskManager's recovery), not an offered load above its capacity; refusing more then turns an
+                // outage that is over into messages handed back. Only an age that holds or grows raises it.
+                delta = Math.min(delta, 0);
+            }
             delta *= scale(p);
             if (p >= 0.1 && delta > maxStep) {
                 delta = maxStep;

@@ -113,7 +113,7 @@ class ShardUplinkTest {
     }
 
     @Test
-    void whileTheDeliveriesAreTooOldUplinksAreRefusedAsBusyAndNotPublished() {
+    void whileTheDeliveriesAreTooOldUplinksAreRefusedAsBusyAndHoldTheNodesLaterOnes() {
         long now = 0;
         admission.update(now);
         for (int window = 0; window < 50 && admission.refuseProbability() < 1; window++) { // 30 s old: far behind
@@ -124,11 +124,14 @@ class ShardUplinkTest {
         assertThat(admission.refuseProbability()).isEqualTo(1.0);
         ShardUplink uplink = uplink();
 
-        uplink.uplink(session, 1, toEcho(null, new byte[1]));
+        Uplink.ToChannel first = toEcho(null, new byte[1]);
+        uplink.uplink(session, 1, first);
         uplink.uplink(session, 2, new Uplink.ToGroup(UUID.randomUUID(), "app/all", null, new byte[1], null));
+        uplink.uplink(session, 3, first); // sent again: refused again while the core is behind
         runLoop();
 
-        assertThat(link.calls).containsExactly("reject 1 BUSY", "reject 2 BUSY");
+        assertThat(link.calls).as("the second may not overtake the first")
+                .containsExactly("reject 1 BUSY", "reject 2 PUBLISH_FAILED", "reject 3 BUSY");
         assertThat(publisher.records).isEmpty();
         assertThat(metrics.rejected.labelValues("BUSY").get()).isEqualTo(2.0);
     }

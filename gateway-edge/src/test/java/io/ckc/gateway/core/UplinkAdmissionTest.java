@@ -53,6 +53,15 @@ class UplinkAdmissionTest {
     }
 
     @Test
+    void aBacklogThatDrainsAfterAnOutageRefusesNothing() {
+        deliveries(40, 5_000);
+        for (long age = 12_000; age > 40; age -= 80) { // 15 s to catch up on a 12 s outage: 7.5 times the allowance
+            deliveries(age, UPDATE_MS);
+        }
+        assertThat(admission.refuseProbability()).isZero();
+    }
+
+    @Test
     void onceTheBacklogIsGoneItAcceptsEverythingAgain() {
         deliveries(40, 5_000);
         deliveries(5_000, 10_000);

@@ -5,9 +5,11 @@ import io.ckc.protocol.frame.Frame;
 
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.UUID;
 import java.util.function.Consumer;
@@ -72,6 +74,12 @@ public final class ReliableSession {
      * that would tell it the refused frame was taken. Made on the first refusal: most sessions have none.
      */
     private Map<Integer, Frame> refusals;
+    /**
+     * Received frames handed to the owner that it has neither acknowledged nor refused yet (a gateway
+     * acknowledges a message once Kafka has it): a repeat of one is left unanswered, since an ack now
+     * would tell the peer it was taken before it was. Made on first use, emptied as answers go out.
+     */
+    private Set<Integer> unanswered;
     private long retransmissions;
     private boolean broken;
     /** No frame is due before this (a lower bound: an acknowledged frame may have held it); Long.MAX_VALUE when none is in flight. */
@@ -178,6 +186,9 @@ public final class ReliableSession {
     public List<Received> onData(int seq, Body body) {
         int distance = seq - nextExpected;
         if (distance < 0) {
+            if (unanswered != null && unanswered.contains(seq)) {
+                return List.of(); // its answer is still to come
+            }
             Frame refusal = refusals == null ? null : refusals.get(seq);
             output.accept(refusal != null ? refusal : new Frame.Ack(mnId, epoch, seq));
             return List.of();
@@ -193,6 +204,10 @@ public final class ReliableSession {
         Body next;
         while ((next = reorderBuffer.remove(nextExpected)) != null) {
             ready.add(new Received(nextExpected, next));
+            if (unanswered == null) {
+                unanswered = new HashSet<>();
+            }
+            unanswered.add(nextExpected);
             nextExpected++;
         }
         return ready;
@@ -230,12 +245,20 @@ public final class ReliableSession {
             };
         }
         refusals.put(seq, refusal);
+        answered(seq);
         output.accept(refusal);
     }
 
     /** Acknowledges a received data frame to the peer. */
     public void acknowledge(int seq) {
+        answered(seq);
         output.accept(new Frame.Ack(mnId, epoch, seq));
+    }
+
+    private void answered(int seq) {
+        if (unanswered != null) {
+            unanswered.remove(seq);
+        }
     }
 
     /** Retransmits frames whose timeout passed; reports a broken session once a frame ran out of retries. */

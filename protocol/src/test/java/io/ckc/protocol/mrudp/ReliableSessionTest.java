@@ -131,8 +131,22 @@ class ReliableSessionTest {
         ReliableSession session = new ReliableSession(MN, 1, ReliabilityConfig.DEFAULT, sent::add);
         Body body = new Body.Delivery(UUID.randomUUID(), "app", new byte[0]);
         assertThat(session.onData(1, body)).hasSize(1);
+        session.acknowledge(1);
         assertThat(session.onData(1, body)).isEmpty();
-        assertThat(sent).containsExactly(new Frame.Ack(MN, 1, 1));
+        assertThat(sent).containsExactly(new Frame.Ack(MN, 1, 1), new Frame.Ack(MN, 1, 1));
+    }
+
+    @Test
+    void aRepeatOfAFrameItsOwnerHasNotAnsweredYetGetsNoAckUntilItDoes() {
+        List<Frame> sent = new ArrayList<>();
+        ReliableSession session = new ReliableSession(MN, 1, ReliabilityConfig.DEFAULT, sent::add);
+        Body body = new Body.MnMessage(UUID.randomUUID(), "echo", null, new byte[0]);
+        assertThat(session.onData(1, body)).hasSize(1);
+        assertThat(session.onData(1, body)).as("the gateway still writes it to Kafka").isEmpty();
+        assertThat(sent).as("no ack for a message Kafka does not have yet").isEmpty();
+        session.acknowledge(1);
+        assertThat(session.onData(1, body)).isEmpty();
+        assertThat(sent).containsExactly(new Frame.Ack(MN, 1, 1), new Frame.Ack(MN, 1, 1));
     }
 
     @Test
