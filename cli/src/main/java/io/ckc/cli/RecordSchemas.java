@@ -77,8 +77,9 @@ public final class RecordSchemas {
                     "What became of a message whose sender asked for a receipt. At least once: read them by message id."),
             new Topic("ckc.context", "the node id", ContextReport.class, "gateways", "group definers, applications",
                     true, "A node's context when it changes, and at least every CKC_CONTEXT_REFRESH_MS."),
-            new Topic("ckc.mn.events", "the node id", MnEvent.class, "gateways", "the delivery job, applications",
-                    true, "A node connected to or disconnected from a gateway."),
+            new Topic("ckc.mn.events", "the node id", MnEvent.class, "gateways, the PoA manager",
+                    "the delivery job, applications", true,
+                    "A node connected to or disconnected from a gateway, or its session ended with a gateway that stopped reporting."),
             new Topic("ckc.groups", "`<definerId>/<mnId>`", GroupAdvertisement.class, "group definers (jobs, SQL rules)",
                     "the delivery job", true,
                     "The groups one definer puts a node in; compacted, the latest record per key counts, a deleted "
@@ -158,12 +159,14 @@ public final class RecordSchemas {
             Map.entry("ContextReport.gatewayId", "The gateway the node reported through."),
             Map.entry("ContextReport.timestamp", "When the gateway received it, epoch ms."),
             Map.entry("ContextReport.context", "The node's context."),
-            Map.entry("MnEvent.type", "CONNECTED or DISCONNECTED."),
+            Map.entry("MnEvent.type", "CONNECTED or DISCONNECTED (from the gateway), or GATEWAY_LOST (from the PoA "
+                    + "manager: the gateway stopped reporting; ends the node's session there if it opened before timestamp)."),
             Map.entry("MnEvent.mnId", "The node (a UUID)."),
             Map.entry("MnEvent.gatewayId", "The gateway of the session."),
             Map.entry("MnEvent.epoch", "The session's epoch: grows with each new session of the node; a disconnect "
-                    + "counts only for the (gateway, epoch) it names."),
-            Map.entry("MnEvent.timestamp", "When it happened at the gateway, epoch ms."),
+                    + "counts only for the (gateway, epoch) it names; 0 in GATEWAY_LOST."),
+            Map.entry("MnEvent.timestamp", "When it happened, epoch ms, on the gateway's clock; in GATEWAY_LOST the "
+                    + "gateway's last report."),
             Map.entry("GroupAdvertisement.definerId", "The definer: a job, a SQL rule or an application."),
             Map.entry("GroupAdvertisement.mnId", "The node (a UUID)."),
             Map.entry("GroupAdvertisement.groups", "The definer's groups the node is in, sorted; empty: none."),

@@ -12,6 +12,7 @@ import io.ckc.protocol.records.BalanceRound;
 import io.ckc.protocol.records.ConnectionStatistics;
 import io.ckc.protocol.records.DeadLetter;
 import io.ckc.protocol.records.GatewayList;
+import io.ckc.protocol.records.MnEvent;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.connector.sink2.Sink;
 import org.apache.flink.api.connector.source.Source;
@@ -26,7 +27,8 @@ import java.util.List;
  * and ping windows, computes Connection Statistics ({@code ckc.gw.stats}) and liveness; one global
  * step ranks the active gateways, writes the gateway list ({@code ckc.gw.list}), reconfigures ping
  * windows, and balances nodes by handover commands on the gateways' own topics, summarising each
- * round on {@code ckc.gw.rounds}. Operators drain a gateway with a record on {@code ckc.poa.control}.
+ * round on {@code ckc.gw.rounds}. When a gateway stops reporting, each of its nodes' sessions there is declared
+ * over on {@code ckc.mn.events} (GATEWAY_LOST), for the delivery job. Operators drain a gateway with a record on {@code ckc.poa.control}.
  *
  * <p>Flags: {@code --parallelism}, {@code --max-parallelism} (see {@link Scaling}) of the per-gateway step (the global step runs at 1), every flag of
  * {@link PoaSettings} and of {@link KafkaIo}.
@@ -40,19 +42,21 @@ public final class PoaManagerJob {
     private final Sink<ConnectionStatistics> statistics;
     private final Sink<GatewayList> gatewayList;
     private final Sink<BalanceRound> rounds;
+    private final Sink<MnEvent> lostSessions;
     private final Sink<DeadLetter> deadLetters;
     private final Topics topics;
     private final PoaSettings settings;
     private final Scaling scaling;
 
     public PoaManagerJob(Source<RawRecord, ?, ?> source, Sink<GatewayOrder> orders, Sink<ConnectionStatistics> statistics,
-                         Sink<GatewayList> gatewayList, Sink<BalanceRound> rounds, Sink<DeadLetter> deadLetters,
-                         Topics topics, PoaSettings settings, Scaling scaling) {
+                         Sink<GatewayList> gatewayList, Sink<BalanceRound> rounds, Sink<MnEvent> lostSessions,
+                         Sink<DeadLetter> deadLetters, Topics topics, PoaSettings settings, Scaling scaling) {
         this.source = source;
         this.orders = orders;
         this.statistics = statistics;
         this.gatewayList = gatewayList;
         this.rounds = rounds;
+        this.lostSessions = lostSessions;
         this.deadLetters = deadLetters;
         this.topics = topics;
         this.settings = settings;
@@ -72,6 +76,7 @@ public final class PoaManagerJob {
                 kafka.<GatewayList>sink("poa-list", l -> topics.gatewayList(), l -> GatewayList.KEY, l -> l),
                 kafka.<BalanceRound>sink("poa-rounds", r -> topics.balanceRounds(), r -> String.valueOf(r.round()),
                         r -> r),
+                kafka.<MnEvent>sink("poa-lost-sessions", e -> topics.mnEvents(), MnEvent::mnId, e -> e),
                 kafka.deadLetterSink("poa-manager"),
                 topics,
                 PoaSettings.fromArgs(params),
@@ -103,6 +108,8 @@ public final class PoaManagerJob {
                 .uid("poa-list-sink").name("kafka: gateway list");
         balanced.getSideOutput(BalanceGateways.ROUNDS).sinkTo(rounds).setParallelism(1).setMaxParallelism(1)
                 .uid("poa-rounds-sink").name("kafka: balance rounds");
+        balanced.getSideOutput(BalanceGateways.LOST_SESSIONS).sinkTo(lostSessions).setParallelism(1)
+                .setMaxParallelism(1).uid("poa-lost-sessions-sink").name("kafka: ckc.mn.events (sessions of lost gateways)");
         views.getSideOutput(TrackGateway.STATISTICS).sinkTo(statistics).uid("poa-stats-sink")
                 .name("kafka: connection statistics");
         inputs.getSideOutput(JsonParser.DEAD_LETTERS).sinkTo(deadLetters).uid("poa-dead-letters")

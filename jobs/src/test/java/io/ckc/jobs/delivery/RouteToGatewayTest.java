@@ -321,6 +321,49 @@ class RouteToGatewayTest {
     }
 
     @Test
+    void aGatewayDeclaredLostEndsTheSessionWhatIsPendingGoesToTheNextOneInOrderAndStateEmpties() throws Exception {
+        push(connected("gw-1", 10, 1_000));
+        push(unicast("m1", 1, null, false));
+        push(gatewayLost("gw-1", 5_000)); // its last report came after the session opened
+        push(unicast("m2", 2, null, false));
+        assertThat(outputs()).extracting(o -> o.gatewayId() + ":" + o.unicast().messageId())
+                .as("m2 waits: nothing more goes to a gateway that is gone").containsExactly("gw-1:m1");
+        push(connected("gw-2", 11, 6_000));
+        assertThat(outputs()).extracting(o -> o.gatewayId() + ":" + o.unicast().messageId())
+                .containsExactly("gw-1:m1", "gw-2:m1", "gw-2:m2");
+        push(delivered("m1"));
+        push(delivered("m2"));
+        push(disconnected("gw-2", 11));
+        harness.setProcessingTime(RETENTION);
+        assertThat(harness.numKeyedStateEntries()).isZero();
+        assertThat(harness.numProcessingTimeTimers()).isZero();
+    }
+
+    @Test
+    void aNodeOfALostGatewayThatNeverComesBackHasItsRouteForgottenAndWhatIsPendingExpires() throws Exception {
+        push(connected("gw-1", 10, 1_000));
+        push(unicast("m1", 0, null, true));
+        push(gatewayLost("gw-1", 5_000));
+        harness.setProcessingTime(RETENTION);
+        assertThat(receipts()).extracting(Receipt::messageId, Receipt::outcome)
+                .containsExactly(tuple("m1", Receipt.Outcome.EXPIRED));
+        assertThat(harness.numKeyedStateEntries()).isZero();
+        assertThat(harness.numProcessingTimeTimers()).isZero();
+    }
+
+    @Test
+    void aLossDeclaredForAGatewayTheNodeLeftOrOfAnOlderIncarnationChangesNothing() throws Exception {
+        push(connected("gw-1", 10, 9_000)); // opened on gw-1 restarted under its id, after its last report before
+        push(gatewayLost("gw-1", 5_000));
+        push(unicast("m1"));
+        push(connected("gw-2", 11, 9_500));
+        push(gatewayLost("gw-1", 10_000)); // the node is on gw-2 now
+        push(unicast("m2"));
+        assertThat(outputs()).extracting(o -> o.gatewayId() + ":" + o.unicast().messageId())
+                .containsExactly("gw-1:m1", "gw-2:m1", "gw-2:m2");
+    }
+
+    @Test
     void theRouteOfANodeThatStaysGoneIsForgottenAfterTheRetention() throws Exception {
         push(connected("gw-1", 10));
         push(disconnected("gw-1", 10));
@@ -382,7 +425,15 @@ class RouteToGatewayTest {
     }
 
     private static DeliveryInput connected(String gateway, long epoch) {
-        return DeliveryInput.of(MnEvent.connected(MN, gateway, epoch, 0));
+        return connected(gateway, epoch, 0);
+    }
+
+    private static DeliveryInput connected(String gateway, long epoch, long at) {
+        return DeliveryInput.of(MnEvent.connected(MN, gateway, epoch, at));
+    }
+
+    private static DeliveryInput gatewayLost(String gateway, long lastSignOfLife) {
+        return DeliveryInput.of(MnEvent.gatewayLost(MN, gateway, lastSignOfLife));
     }
 
     private static DeliveryInput disconnected(String gateway, long epoch) {

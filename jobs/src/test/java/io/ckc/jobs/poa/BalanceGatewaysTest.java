@@ -7,6 +7,7 @@ import io.ckc.protocol.records.GatewayCommand;
 import io.ckc.protocol.records.GatewayList;
 import io.ckc.protocol.records.HelloPoA;
 import io.ckc.protocol.records.LoadReport;
+import io.ckc.protocol.records.MnEvent;
 import org.apache.flink.api.common.state.MapState;
 import org.apache.flink.api.common.state.MapStateDescriptor;
 import org.apache.flink.api.common.typeinfo.Types;
@@ -28,12 +29,14 @@ import java.util.TreeSet;
 import java.util.stream.IntStream;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.tuple;
 
 /** The PoA manager's global step on a harness: list, ping settings, rounds, and forgetting gone gateways. */
 class BalanceGatewaysTest {
 
     private static final long CHECK = 1_000;
     private static final long COOLDOWN = 5_000;
+    private static final long LOAD_TIME = 42_000;
 
     private KeyedOneInputStreamOperatorTestHarness<String, GatewayView, GatewayOrder> harness;
 
@@ -73,6 +76,29 @@ class BalanceGatewaysTest {
                 .filter(o -> o.command() instanceof GatewayCommand.Handover).toList();
         assertThat(handovers).hasSize(5).allMatch(o -> o.gatewayId().equals("gw-1"));
         assertThat(rounds()).last().satisfies(r -> assertThat(r.handovers()).isEqualTo(5));
+    }
+
+    @Test
+    void eachNodeOfAGatewayThatTurnsInactiveHearsItsSessionThereIsOverAsOfTheGatewaysLastReport() throws Exception {
+        push(view("gw-1", true, 3, 0));
+        push(view("gw-2", true, 2, 10));
+        push(withMembers(view("gw-1", false, 0, 0), null)); // the per-gateway step's inactive view names no members
+        assertThat(lostSessions()).extracting(MnEvent::type, MnEvent::mnId, MnEvent::gatewayId, MnEvent::timestamp)
+                .containsExactly(tuple(MnEvent.Type.GATEWAY_LOST, "mn-0", "gw-1", LOAD_TIME),
+                        tuple(MnEvent.Type.GATEWAY_LOST, "mn-1", "gw-1", LOAD_TIME),
+                        tuple(MnEvent.Type.GATEWAY_LOST, "mn-2", "gw-1", LOAD_TIME));
+        push(withMembers(view("gw-1", false, 0, 0), null)); // still inactive: nothing more
+        assertThat(lostSessions()).hasSize(3);
+    }
+
+    @Test
+    void whenNoGatewayWasHeardForAReportPeriodNoSessionIsDeclaredOver() throws Exception {
+        push(view("gw-1", true, 3, 0));
+        push(view("gw-2", true, 2, 10));
+        harness.setProcessingTime(1_001); // a report period (1 s) and more without any report: Kafka is away
+        push(withMembers(view("gw-1", false, 0, 0), null));
+        push(withMembers(view("gw-2", false, 0, 0), null));
+        assertThat(lostSessions()).isEmpty();
     }
 
     @Test
@@ -131,6 +157,16 @@ class BalanceGatewaysTest {
         return harness.getSideOutput(BalanceGateways.GATEWAY_LIST).stream().map(StreamRecord::getValue).toList();
     }
 
+    private List<MnEvent> lostSessions() {
+        var side = harness.getSideOutput(BalanceGateways.LOST_SESSIONS);
+        return side == null ? List.of() : side.stream().map(StreamRecord::getValue).toList();
+    }
+
+    private static GatewayView withMembers(GatewayView view, List<String> members) {
+        return new GatewayView(view.gatewayId(), view.active(), view.draining(), view.hello(), view.load(), view.stats(),
+                members, view.gone());
+    }
+
     private List<BalanceRound> rounds() {
         return harness.getSideOutput(BalanceGateways.ROUNDS).stream().map(StreamRecord::getValue).toList();
     }
@@ -139,7 +175,7 @@ class BalanceGatewaysTest {
         List<String> members = new ArrayList<>();
         IntStream.range(firstNode, firstNode + nodes).forEach(i -> members.add("mn-" + i));
         HelloPoA hello = new HelloPoA(gatewayId, List.of(new Endpoint(Endpoint.UDP, "127.0.0.1", 5500)), 1);
-        LoadReport load = new LoadReport(gatewayId, 0, 1_000, 1, 0.1, 0.2, 0.1, 1L << 34, 0.5, 1L << 30, 0.8, nodes);
+        LoadReport load = new LoadReport(gatewayId, LOAD_TIME, 1_000, 1, 0.1, 0.2, 0.1, 1L << 34, 0.5, 1L << 30, 0.8, nodes);
         return new GatewayView(gatewayId, active, false, hello, load, null, members, false);
     }
 }

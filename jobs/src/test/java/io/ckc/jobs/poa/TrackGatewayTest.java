@@ -30,10 +30,7 @@ class TrackGatewayTest {
 
     @BeforeEach
     void setUp() throws Exception {
-        PoaSettings settings = PoaSettings.fromArgs(ParameterTool.fromArgs(
-                new String[] {"--liveness-periods", String.valueOf(X), "--report-period-ms", String.valueOf(PERIOD),
-                        "--gateway-retention-ms", String.valueOf(RETENTION)}));
-        harness = new KeyedOneInputStreamOperatorTestHarness<>(new KeyedProcessOperator<>(new TrackGateway(settings)),
+        harness = new KeyedOneInputStreamOperatorTestHarness<>(new KeyedProcessOperator<>(new TrackGateway(settings())),
                 PoaInput::gatewayId, Types.STRING);
         harness.open();
         harness.setProcessingTime(10_000);
@@ -123,10 +120,35 @@ class TrackGatewayTest {
     }
 
     @Test
+    void afterARestoreASilenceItDidNotObserveForTheWholeAllowanceDeclaresNoGatewayLost() throws Exception {
+        push(PoaInput.of(load(10_000)));
+        var snapshot = harness.snapshot(1, 10_000);
+        harness.close();
+        harness = new KeyedOneInputStreamOperatorTestHarness<>(new KeyedProcessOperator<>(new TrackGateway(settings())),
+                PoaInput::gatewayId, Types.STRING);
+        harness.setup();
+        harness.initializeState(snapshot);
+        harness.open();
+        long restoredAt = 10_000 + 5 * X * PERIOD; // the job was down longer than the allowance
+        harness.setProcessingTime(restoredAt); // the overdue liveness timer fires before any report is read
+        assertThat(harness.extractOutputValues()).as("no view: the gateway is not declared inactive").isEmpty();
+        harness.setProcessingTime(restoredAt + X * PERIOD - 1);
+        assertThat(harness.extractOutputValues()).isEmpty();
+        harness.setProcessingTime(restoredAt + X * PERIOD); // and still silent for the whole allowance since
+        assertThat(last().active()).isFalse();
+    }
+
+    @Test
     void reportsOlderThanXPeriodsAreIgnored() throws Exception {
         push(PoaInput.of(load(10_000 - X * PERIOD - 1)));
         assertThat(harness.extractOutputValues()).isEmpty();
         assertThat(harness.numProcessingTimeTimers()).isZero();
+    }
+
+    private static PoaSettings settings() {
+        return PoaSettings.fromArgs(ParameterTool.fromArgs(
+                new String[] {"--liveness-periods", String.valueOf(X), "--report-period-ms", String.valueOf(PERIOD),
+                        "--gateway-retention-ms", String.valueOf(RETENTION)}));
     }
 
     private void push(PoaInput input) throws Exception {

@@ -30,7 +30,9 @@ import java.util.List;
  *
  * <p>A connect wins when its epoch is at least the current one; a disconnect counts only when it
  * names the current gateway and epoch, so a late disconnect from the old gateway after a handover
- * cannot clobber the new route.
+ * cannot clobber the new route. A gateway the PoA manager declared lost ({@link MnEvent.Type#GATEWAY_LOST})
+ * ends the node's session there if it opened before the gateway's last sign of life: what is pending
+ * then waits for the node's next session, anywhere, instead of going to a gateway that is gone.
  *
  * <p>Pending messages: each unicast stays in keyed state from the moment it arrives until its
  * DELIVERED receipt comes back from the gateway ({@code ckc.delivered}), whether it is in flight on
@@ -79,6 +81,7 @@ public final class RouteToGateway extends KeyedProcessFunction<String, DeliveryI
     private transient Counter dropped;
     private transient Counter staleEvents;
     private transient Counter rerouted;
+    private transient Counter gatewayLost;
 
     public RouteToGateway(MtdSettings mtd, long routeRetentionMs) {
         this.mtd = mtd;
@@ -103,6 +106,7 @@ public final class RouteToGateway extends KeyedProcessFunction<String, DeliveryI
         dropped = metrics.counter("mtdDropped");
         staleEvents = metrics.counter("staleEvents");
         rerouted = metrics.counter("reroutedUnsent");
+        gatewayLost = metrics.counter("sessionsOfLostGateways");
     }
 
     @Override
@@ -120,27 +124,46 @@ public final class RouteToGateway extends KeyedProcessFunction<String, DeliveryI
 
     private void onEvent(MnEvent event, Context ctx, Collector<Outbound> out) throws Exception {
         Route current = route.value();
-        if (event.type() == MnEvent.Type.CONNECTED) {
-            if (current != null && event.epoch() < current.epoch()) {
-                staleEvents.inc();
-                return;
+        switch (event.type()) {
+            case CONNECTED -> {
+                if (current != null && event.epoch() < current.epoch()) {
+                    staleEvents.inc();
+                    return;
+                }
+                Route connected = new Route(event.gatewayId(), event.epoch(), true, event.timestamp());
+                route.update(connected);
+                cancelForgetTimer(ctx);
+                sendPending(connected, ctx, out);
             }
-            Route connected = new Route(event.gatewayId(), event.epoch(), true);
-            route.update(connected);
-            cancelForgetTimer(ctx);
-            sendPending(connected, ctx, out);
-        } else {
-            if (current == null || !current.connected() || current.epoch() != event.epoch()
-                    || !current.gatewayId().equals(event.gatewayId())) {
-                staleEvents.inc();
-                return;
+            case DISCONNECTED -> {
+                if (current == null || !current.connected() || current.epoch() != event.epoch()
+                        || !current.gatewayId().equals(event.gatewayId())) {
+                    staleEvents.inc();
+                    return;
+                }
+                close(current, ctx);
             }
-            route.update(new Route(current.gatewayId(), current.epoch(), false));
-            // Why: a node that never comes back must not keep its route in state forever.
-            long at = ctx.timerService().currentProcessingTime() + routeRetentionMs;
-            forgetRouteAt.update(at);
-            ctx.timerService().registerProcessingTimeTimer(at);
+            case GATEWAY_LOST -> {
+                if (current == null || !current.connected() || !current.gatewayId().equals(event.gatewayId())
+                        || current.openedAt() > event.timestamp()) {
+                    staleEvents.inc(); // moved on, or a session the gateway opened after its declared end
+                    return;
+                }
+                gatewayLost.inc();
+                close(current, ctx);
+            }
         }
+    }
+
+    /**
+     * The node's session is over: newer messages wait for its next one, where everything pending goes, and a node
+     * that never comes back does not keep its route in state forever.
+     */
+    private void close(Route current, Context ctx) throws Exception {
+        route.update(current.closed());
+        long at = ctx.timerService().currentProcessingTime() + routeRetentionMs;
+        forgetRouteAt.update(at);
+        ctx.timerService().registerProcessingTimeTimer(at);
     }
 
     private void onUnicast(Unicast unicast, Context ctx, Collector<Outbound> out) throws Exception {

@@ -5,6 +5,7 @@ import io.ckc.jobs.poa.GatewayView;
 import io.ckc.jobs.poa.PoaSettings;
 import io.ckc.protocol.records.BalanceRound;
 import io.ckc.protocol.records.GatewayList;
+import io.ckc.protocol.records.MnEvent;
 import io.ckc.udfs.GatewayRanking;
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.api.common.state.MapState;
@@ -13,6 +14,7 @@ import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.api.common.state.ValueStateDescriptor;
 import org.apache.flink.api.common.typeinfo.TypeHint;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
+import org.apache.flink.metrics.Counter;
 import org.apache.flink.streaming.api.functions.KeyedProcessFunction;
 import org.apache.flink.util.Collector;
 import org.apache.flink.util.OutputTag;
@@ -30,13 +32,17 @@ import java.util.Map;
  * windows from the network-wide ping rate ({@link PingConfigs}, which also gives a new gateway the
  * current PingConfig as soon as its HelloPoA is seen), and runs a balancing round whose handovers
  * go to the donor gateways' topics and whose summary goes to {@link #ROUNDS} ({@link BalancingRounds}).
- * A gateway the per-gateway step forgot ({@link GatewayView#gone()}) is forgotten here too.
+ * A gateway that turns inactive has its members told that their sessions there are over
+ * ({@link #LOST_SESSIONS}); one the per-gateway step forgot ({@link GatewayView#gone()}) is forgotten here too.
  */
 public final class BalanceGateways extends KeyedProcessFunction<String, GatewayView, GatewayOrder> {
 
     public static final OutputTag<GatewayList> GATEWAY_LIST = new OutputTag<>("gateway-list") {
     };
     public static final OutputTag<BalanceRound> ROUNDS = new OutputTag<>("balance-rounds") {
+    };
+    /** For each member of a gateway that turned inactive, its session there is over: to ckc.mn.events. */
+    public static final OutputTag<MnEvent> LOST_SESSIONS = new OutputTag<>("lost-sessions") {
     };
     /** The one key of this step. */
     public static final String ALL = "all";
@@ -46,9 +52,11 @@ public final class BalanceGateways extends KeyedProcessFunction<String, GatewayV
     private transient MapState<String, GatewayView> views;
     private transient MapState<String, List<String>> members;
     private transient ValueState<Long> nextCheck;
+    private transient ValueState<Long> lastActiveViewAt;
     private transient GatewayListing listing;
     private transient PingConfigs pings;
     private transient BalancingRounds rounds;
+    private transient Counter lossesNotDeclared;
 
     public BalanceGateways(PoaSettings settings) {
         this.settings = settings;
@@ -61,9 +69,11 @@ public final class BalanceGateways extends KeyedProcessFunction<String, GatewayV
         members = state.getMapState(new MapStateDescriptor<>("gateway-members", TypeInformation.of(String.class),
                 TypeInformation.of(new TypeHint<List<String>>() { })));
         nextCheck = state.getState(new ValueStateDescriptor<>("next-check", Long.class));
+        lastActiveViewAt = state.getState(new ValueStateDescriptor<>("last-active-view-at", Long.class));
         listing = new GatewayListing(PoaSettings.rankingFor(settings.ranking()), state);
         pings = new PingConfigs(settings, state);
         rounds = new BalancingRounds(settings, state);
+        lossesNotDeclared = getRuntimeContext().getMetricGroup().counter("gatewayLossesNotDeclared");
     }
 
     @Override
@@ -76,6 +86,12 @@ public final class BalanceGateways extends KeyedProcessFunction<String, GatewayV
         views.put(view.gatewayId(), view);
         if (view.members() != null) {
             members.put(view.gatewayId(), view.members());
+        }
+        long now = ctx.timerService().currentProcessingTime();
+        if (view.active()) {
+            lastActiveViewAt.update(now);
+        } else if (before != null && before.active()) {
+            lostSessions(view, now, ctx);
         }
         pings.onView(view, out);
         boolean livenessChanged = before == null || before.active() != view.active() || before.draining() != view.draining();
@@ -97,6 +113,41 @@ public final class BalanceGateways extends KeyedProcessFunction<String, GatewayV
         ctx.output(ROUNDS, rounds.run(active, scores, members::get, listing.listed(), listing.rankingName(), timestamp,
                 out));
         scheduleCheck(ctx, timestamp);
+    }
+
+    /**
+     * The gateway stopped reporting: each node of its latest ping window hears, through the delivery job, that its
+     * session there is over unless it opened after the gateway's last sign of life (on the gateway's own clock, as
+     * the sessions' Connected events are), so that what is pending for it waits for its next session instead of
+     * going to a gateway that is gone, and a node that never comes back has its route forgotten. Only while other
+     * gateways are heard: a silence of all of them says nothing about this one.
+     */
+    private void lostSessions(GatewayView view, long now, Context ctx) throws Exception {
+        List<String> nodes = members.get(view.gatewayId());
+        long lastSignOfLife = lastSignOfLife(view);
+        Long othersHeardAt = lastActiveViewAt.value();
+        long period = view.load() != null ? view.load().periodMs() : settings.reportPeriodMs();
+        if (nodes == null || lastSignOfLife == Long.MIN_VALUE) {
+            return;
+        }
+        if (othersHeardAt == null || now - othersHeardAt > period) {
+            // Why: when no gateway at all was heard for a report period, the silence is the manager's (Kafka away, a
+            // restart), not this gateway's; ending every session on it would stop delivery to nodes that are fine.
+            lossesNotDeclared.inc();
+            return;
+        }
+        for (String node : nodes) {
+            ctx.output(LOST_SESSIONS, MnEvent.gatewayLost(node, view.gatewayId(), lastSignOfLife));
+        }
+    }
+
+    /** The gateway's latest report time on its own clock: its last load report or the end of its last ping window. */
+    private static long lastSignOfLife(GatewayView view) {
+        long last = view.load() != null ? view.load().timestamp() : Long.MIN_VALUE;
+        if (view.stats() != null) {
+            last = Math.max(last, view.stats().pingSentAtMicros() / 1000 + view.stats().windowMs());
+        }
+        return last;
     }
 
     /** Everything kept of a gateway that is gone: its view, members, ping bookkeeping and round counts. */

@@ -53,6 +53,8 @@ public final class TrackGateway extends KeyedProcessFunction<String, PoaInput, G
     private transient Counter incompleteWindows;
     private transient Counter inactiveGateways;
     private transient Counter forgottenGateways;
+    /** When this instance first saw an element or a timer (processing time); Long.MIN_VALUE before. */
+    private transient long observingSince;
 
     public TrackGateway(PoaSettings settings) {
         this.settings = settings;
@@ -76,11 +78,26 @@ public final class TrackGateway extends KeyedProcessFunction<String, PoaInput, G
         incompleteWindows = metrics.counter("incompletePingWindows");
         inactiveGateways = metrics.counter("gatewaysTurnedInactive");
         forgottenGateways = metrics.counter("gatewaysForgotten");
+        observingSince = Long.MIN_VALUE;
+    }
+
+    /**
+     * Why: after a restart from a checkpoint (a TaskManager lost, a rescale) the liveness timers that fell due while
+     * the job was down fire at once, before the reports written meanwhile are read. A silence this instance did not
+     * observe for the whole allowed time says nothing about the gateway, and declaring it lost would end every
+     * session on it; such a timer is set again for the allowed time after this instance began observing.
+     */
+    private long observing(long now) {
+        if (observingSince == Long.MIN_VALUE) {
+            observingSince = now;
+        }
+        return observingSince;
     }
 
     @Override
     public void processElement(PoaInput input, Context ctx, Collector<GatewayView> out) throws Exception {
         long now = ctx.timerService().currentProcessingTime();
+        observing(now);
         List<String> members = null;
         if (input.hello() != null) {
             hello.update(input.hello());
@@ -182,6 +199,14 @@ public final class TrackGateway extends KeyedProcessFunction<String, PoaInput, G
         }
         Long deadline = livenessDeadline.value();
         if (deadline == null || deadline != timestamp) {
+            return;
+        }
+        long now = ctx.timerService().currentProcessingTime(); // past the timer's time when it fell due while down
+        long observedFrom = observing(now);
+        if (now - observedFrom < silenceAllowedMs()) {
+            long later = observedFrom + silenceAllowedMs();
+            livenessDeadline.update(later);
+            ctx.timerService().registerProcessingTimeTimer(later);
             return;
         }
         livenessDeadline.clear();
