@@ -58,6 +58,16 @@ public record ClientConfig(ReliabilityConfig reliability, long keepaliveMs, long
                 outboxCapacity, outboxTtlMs);
     }
 
+    /** Whether the application sheds late messages: {@code maxQueueDelayMs} set. */
+    public boolean sheds() {
+        return maxQueueDelayMs > 0;
+    }
+
+    /** How long a message waits for room in the congestion window before it is handed back. */
+    public long queueLimitMs() {
+        return sheds() ? maxQueueDelayMs : outboxTtlMs;
+    }
+
     /** Sheds a message that waited {@code ms} for room in the congestion window (0: only past the outbox TTL). */
     public ClientConfig withMaxQueueDelay(long ms) {
         return new ClientConfig(reliability, keepaliveMs, silenceTimeoutMs, unansweredProbeMs, connectRetryMs,

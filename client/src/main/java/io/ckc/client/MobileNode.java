@@ -352,8 +352,7 @@ public final class MobileNode {
             connectionLost(SessionEnd.RETRIES_EXHAUSTED);
             return reconnectWanted;
         }
-        long queueLimitMs = config.maxQueueDelayMs() > 0 ? config.maxQueueDelayMs() : config.outboxTtlMs();
-        List<Body.Outgoing> late = outgoing(session.expireQueued(now, queueLimitMs));
+        List<Body.Outgoing> late = outgoing(session.expireQueued(now, config.queueLimitMs()));
         if (!late.isEmpty()) {
             listener.unsentMessages(this, late);
         }
@@ -449,7 +448,7 @@ public final class MobileNode {
      * unless the application sheds late messages ({@code maxQueueDelayMs} set), which then gets it back as unsent.
      */
     private boolean sendsAgain(ErrorCode refusal) {
-        return refusal == ErrorCode.PUBLISH_FAILED || refusal == ErrorCode.BUSY && config.maxQueueDelayMs() == 0;
+        return refusal == ErrorCode.PUBLISH_FAILED || refusal == ErrorCode.BUSY && !config.sheds();
     }
 
     /**

@@ -35,8 +35,9 @@ public interface NodeListener {
     /**
      * Messages and groupcasts no gateway will take: the outbox was full or they waited past its TTL
      * ({@code ClientConfig.outboxTtlMs}, which also bounds a wait for room in the congestion window, or
-     * {@code maxQueueDelayMs} when set), the gateway refused them (for
-     * a bad channel, group or size; for BUSY only when {@code maxQueueDelayMs} is set: otherwise they go again), or the node was closed or disconnected on
+     * {@code maxQueueDelayMs} when set), the gateway refused them (for a bad channel, group or size; for
+     * BUSY only when {@code maxQueueDelayMs} is set: otherwise they go again), or the node was closed or
+     * disconnected on
      * purpose with them unsent. A gateway that dies is not a reason: what it did not acknowledge goes
      * to the next gateway. The application decides what to do.
      */

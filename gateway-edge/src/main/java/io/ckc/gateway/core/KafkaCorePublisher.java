@@ -72,16 +72,8 @@ public final class KafkaCorePublisher implements CorePublisher {
         this.metrics = metrics;
         this.producer = producer;
         this.admin = TopicSetup.admin(config.kafkaBootstrap());
-        this.refresher = Executors.newSingleThreadScheduledExecutor(r -> {
-            Thread t = new Thread(r, "ckc-topic-directory");
-            t.setDaemon(true);
-            return t;
-        });
-        this.retries = Executors.newSingleThreadScheduledExecutor(r -> {
-            Thread t = new Thread(r, "ckc-core-record-retries");
-            t.setDaemon(true);
-            return t;
-        });
+        this.refresher = daemonScheduler("ckc-topic-directory");
+        this.retries = daemonScheduler("ckc-core-record-retries");
         refreshTopics();
         awaitMetadata(METADATA_WARM_UP_MS);
         refresher.scheduleWithFixedDelay(this::refreshTopics, TOPIC_REFRESH_MS, TOPIC_REFRESH_MS, TimeUnit.MILLISECONDS);
@@ -181,10 +173,16 @@ public final class KafkaCorePublisher implements CorePublisher {
      */
     private CompletionStage<Void> sendUntilTaken(String topic, String key, Object record) {
         // The first attempt on the caller's thread: taken at once is the common case, and costs no hop.
-        return send(topic, key, record).handle((ok, error) -> error == null
-                        ? CompletableFuture.<Void>completedFuture(null)
-                        : Failsafe.with(RETRY_UNTIL_TAKEN).with(retries).getStageAsync(() -> send(topic, key, record)))
-                .thenCompose(stage -> stage);
+        return send(topic, key, record).exceptionallyCompose(error ->
+                Failsafe.with(RETRY_UNTIL_TAKEN).with(retries).getStageAsync(() -> send(topic, key, record)));
+    }
+
+    private static ScheduledExecutorService daemonScheduler(String threadName) {
+        return Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, threadName);
+            t.setDaemon(true);
+            return t;
+        });
     }
 
     private CompletionStage<Void> send(String topic, String key, Object record) {

@@ -14,8 +14,9 @@ import java.util.Arrays;
  * a probability that PIE's controller adjusts, so the backlog stays near the target and the excess is
  * turned away at the edge (BUSY: the node sends it again a little later, or hands it back to its
  * application as unsent if that sheds late messages) instead of queued in Kafka. Short stalls (a
- * checkpoint, a rescale's restart) stay within the allowance and refuse nothing, and a backlog whose age falls from one window to the next (the stack catching up after an outage)
- * raises the probability no further.
+ * checkpoint, a rescale's restart) stay within the allowance and refuse nothing, and a backlog whose
+ * age falls from one window to the next (the stack catching up after an outage) raises the probability
+ * no further.
  *
  * <p>Ages are recorded and the probability updated on the core consumer's thread; the shards' loops
  * read the probability.

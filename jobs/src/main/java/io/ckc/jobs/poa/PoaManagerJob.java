@@ -28,7 +28,8 @@ import java.util.List;
  * step ranks the active gateways, writes the gateway list ({@code ckc.gw.list}), reconfigures ping
  * windows, and balances nodes by handover commands on the gateways' own topics, summarising each
  * round on {@code ckc.gw.rounds}. When a gateway stops reporting, each of its nodes' sessions there is declared
- * over on {@code ckc.mn.events} (GATEWAY_LOST), for the delivery job. Operators drain a gateway with a record on {@code ckc.poa.control}.
+ * over on {@code ckc.mn.events} (GATEWAY_LOST), for the delivery job. Operators drain a gateway with a record
+ * on {@code ckc.poa.control}.
  *
  * <p>Flags: {@code --parallelism}, {@code --max-parallelism} (see {@link Scaling}) of the per-gateway step (the global step runs at 1), every flag of
  * {@link PoaSettings} and of {@link KafkaIo}.
@@ -109,7 +110,8 @@ public final class PoaManagerJob {
         balanced.getSideOutput(BalanceGateways.ROUNDS).sinkTo(rounds).setParallelism(1).setMaxParallelism(1)
                 .uid("poa-rounds-sink").name("kafka: balance rounds");
         balanced.getSideOutput(BalanceGateways.LOST_SESSIONS).sinkTo(lostSessions).setParallelism(1)
-                .setMaxParallelism(1).uid("poa-lost-sessions-sink").name("kafka: ckc.mn.events (sessions of lost gateways)");
+                .setMaxParallelism(1).uid("poa-lost-sessions-sink")
+                .name("kafka: ckc.mn.events (sessions of lost gateways)");
         views.getSideOutput(TrackGateway.STATISTICS).sinkTo(statistics).uid("poa-stats-sink")
                 .name("kafka: connection statistics");
         inputs.getSideOutput(JsonParser.DEAD_LETTERS).sinkTo(deadLetters).uid("poa-dead-letters")

@@ -125,11 +125,11 @@ public final class BalanceGateways extends KeyedProcessFunction<String, GatewayV
     private void lostSessions(GatewayView view, long now, Context ctx) throws Exception {
         List<String> nodes = members.get(view.gatewayId());
         long lastSignOfLife = lastSignOfLife(view);
-        Long othersHeardAt = lastActiveViewAt.value();
-        long period = view.load() != null ? view.load().periodMs() : settings.reportPeriodMs();
         if (nodes == null || lastSignOfLife == Long.MIN_VALUE) {
             return;
         }
+        Long othersHeardAt = lastActiveViewAt.value();
+        long period = view.load() != null ? view.load().periodMs() : settings.reportPeriodMs();
         if (othersHeardAt == null || now - othersHeardAt > period) {
             // Why: when no gateway at all was heard for a report period, the silence is the manager's (Kafka away, a
             // restart), not this gateway's; ending every session on it would stop delivery to nodes that are fine.
