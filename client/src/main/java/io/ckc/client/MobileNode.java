@@ -303,8 +303,14 @@ public final class MobileNode {
             return;
         } else if (frame instanceof Frame.Data data) {
             for (ReliableSession.Received received : session.onData(data.seq(), data.body())) {
-                session.acknowledge(received.seq());
                 Body body = received.body();
+                if (body instanceof Body.Expired expired && !recentIds.seen(expired.messageId())) {
+                    // a delivery this node never had (on this session or an earlier one), past its deadline now
+                    session.refuse(received.seq(), new Frame.Error(id, epoch, ErrorCode.EXPIRED, received.seq(),
+                            "expired before it arrived"));
+                    continue;
+                }
+                session.acknowledge(received.seq());
                 if (body instanceof Body.Delivery delivery) {
                     if (recentIds.firstTime(delivery.messageId())) {
                         listener.newMessageReceived(this,

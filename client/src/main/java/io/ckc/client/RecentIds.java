@@ -16,6 +16,11 @@ final class RecentIds {
         this.window = window;
     }
 
+    /** Whether {@code id} is among the last {@code window} ids; remembers nothing. */
+    boolean seen(UUID id) {
+        return ids != null && ids.contains(id);
+    }
+
     /** Whether {@code id} was not seen among the last {@code window} ids; remembers it. */
     boolean firstTime(UUID id) {
         if (ids == null) {

@@ -61,6 +61,8 @@ final class FakeGateway implements AutoCloseable {
     final AtomicInteger busySent = new AtomicInteger();
     final AtomicInteger connects = new AtomicInteger();
     final AtomicInteger pings = new AtomicInteger();
+    /** What the node said of the deliveries: the delivery acknowledged, or refused (by error code). */
+    final List<String> deliveryAnswers = new java.util.concurrent.CopyOnWriteArrayList<>();
 
     FakeGateway(String id) throws InterruptedException {
         this.id = id;
@@ -149,6 +151,11 @@ final class FakeGateway implements AutoCloseable {
         sendReliably(node, new Body.Delivery(messageId, "app", payload));
     }
 
+    /** A delivery past its deadline, sent without its content, as a gateway does. */
+    void deliverExpired(UUID node, UUID messageId) throws Exception {
+        sendReliably(node, new Body.Expired(messageId));
+    }
+
     void handover(UUID node, GatewayAddress target) throws Exception {
         sendReliably(node, new Body.Handover(target));
     }
@@ -223,13 +230,23 @@ final class FakeGateway implements AutoCloseable {
                 }
                 mostUnacknowledged = Math.max(mostUnacknowledged, Math.max(before, unacknowledged));
             } else if (frame instanceof Frame.Ack ack) {
-                session.onAck(ack.seq(), MobileNode.nowMs());
+                answered(session.onAck(ack.seq(), MobileNode.nowMs()), "acknowledged");
+            } else if (frame instanceof Frame.Error error && error.seq() > 0) {
+                answered(session.onRefused(error.seq(), MobileNode.nowMs(), false), error.code().name());
             } else if (frame instanceof Frame.Ping ping) {
                 pings.incrementAndGet();
                 out.send(new Frame.Pong(node, ping.epoch(), ping.timestamp()), in.peer());
             } else if (frame instanceof Frame.Disconnect) {
                 sessions.remove(node);
             }
+        }
+    }
+
+    private void answered(Body body, String answer) {
+        if (body instanceof Body.Delivery delivery) {
+            deliveryAnswers.add(delivery.messageId() + " " + answer);
+        } else if (body instanceof Body.Expired expired) {
+            deliveryAnswers.add(expired.messageId() + " " + answer);
         }
     }
 

@@ -321,6 +321,22 @@ class MobileNodeTest {
     }
 
     @Test
+    void aDeliveryPastItsDeadlineIsRefusedAsExpiredUnlessTheNodeHadItAndNeverReachesTheApplication() throws Exception {
+        FakeGateway gateway = gateway("gw-a");
+        Recorder recorder = new Recorder();
+        MobileNode node = connected(transport(null), gateway, recorder, ClientConfig.DEFAULT);
+        UUID had = UUID.randomUUID();
+        UUID never = UUID.randomUUID();
+        gateway.deliver(node.id(), had, new byte[] {1});
+        gateway.deliverExpired(node.id(), had); // as after a gateway failover: the new session's copy expired
+        gateway.deliverExpired(node.id(), never);
+        Await.until("three answers", 10, () -> gateway.deliveryAnswers.size() == 3);
+        assertThat(gateway.deliveryAnswers).containsExactly(had + " acknowledged", had + " acknowledged",
+                never + " EXPIRED");
+        assertThat(recorder.messages).containsExactly(had);
+    }
+
+    @Test
     void aNodeWhoseMessagesDrawNoAnswerProbesTheGatewayAndKeepsItsSessionWhileThePongsComeBack() throws Exception {
         FakeGateway gateway = gateway("gw-a");
         Recorder recorder = new Recorder();

@@ -38,7 +38,8 @@ import java.util.concurrent.TimeUnit;
         description = "Steady load and MTD messages while faults from a seed strike the stack: loss, duplicates, order, expiry, recovery.")
 public final class FaultsCommand implements java.util.concurrent.Callable<Integer> {
 
-    static final String CSV_HEADER = RescaleCommand.CSV_HEADER.replace(",rescale,", ",fault,") + ",unsent_per_s";
+    static final String CSV_HEADER = RescaleCommand.CSV_HEADER.replace(",rescale,", ",fault,")
+            + ",unsent_per_s,reordered_per_s";
     /** A second is back to normal when its echoes are within this share of the load... */
     static final double LOAD_TOLERANCE = 0.10;
     /** ...and their p99 round trip is under this. */
@@ -120,9 +121,9 @@ public final class FaultsCommand implements java.util.concurrent.Callable<Intege
     }
 
     /** One second of the run: its echoes, and what had been sent and handed back unsent by its end. */
-    record Second(int second, long delivered, double p50Ms, double p99Ms, long sent, long unsent) {
+    record Second(int second, long delivered, double p50Ms, double p99Ms, long sent, long unsent, long reordered) {
         Second(int second, long delivered, double p50Ms, double p99Ms, long sent) {
-            this(second, delivered, p50Ms, p99Ms, sent, 0);
+            this(second, delivered, p50Ms, p99Ms, sent, 0, 0);
         }
     }
 
@@ -176,7 +177,7 @@ public final class FaultsCommand implements java.util.concurrent.Callable<Intege
             Thread sampler = new Thread(() -> trips.everySecond(() -> running[0], echoes -> {
                 synchronized (timeline) {
                     timeline.add(new Second(timeline.size() + 1, echoes.delivered(), echoes.p50Ms(), echoes.p99Ms(),
-                            trips.sent.get(), fleet.unsent.get()));
+                            trips.sent.get(), fleet.unsent.get(), trips.reordered.get()));
                 }
                 return true;
             }), "faults-sampler");
@@ -224,7 +225,7 @@ public final class FaultsCommand implements java.util.concurrent.Callable<Intege
                 Long recovery = recoveryMs(seconds0, s.recoveryFrom(), until, rate);
                 allRecovered &= recovery != null && recovery <= recoveryLimitSeconds * 1000L && s.failure() == null;
                 maxRecovery = Math.max(maxRecovery, recovery == null ? Long.MAX_VALUE : recovery);
-                lines.add(faultLine(s, recovery));
+                lines.add(faultLine(s, recovery, reorderedBetween(seconds0, s.atSeconds(), until)));
             }
             Outcome outcome = new Outcome(plan.faults().size(), plan.kinds(),
                     trips.sent.get() + (roamed == null ? 0 : roamed.sent()),
@@ -244,6 +245,7 @@ public final class FaultsCommand implements java.util.concurrent.Callable<Intege
                         roamed.unaccounted(), roamed.duplicates(), roamed.unsent(), roamed.absences()));
             }
             Files.write(results.dir().resolve("faults.txt"), lines, StandardCharsets.UTF_8);
+            Files.write(results.dir().resolve("reordered.txt"), trips.reorderings(), StandardCharsets.UTF_8);
             lines.forEach(out::println);
             return outcome.passes() ? 0 : 1;
         } finally {
@@ -394,10 +396,26 @@ public final class FaultsCommand implements java.util.concurrent.Callable<Intege
         return null;
     }
 
-    private static String faultLine(Struck s, Long recovery) {
-        return String.format(Locale.ROOT, "RESULT fault=%d kind=%s target=%s at_s=%.1f over_s=%.1f recovery_ms=%s%s%s",
+    /** Echoes that came after a later one of their node, from the second {@code from} struck to {@code until}. */
+    static long reorderedBetween(List<Second> timeline, double from, double until) {
+        long before = 0;
+        long by = 0;
+        for (Second s : timeline) {
+            if (s.second() <= from) { // second s is the interval (s - 1, s]
+                before = s.reordered();
+            }
+            if (s.second() <= until) {
+                by = s.reordered();
+            }
+        }
+        return by - before;
+    }
+
+    private static String faultLine(Struck s, Long recovery, long reordered) {
+        return String.format(Locale.ROOT, "RESULT fault=%d kind=%s target=%s at_s=%.1f over_s=%.1f recovery_ms=%s "
+                        + "reordered=%d%s%s",
                 s.fault().index(), s.fault().kind().label(), s.fault().gateway() == null ? "-" : s.fault().gateway(),
-                s.atSeconds(), s.overSeconds(), recovery == null ? "none" : String.valueOf(recovery),
+                s.atSeconds(), s.overSeconds(), recovery == null ? "none" : String.valueOf(recovery), reordered,
                 s.nodesBackMs() == null ? (s.fault().kind() == FaultPlan.Kind.GATEWAY_KILL ? " nodes_back_ms=none" : "")
                         : String.format(Locale.ROOT, " nodes_back_ms=%.0f", s.nodesBackMs()),
                 s.failure() == null ? "" : " failed=" + s.failure().replace(' ', '_'));
@@ -413,13 +431,15 @@ public final class FaultsCommand implements java.util.concurrent.Callable<Intege
         List<String> lines = new ArrayList<>(List.of(CSV_HEADER));
         long sentBefore = 0;
         long unsentBefore = 0;
+        long reorderedBefore = 0;
         for (Second s : timeline) {
             String mark = String.join(" ", struck.stream().filter(f -> (int) Math.ceil(f.atSeconds()) == s.second())
                     .map(f -> f.fault().index() + ":" + f.fault().describe()).toList());
-            lines.add(String.format(Locale.ROOT, "%d,%d,%.3f,%.3f,%s,%d,%d", s.second(), s.delivered(), s.p50Ms(), s.p99Ms(),
-                    mark, s.sent() - sentBefore, s.unsent() - unsentBefore));
+            lines.add(String.format(Locale.ROOT, "%d,%d,%.3f,%.3f,%s,%d,%d,%d", s.second(), s.delivered(), s.p50Ms(),
+                    s.p99Ms(), mark, s.sent() - sentBefore, s.unsent() - unsentBefore, s.reordered() - reorderedBefore));
             sentBefore = s.sent();
             unsentBefore = s.unsent();
+            reorderedBefore = s.reordered();
         }
         Files.write(file, lines, StandardCharsets.UTF_8);
     }

@@ -29,6 +29,9 @@ final class RoundTrips {
     final AtomicLong answeredTwice = new AtomicLong();
     /** Echoes of a node that came after an echo of a later message of the same node. */
     final AtomicLong reordered = new AtomicLong();
+    /** The first reorderings, one line each with the wall-clock time, to tell which fault made them. */
+    private final java.util.Queue<String> reorderings = new java.util.concurrent.ConcurrentLinkedQueue<>();
+    private static final int REORDERINGS_KEPT = 200;
     /** Messages of the warm-up before a run's measured ones (see {@link #warmUpSeq}): counted, never measured. */
     final AtomicLong warmUpSent = new AtomicLong();
     final AtomicLong warmUpDelivered = new AtomicLong();
@@ -87,7 +90,10 @@ final class RoundTrips {
                 rememberEchoId(node, seq, id);
             }
             if (seq < highestSeq[node]) {
-                reordered.incrementAndGet();
+                if (reordered.incrementAndGet() <= REORDERINGS_KEPT) {
+                    reorderings.add(String.format(java.util.Locale.ROOT, "reordered at=%tT.%<tL node=%d seq=%d after_seq=%d "
+                            + "rtt_ms=%d", System.currentTimeMillis(), node, seq, highestSeq[node], rttMicros / 1000));
+                }
             } else {
                 highestSeq[node] = seq;
             }
@@ -95,6 +101,11 @@ final class RoundTrips {
         delivered.incrementAndGet();
         record(seq, rttMicros);
         return true;
+    }
+
+    /** The first reorderings seen (up to 200), one line each. */
+    java.util.List<String> reorderings() {
+        return java.util.List.copyOf(reorderings);
     }
 
     private long echoIdOf(int node, int seq) {

@@ -89,6 +89,19 @@ class FaultPlanTest {
     }
 
     @Test
+    void theReorderingsOfAFaultAreThoseFromTheSecondItStruckToTheNextFault() {
+        List<FaultsCommand.Second> seconds = new ArrayList<>();
+        long[] reordered = {0, 0, 2, 2, 5, 5, 9, 9};
+        for (int s = 1; s <= reordered.length; s++) {
+            seconds.add(new FaultsCommand.Second(s, 100, 5, 10, s * 100L, 0, reordered[s - 1]));
+        }
+        // struck at 2.5 (second 3 is its first), the next at 5.2 (second 6 is the next's first)
+        assertThat(FaultsCommand.reorderedBetween(seconds, 2.5, 5.2)).isEqualTo(5);
+        assertThat(FaultsCommand.reorderedBetween(seconds, 5.2, 8)).as("the last fault: to the end").isEqualTo(4);
+        assertThat(FaultsCommand.reorderedBetween(seconds, 0.5, 2)).isZero();
+    }
+
+    @Test
     void theRunPassesOnlyWithNothingLostRepeatedLateOrOutOfOrderAndEveryFaultRecovered() {
         FaultsCommand.Outcome clean = new FaultsCommand.Outcome(21, 7, 1000, 0, 0, 0, 4, 9, 0, 0, 0, 12_000, true);
         assertThat(clean.passes()).as("duplicates before the dedupe and on the topic are counted, not errors").isTrue();

@@ -23,10 +23,12 @@ public interface NodeLink {
     void reject(int ref, Refusal refusal, String message);
 
     /**
-     * Sends a unicast to the node reliably. When the node acknowledges it, the adapter calls
-     * {@link SessionShard#delivered}; when the link gives up, {@link SessionShard#fail}.
+     * Sends a unicast to the node reliably, never after {@code expiresAt} (epoch milliseconds; {@link Long#MAX_VALUE}
+     * for no deadline). When the node acknowledges it, the adapter calls {@link SessionShard#delivered}; when the
+     * node says it never had it and the deadline has passed, {@link SessionShard#expired}; when the link gives up,
+     * {@link SessionShard#fail}.
      */
-    void deliver(UUID deliveryId, String sender, byte[] payload);
+    void deliver(UUID deliveryId, String sender, byte[] payload, long expiresAt);
 
     /**
      * Asks the node to move to another gateway, at the target's endpoint of this link's protocol; the

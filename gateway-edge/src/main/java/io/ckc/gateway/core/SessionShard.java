@@ -184,6 +184,11 @@ public final class SessionShard {
         downlink.acknowledged(session, deliveryId);
     }
 
+    /** The node never had a delivery, and its deadline passed: it goes back to the delivery job as expired. */
+    public void expired(Session session, UUID deliveryId) {
+        downlink.expired(session, deliveryId);
+    }
+
     /** The node acknowledged a handover: it is on its way; after a grace its session closes here anyway. */
     public void leaving(Session session) {
         if (session.leavingDeadlineMs == 0) {

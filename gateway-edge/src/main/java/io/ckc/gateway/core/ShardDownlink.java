@@ -61,7 +61,7 @@ final class ShardDownlink {
             }
             session.broadcasts.add(deliveryId);
         }
-        session.link.deliver(deliveryId, unicast.sender(), unicast.payload());
+        session.link.deliver(deliveryId, unicast.sender(), unicast.payload(), expiresAt == null ? Long.MAX_VALUE : expiresAt);
     }
 
     /** The node acknowledged a delivery: its receipt for the delivery job, and the mini-buffer keeps it. */
@@ -81,6 +81,18 @@ final class ShardDownlink {
                 session.recentlyAcknowledged.removeFirst();
             }
             session.recentlyAcknowledged.addLast(unicast);
+        }
+    }
+
+    /** The node says it never had a delivery whose deadline has passed: unsent as EXPIRED, so its sender hears. */
+    void expired(Session session, UUID deliveryId) {
+        Unicast unicast = session.unacknowledged.remove(deliveryId);
+        if (unicast == null) {
+            return;
+        }
+        open--;
+        if (!session.broadcasts.remove(deliveryId)) {
+            unsent(unicast, session.epoch, UnsentMessage.Reason.EXPIRED);
         }
     }
 

@@ -76,20 +76,23 @@ final class UdpLink implements NodeLink {
     }
 
     @Override
-    public void deliver(UUID deliveryId, String sender, byte[] payload) {
-        sendReliably(new Body.Delivery(deliveryId, sender, payload));
+    public void deliver(UUID deliveryId, String sender, byte[] payload, long expiresAt) {
+        long now = SessionShard.nowMs();
+        long expiresAtMs = expiresAt == Long.MAX_VALUE ? ReliableSession.NO_EXPIRY
+                : now + Math.max(0, expiresAt - System.currentTimeMillis()); // on the session's clock
+        sendReliably(new Body.Delivery(deliveryId, sender, payload), now, expiresAtMs);
     }
 
     @Override
     public boolean handover(GatewayEndpoints target) {
         Optional<GatewayAddress> address = UdpShard.udpAddress(target);
-        address.ifPresent(a -> sendReliably(new Body.Handover(a)));
+        address.ifPresent(a -> sendReliably(new Body.Handover(a), SessionShard.nowMs(), ReliableSession.NO_EXPIRY));
         return address.isPresent();
     }
 
     @Override
     public void gatewayList(List<GatewayEndpoints> gateways) {
-        sendReliably(new Body.GatewayList(shard.udpGateways(gateways)));
+        sendReliably(new Body.GatewayList(shard.udpGateways(gateways)), SessionShard.nowMs(), ReliableSession.NO_EXPIRY);
     }
 
     @Override
@@ -110,9 +113,9 @@ final class UdpLink implements NodeLink {
         return unacknowledged;
     }
 
-    private void sendReliably(Body body) {
+    private void sendReliably(Body body, long now, long expiresAtMs) {
         if (!closed) {
-            reliable.send(body, SessionShard.nowMs());
+            reliable.send(body, now, expiresAtMs);
             shard.retransmitting(this);
         }
     }

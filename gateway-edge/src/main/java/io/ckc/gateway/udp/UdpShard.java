@@ -117,6 +117,10 @@ final class UdpShard {
             core.pong(session, pong.timestamp());
         } else if (frame instanceof Frame.Disconnect) {
             core.disconnect(session);
+        } else if (frame instanceof Frame.Error error && error.code() == ErrorCode.EXPIRED && error.seq() > 0) {
+            if (link.reliable.onRefused(error.seq(), SessionShard.nowMs(), false) instanceof Body.Delivery delivery) {
+                core.expired(session, delivery.messageId());
+            }
         } else if (frame instanceof Frame.Error error) {
             LOG.debug("MN {} reported {}: {}", frame.mnId(), error.code(), error.message());
         }

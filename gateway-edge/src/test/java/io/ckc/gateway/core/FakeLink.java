@@ -14,6 +14,8 @@ public final class FakeLink implements NodeLink {
     public final Session session;
     public final List<String> calls = new ArrayList<>();
     public final List<UUID> delivered = new ArrayList<>();
+    /** The deadline each delivery was handed over with, in order. */
+    public final List<Long> deadlines = new ArrayList<>();
     public final List<byte[]> payloads = new ArrayList<>();
     public final Set<Thread> threads = ConcurrentHashMap.newKeySet();
     public boolean closed;
@@ -35,9 +37,10 @@ public final class FakeLink implements NodeLink {
     @Override public void ping(long timestamp) { call("ping"); }
 
     @Override
-    public void deliver(UUID deliveryId, String sender, byte[] payload) {
+    public void deliver(UUID deliveryId, String sender, byte[] payload, long expiresAt) {
         call("deliver " + deliveryId);
         delivered.add(deliveryId);
+        deadlines.add(expiresAt);
         payloads.add(payload);
     }
 

@@ -90,6 +90,26 @@ class ShardDownlinkTest {
     }
 
     @Test
+    void aDeliveryTheNodeNeverHadPastItsDeadlineGoesBackAsExpiredAndABroadcastSilently() {
+        ShardDownlink downlink = downlink(false);
+        long deadline = System.currentTimeMillis() + 60_000;
+        downlink.deliver(session, unicast("m1", true), 3, deadline, true);
+        downlink.deliver(session, unicast("b1", false), 3, null, false);
+        assertThat(link.deadlines).as("the link never sends past it").containsExactly(deadline, Long.MAX_VALUE);
+
+        downlink.expired(session, link.delivered.get(0));
+        downlink.expired(session, link.delivered.get(0)); // a repeated refusal
+        downlink.expired(session, link.delivered.get(1));
+
+        assertThat(publisher.of(UnsentMessage.class)).extracting(u -> u.unicast().messageId(), UnsentMessage::reason,
+                UnsentMessage::epoch).containsExactly(tuple("m1", UnsentMessage.Reason.EXPIRED, 3L));
+        assertThat(publisher.of(Receipt.class)).isEmpty();
+        assertThat(downlink.open()).isZero();
+        assertThat(session.unacknowledged).isEmpty();
+        assertThat(session.broadcasts).isEmpty();
+    }
+
+    @Test
     void theMiniBufferSendsTheLastTwoAcknowledgedBackOnlyWhenTheConnectionFails() {
         ShardDownlink withBuffer = downlink(true);
         for (String id : List.of("a1", "a2", "a3")) {

@@ -18,6 +18,7 @@ import io.ckc.protocol.records.GatewayList;
 import io.ckc.protocol.records.MnEvent;
 import io.ckc.protocol.records.Receipt;
 import io.ckc.protocol.records.Unicast;
+import io.ckc.protocol.records.UnsentMessage;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.embedded.EmbeddedChannel;
 import io.netty.channel.socket.DatagramPacket;
@@ -189,6 +190,20 @@ class UdpAdapterTest {
 
         assertThat(publisher.of(Receipt.class)).singleElement()
                 .satisfies(r -> assertThat(r.outcome()).isEqualTo(Receipt.Outcome.DELIVERED));
+    }
+
+    @Test
+    void aNodeThatSaysADeliveryExpiredBeforeItArrivedSendsItBackAsExpiredWithoutAReceipt() {
+        connect();
+        core.command(new GatewayCommand.Deliver(new Unicast(UUID.randomUUID().toString(), "app", node.toString(),
+                "hello".getBytes(), 1_000L, System.currentTimeMillis(), true), 1, System.currentTimeMillis() + 1_000));
+        Frame.Data data = (Frame.Data) sent().get(0).frame();
+
+        receive(new Frame.Error(node, 1, ErrorCode.EXPIRED, data.seq(), "expired before it arrived"), NODE);
+
+        assertThat(publisher.of(UnsentMessage.class)).singleElement()
+                .satisfies(u -> assertThat(u.reason()).isEqualTo(UnsentMessage.Reason.EXPIRED));
+        assertThat(publisher.of(Receipt.class)).isEmpty();
     }
 
     @Test

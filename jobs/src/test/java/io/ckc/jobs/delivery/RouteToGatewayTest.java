@@ -139,13 +139,44 @@ class RouteToGatewayTest {
     }
 
     @Test
-    void aMessageInFlightPastItsDeadlineIsNotSentToTheNextSession() throws Exception {
+    void aMessageInFlightPastItsDeadlineIsNotSentToTheNextSessionAndItsOldGatewaySaysWhatBecameOfIt()
+            throws Exception {
+        push(connected("gw-1", 10));
+        push(unicast("m1", 0, 1_000L, true));
+        push(unicast("m2", 0, 1_000L, true));
+        push(unicast("m3", 0, 1_000L, true));
+        harness.setProcessingTime(1_000);
+        push(connected("gw-2", 11));
+        assertThat(outputs()).extracting(Outbound::gatewayId).containsExactly("gw-1", "gw-1", "gw-1");
+        assertThat(receipts()).as("the node may have had them in time: gw-1 knows").isEmpty();
+
+        push(delivered("m1"));
+        push(DeliveryInput.of(new UnsentMessage(unicast("m2", 0, 1_000L, true), "gw-1", 10,
+                UnsentMessage.Reason.EXPIRED, 1_000)));
+        push(DeliveryInput.of(new UnsentMessage(unicast("m3", 0, 1_000L, true), "gw-1", 10,
+                UnsentMessage.Reason.CONNECTION_BROKEN, 1_000)));
+        assertThat(receipts()).extracting(Receipt::messageId, Receipt::outcome).containsExactly(
+                tuple("m1", Receipt.Outcome.DELIVERED), tuple("m2", Receipt.Outcome.EXPIRED),
+                tuple("m3", Receipt.Outcome.EXPIRED));
+        assertThat(outputs()).hasSize(3);
+        harness.setProcessingTime(1_000 + RouteToGateway.ACK_GRACE_MS);
+        assertThat(harness.numKeyedStateEntries()).isEqualTo(1); // the route only
+        assertThat(receipts()).hasSize(3);
+    }
+
+    @Test
+    void aMessageInFlightPastItsDeadlineWhoseOldGatewayNeverAnswersExpiresAfterItsGrace() throws Exception {
         push(connected("gw-1", 10));
         push(unicast("m1", 0, 1_000L, true));
         harness.setProcessingTime(1_000);
         push(connected("gw-2", 11));
-        assertThat(outputs()).extracting(Outbound::gatewayId).containsExactly("gw-1");
+        harness.setProcessingTime(1_000 + RouteToGateway.ACK_GRACE_MS - 1);
+        assertThat(receipts()).isEmpty();
+        harness.setProcessingTime(1_000 + RouteToGateway.ACK_GRACE_MS);
         assertThat(receipts()).extracting(Receipt::outcome).containsExactly(Receipt.Outcome.EXPIRED);
+        assertThat(outputs()).extracting(Outbound::gatewayId).containsExactly("gw-1");
+        assertThat(harness.numKeyedStateEntries()).isEqualTo(1);
+        assertThat(harness.numProcessingTimeTimers()).isZero();
     }
 
     @Test

@@ -106,6 +106,20 @@ public sealed interface Body {
     }
 
     /**
+     * A delivery whose deadline passed before the node acknowledged it, sent in its place (same sequence
+     * number) so that no message reaches a node after its TTL: a node that already has the delivery sees a
+     * repeat and acknowledges it; one that does not answers with {@link ErrorCode#EXPIRED}. Either way the
+     * gateway learns, unambiguously, whether the message arrived.
+     */
+    record Expired(UUID messageId) implements Body {
+        public Expired {
+            Objects.requireNonNull(messageId, "messageId");
+        }
+
+        public int payloadSize() { return 0; }
+    }
+
+    /**
      * A handover command from the core: the node should move its session to the named gateway.
      * The node finishes what it has in flight, leaves its session and connects there.
      */

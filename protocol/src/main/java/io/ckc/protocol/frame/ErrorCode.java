@@ -10,7 +10,9 @@ public enum ErrorCode {
     MALFORMED(6),
     UNKNOWN_CHANNEL(7),
     /** The gateway admits no new session now; the node tries again after its backoff. */
-    BUSY(8);
+    BUSY(8),
+    /** A node's answer to {@link Body.Expired}: it never had that delivery, and now it never will. */
+    EXPIRED(9);
 
     private final int code;
 

@@ -30,6 +30,7 @@ public final class FrameCodec {
     private static final int BODY_HANDOVER = 3;
     private static final int BODY_GATEWAY_LIST = 4;
     private static final int BODY_MN_GROUPCAST = 5;
+    private static final int BODY_EXPIRED = 6;
     /** More gateways than a list frame may name: the list is for the best few, not the whole fleet. */
     public static final int MAX_LISTED_GATEWAYS = 255;
     private static final int CONTEXT_POSITION = 1;
@@ -135,6 +136,9 @@ public final class FrameCodec {
             writeUuid(out, d.messageId());
             writeString16(out, d.sender());
             writeBytes(out, d.payload());
+        } else if (body instanceof Body.Expired e) {
+            out.writeByte(BODY_EXPIRED);
+            writeUuid(out, e.messageId());
         } else if (body instanceof Body.Handover h) {
             out.writeByte(BODY_HANDOVER);
             writeGatewayAddress(out, h.target());
@@ -182,6 +186,7 @@ public final class FrameCodec {
             case BODY_MN_MESSAGE -> new Body.MnMessage(readUuid(in), readString8(in), readContext(in), readBytes(in));
             case BODY_MN_GROUPCAST -> new Body.MnGroupcast(readUuid(in), readString16(in), readContext(in), readBytes(in));
             case BODY_DELIVERY -> new Body.Delivery(readUuid(in), readString16(in), readBytes(in));
+            case BODY_EXPIRED -> new Body.Expired(readUuid(in));
             case BODY_HANDOVER -> new Body.Handover(readGatewayAddress(in));
             case BODY_GATEWAY_LIST -> readGatewayList(in);
             default -> throw new MalformedFrameException(Reason.BAD_FIELD, "unknown body kind " + kind);

@@ -37,12 +37,15 @@ public final class ReliableSession {
     private static final class Outgoing {
         final Body body;
         final long firstSentMs;
+        /** When its content stops being deliverable, on the callers' clock; {@link #NO_EXPIRY} for never. */
+        final long expiresAtMs;
         int attempts;
         long timeoutMs;
         long deadline;
 
-        Outgoing(Body body, long timeoutMs, long now, double jitter) {
+        Outgoing(Body body, long expiresAtMs, long timeoutMs, long now, double jitter) {
             this.body = body;
+            this.expiresAtMs = expiresAtMs;
             this.firstSentMs = now;
             this.attempts = 1;
             this.timeoutMs = timeoutMs;
@@ -50,8 +53,11 @@ public final class ReliableSession {
         }
     }
 
-    private record Queued(Body body, long sinceMs) {
+    private record Queued(Body body, long sinceMs, long expiresAtMs) {
     }
+
+    /** The expiry of a body that never expires. */
+    public static final long NO_EXPIRY = Long.MAX_VALUE;
 
     /** Clock granularity of the callers' ticks (RFC 6298's G). */
     private static final long GRANULARITY_MS = 10;
@@ -116,10 +122,20 @@ public final class ReliableSession {
 
     /** Sends a body reliably, or queues it while the send window or the socket's congestion window is full. */
     public void send(Body body, long now) {
+        send(body, now, NO_EXPIRY);
+    }
+
+    /**
+     * Sends a body that stops being deliverable at {@code expiresAtMs} (on the callers' clock): a
+     * {@link Body.Delivery} that leaves, first or again, at or after that time leaves as {@link Body.Expired}
+     * instead, so its content never arrives late; an acknowledgement still returns the delivery (the peer had
+     * it), a refusal too (it did not).
+     */
+    public void send(Body body, long now, long expiresAtMs) {
         if (queued.isEmpty() && mayTransmit()) {
-            transmitNew(body, now);
+            transmitNew(body, expiresAtMs, now);
         } else {
-            queued.add(new Queued(body, now));
+            queued.add(new Queued(body, now, expiresAtMs));
         }
     }
 
@@ -295,7 +311,7 @@ public final class ReliableSession {
             out.deadline = now + Backoff.jittered(out.timeoutMs, config.jitter());
             earliest = Math.min(earliest, out.deadline);
             retransmissions++;
-            output.accept(new Frame.Data(mnId, epoch, entry.getKey(), out.body));
+            output.accept(new Frame.Data(mnId, epoch, entry.getKey(), onTheWire(out.body, out.expiresAtMs, now)));
         }
         nextDeadline = earliest;
         return unacked.isEmpty() ? TickResult.IDLE : TickResult.IN_FLIGHT;
@@ -342,7 +358,8 @@ public final class ReliableSession {
 
     private void fillWindow(long now) {
         while (!queued.isEmpty() && mayTransmit()) {
-            transmitNew(queued.poll().body(), now);
+            Queued next = queued.poll();
+            transmitNew(next.body(), next.expiresAtMs(), now);
         }
     }
 
@@ -351,11 +368,16 @@ public final class ReliableSession {
         return unacked.size() < config.sendWindow() && (window == null || window.tryAcquire());
     }
 
-    private void transmitNew(Body body, long now) {
+    private void transmitNew(Body body, long expiresAtMs, long now) {
         int seq = nextSendSeq++;
-        Outgoing out = new Outgoing(body, rtoMs, now, config.jitter());
+        Outgoing out = new Outgoing(body, expiresAtMs, rtoMs, now, config.jitter());
         unacked.put(seq, out);
         nextDeadline = Math.min(nextDeadline, out.deadline);
-        output.accept(new Frame.Data(mnId, epoch, seq, body));
+        output.accept(new Frame.Data(mnId, epoch, seq, onTheWire(body, expiresAtMs, now)));
+    }
+
+    /** What a body's frame carries now: a delivery past its expiry goes without its content. */
+    private static Body onTheWire(Body body, long expiresAtMs, long now) {
+        return now >= expiresAtMs && body instanceof Body.Delivery delivery ? new Body.Expired(delivery.messageId()) : body;
     }
 }

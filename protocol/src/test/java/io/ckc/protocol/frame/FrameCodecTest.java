@@ -38,6 +38,7 @@ class FrameCodecTest {
                 new Frame.Data(MN, 7, 7, new Body.MnGroupcast(UUID.randomUUID(), "grid/cell-3-4", full, new byte[] {9})),
                 new Frame.Data(MN, 7, 8, new Body.MnGroupcast(UUID.randomUUID(), "sql-battery/low", null, new byte[0])),
                 new Frame.Data(MN, 7, Integer.MAX_VALUE, new Body.Delivery(UUID.randomUUID(), "app-çé", new byte[100])),
+                new Frame.Data(MN, 7, 9, new Body.Expired(UUID.randomUUID())),
                 new Frame.Data(MN, 7, 4, new Body.Handover(new GatewayAddress("gw-2", "10.0.0.2", 5501))),
                 new Frame.Data(MN, 7, 5, new Body.GatewayList(List.of(new GatewayAddress("gw-2", "10.0.0.2", 5501),
                         new GatewayAddress("gw-1", "gateway-1.example", 5500)))),
@@ -46,7 +47,8 @@ class FrameCodecTest {
                 new Frame.Ping(MN, 7, 123_456_789L),
                 new Frame.Pong(MN, 7, 123_456_789L),
                 new Frame.Disconnect(MN, 7),
-                new Frame.Error(MN, 7, ErrorCode.PAYLOAD_TOO_LARGE, 9, "payload of 70000 bytes exceeds 16384"));
+                new Frame.Error(MN, 7, ErrorCode.PAYLOAD_TOO_LARGE, 9, "payload of 70000 bytes exceeds 16384"),
+                new Frame.Error(MN, 7, ErrorCode.EXPIRED, 9, "expired before it arrived"));
     }
 
     @Test

@@ -160,4 +160,24 @@ class ReliableSessionTest {
         assertThat(session.onData(1, body)).as("the refusal was lost: the node sends the frame again").isEmpty();
         assertThat(sent).containsExactly(busy, busy);
     }
+
+    @Test
+    void aDeliveryPastItsExpiryLeavesWithoutItsContentFirstOrAgainAndItsAnswerNamesTheDelivery() {
+        ReliabilityConfig config = new ReliabilityConfig(100, 100, 10, 1, 8);
+        List<Frame> sent = new ArrayList<>();
+        ReliableSession session = new ReliableSession(MN, 1, config, sent::add);
+        Body.Delivery first = new Body.Delivery(UUID.randomUUID(), "app", new byte[]{1});
+        Body.Delivery second = new Body.Delivery(UUID.randomUUID(), "app", new byte[]{2});
+        session.send(first, 0, 150);
+        session.send(second, 0, 150); // waits for the window of 1
+        session.tick(120);
+        session.tick(260);
+        assertThat(sent).extracting(f -> ((Frame.Data) f).body())
+                .containsExactly(first, first, new Body.Expired(first.messageId()));
+        assertThat(session.onAck(1, 270)).as("the peer had it: delivered").isEqualTo(first);
+        assertThat(((Frame.Data) sent.get(3)).body()).as("queued past its expiry: never sent with content")
+                .isEqualTo(new Body.Expired(second.messageId()));
+        assertThat(session.onRefused(2, 280, false)).isEqualTo(second);
+        assertThat(session.hasInFlight()).isFalse();
+    }
 }

@@ -44,7 +44,8 @@ import java.util.List;
  * ({@code ckc.unsent}) waits for a session newer than the one that failed it.
  *
  * <p>Each message expires at its deadline ({@link MtdSettings#expiresAt}), one in flight
- * {@link #ACK_GRACE_MS} later so that an acknowledgement on its way still counts; one
+ * {@link #ACK_GRACE_MS} later so that an acknowledgement on its way still counts (its gateway never sends it
+ * past the deadline, and says so on {@code ckc.unsent}, which expires it at once); one
  * processing-time timer stands at or before the earliest expiry, and the deadline is checked again
  * at every send, so an expired message is never sent. The pending set is bounded per node
  * ({@link MtdSettings#maxBufferedPerMn}); a full set drops by the configured policy. Expired and
@@ -58,8 +59,13 @@ public final class RouteToGateway extends KeyedProcessFunction<String, DeliveryI
     public static final OutputTag<Receipt> RECEIPTS = new OutputTag<>("receipts") {
     };
 
-    /** How long past its deadline a message in flight waits for its acknowledgement before it counts as expired. */
-    public static final long ACK_GRACE_MS = 10_000;
+    /**
+     * How long past its deadline a message in flight waits for its gateway's word (DELIVERED, or unsent as
+     * EXPIRED: a gateway never sends a message after its deadline) before it counts as expired: long enough for
+     * a receipt held up by a broker restart or this job's own recovery, whose due timers fire before it reads
+     * what waited.
+     */
+    public static final long ACK_GRACE_MS = 60_000;
 
     private static final Comparator<PendingMessage> ORIGINAL_ORDER =
             Comparator.<PendingMessage>comparingLong(p -> p.unicast().createdAt()).thenComparingLong(PendingMessage::seq);
@@ -245,7 +251,7 @@ public final class RouteToGateway extends KeyedProcessFunction<String, DeliveryI
             drop(unicast, ctx, "the node's session could not take it and the MTD is off");
         } else if (newerSession) {
             rerouted.inc();
-            send(current, message, ctx, out);
+            send(current, message.unsent(), ctx, out);
         } else {
             pending.put(unicast.messageId(), message.unsent());
         }
@@ -274,11 +280,18 @@ public final class RouteToGateway extends KeyedProcessFunction<String, DeliveryI
         }
     }
 
-    /** Sends a pending message on this session, or expires it when its deadline has passed. */
+    /**
+     * Sends a pending message on this session, or, past its deadline, expires it; one still in flight on an older
+     * session then waits for that gateway's word instead (the node may have had it in time, and the gateway never
+     * sends it late), until its acknowledgement grace runs out.
+     */
     private void send(Route to, PendingMessage message, Context ctx, Collector<Outbound> out) throws Exception {
         Unicast unicast = message.unicast();
         long deadline = mtd.expiresAt(unicast);
         if (ctx.timerService().currentProcessingTime() >= deadline) {
+            if (message.inFlight()) {
+                return;
+            }
             forget(message);
             expire(unicast, ctx, "TTL passed while the node was not reachable");
             return;
