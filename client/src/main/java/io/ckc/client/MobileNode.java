@@ -10,7 +10,11 @@ import io.ckc.protocol.records.Context;
 
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
+import java.util.Iterator;
 import java.util.List;
+import java.util.Map;
+import java.util.NavigableMap;
+import java.util.TreeMap;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -63,11 +67,17 @@ public final class MobileNode {
     /** Deliveries that came again with an id already seen, dropped before the application (a resend after a fault). */
     private final AtomicLong duplicatesDropped = new AtomicLong();
 
-    private long epoch;
+    private volatile long epoch;
     private ReliableSession session;
     private final Outbox outbox;
-    /** Messages the gateway could not write to the core, in the order they were sent: they go again first. */
-    private final List<Body.Outgoing> retrying = new ArrayList<>(0);
+    /**
+     * Messages the gateway refused and the node sends again (it could not write them to the core, or the core is
+     * behind), by the sequence number they were refused under in this session: in the order the application sent
+     * them. They go again before anything newer.
+     */
+    private final TreeMap<Integer, Body.Outgoing> retrying = new TreeMap<>();
+    /** The first of them, sent again alone while the gateway may still refuse it; the others follow once it is taken. */
+    private Body.Outgoing retryProbe;
     /** When they, and the outbox behind them, go to the open session again. */
     private long outboxRetryAtMs = Long.MAX_VALUE;
     private final RecentIds recentIds;
@@ -140,7 +150,7 @@ public final class MobileNode {
 
     /**
      * Moves the node to a gateway of the application's choice: tells the old gateway the session ends,
-     * and connects there. Messages not yet acknowledged go to the listener as unsent.
+     * and connects there. Messages not yet acknowledged go there, first.
      */
     public void connectTo(InetSocketAddress newGateway) {
         onLoop(() -> {
@@ -205,7 +215,8 @@ public final class MobileNode {
     /** Sends at once when connected, else keeps it in the outbox; unsent after close or when the outbox is full. */
     private void enqueue(Body.Outgoing message) {
         onLoop(() -> {
-            if (state == State.CONNECTED && !handover.draining() && outbox.isEmpty() && retrying.isEmpty()) {
+            if (state == State.CONNECTED && !handover.draining() && outbox.isEmpty() && retrying.isEmpty()
+                    && retryProbe == null) {
                 session.send(message, nowMs());
                 transport.activate(this);
             } else if (state == State.CLOSED || !outbox.offer(message, nowMs())) {
@@ -233,12 +244,21 @@ public final class MobileNode {
         return outbox.size() + retrying.size();
     }
 
+    /** The epoch of the node's current (or latest) session: the session the core routes deliveries to. */
+    public long epoch() {
+        return epoch;
+    }
+
     /** Deliveries dropped as duplicates of one already received (same message id), since the node was made. */
     public long duplicatesDropped() {
         return duplicatesDropped.get();
     }
 
-    /** Ends the session on purpose and does not reconnect. */
+    /**
+     * Ends the session on purpose and does not reconnect until {@link #connect()}: what the gateway has not
+     * acknowledged, and what the application sends meanwhile, waits in the outbox (bounded, each message for its
+     * TTL) for the next session, as a device out of coverage keeps it; {@link #close()} hands back what is left.
+     */
     public void disconnect() {
         onLoop(this::leaveSession);
     }
@@ -271,12 +291,16 @@ public final class MobileNode {
         });
     }
 
-    /** Disconnects and detaches the node for good. */
+    /** Disconnects and detaches the node for good; what the outbox still holds goes to the listener as unsent. */
     public void close() {
         onLoop(() -> {
             leaveSession();
             state = State.CLOSED;
             transport.detach(this);
+            List<Body.Outgoing> left = outbox.takeAll();
+            if (!left.isEmpty()) {
+                listener.unsentMessages(this, left);
+            }
         });
     }
 
@@ -325,7 +349,13 @@ public final class MobileNode {
                 }
             }
         } else if (frame instanceof Frame.Ack ack) {
-            session.onAck(ack.seq(), now);
+            Body acked = session.onAck(ack.seq(), now);
+            if (acked != null && acked == retryProbe) { // the core takes messages again: the others follow
+                retryProbe = null;
+                retrying.values().forEach(message -> session.send(message, now));
+                retrying.clear();
+                outbox.takeAll().forEach(message -> session.send(message, now));
+            }
         } else if (frame instanceof Frame.Ping ping) {
             transport.send(new Frame.Pong(id, epoch, ping.timestamp()), gateway);
         } else if (frame instanceof Frame.Error error) {
@@ -368,11 +398,17 @@ public final class MobileNode {
             }
             return true;
         }
-        if (now >= outboxRetryAtMs) {
+        if (now >= outboxRetryAtMs && !session.hasInFlight()) {
+            // Why wait until nothing is in flight: a refusal still on its way (lost, sent again) belongs before those
+            // refused after it, and the gateway writes again from whichever refused message comes first.
             outboxRetryAtMs = Long.MAX_VALUE;
-            retrying.forEach(message -> session.send(message, now));
-            retrying.clear();
-            outbox.takeAll().forEach(message -> session.send(message, now));
+            if (retrying.isEmpty()) {
+                outbox.takeAll().forEach(message -> session.send(message, now));
+            } else {
+                // Alone: while the core cannot take it (Kafka down), one refusal a second, not a window's worth.
+                retryProbe = retrying.pollFirstEntry().getValue();
+                session.send(retryProbe, now);
+            }
         }
         return session.hasInFlight() || !outbox.isEmpty() || !retrying.isEmpty();
     }
@@ -436,15 +472,23 @@ public final class MobileNode {
             return;
         }
         Body refused = error.seq() > 0 ? session.onRefused(error.seq(), now, error.code() == ErrorCode.BUSY) : null;
+        boolean probe = refused != null && refused == retryProbe;
+        if (probe) {
+            retryProbe = null;
+        }
         if (refused instanceof Body.Outgoing message && sendsAgain(error.code())) {
             // The gateway could not reach the core (Kafka down or restarting), or the core is behind (BUSY): the
             // message waits, with whatever the application sends meanwhile, and goes again a little later, before
             // them (the gateway refuses the node's later messages until it has it); nothing is handed back.
-            retrying.add(message);
+            retrying.put(probe && !retrying.isEmpty() ? retrying.firstKey() - 1 : error.seq(), message);
             outboxRetryAtMs = Math.min(outboxRetryAtMs, now + config.reconnectDelayMs());
             transport.activate(this);
         } else if (refused instanceof Body.Outgoing message) {
             listener.unsentMessages(this, List.of(message));
+            if (probe) { // the others go on without it
+                outboxRetryAtMs = now;
+                transport.activate(this);
+            }
         }
         listener.internalException(this, new MessageRejectedException(error.code(), error.message()));
     }
@@ -493,10 +537,7 @@ public final class MobileNode {
     private void completeHandover(long now) {
         GatewayAddress target = handover.leave(gatewayId);
         transport.send(new Frame.Disconnect(id, epoch), gateway);
-        List<Body.Outgoing> again = new ArrayList<>(retrying);
-        retrying.clear();
-        again.addAll(unacknowledgedMessages());
-        outbox.putBack(again, now);
+        outbox.putBack(takeUnacknowledged(), now);
         session = null;
         state = State.DISCONNECTED;
         gatewayId = null;
@@ -515,25 +556,13 @@ public final class MobileNode {
 
     /**
      * Ends the current session. Messages the gateway never acknowledged go back to the outbox, in
-     * front, and are sent again on the next session when the node reconnects (the receiver drops
-     * duplicates by message id); when the node does not reconnect they, and the outbox, go to the
-     * listener as unsent.
+     * front, and are sent again on the next session, whenever the node connects again (the receiver
+     * drops duplicates by message id); the outbox hands back what waits past its TTL, and
+     * {@link #close()} what is left.
      */
     private void endSession(SessionEnd cause) {
-        boolean onPurpose = cause == SessionEnd.LEFT;
         boolean wasConnected = state == State.CONNECTED;
-        List<Body.Outgoing> unacknowledged = new ArrayList<>(retrying);
-        retrying.clear();
-        if (session != null) {
-            unacknowledged.addAll(unacknowledgedMessages());
-        }
-        List<Body.Outgoing> unsent = new ArrayList<>();
-        if (onPurpose || !reconnectWanted) {
-            unsent.addAll(unacknowledged);
-            unsent.addAll(outbox.takeAll());
-        } else {
-            outbox.putBack(unacknowledged, nowMs());
-        }
+        outbox.putBack(takeUnacknowledged(), nowMs());
         session = null;
         state = State.DISCONNECTED;
         gatewayId = null;
@@ -541,13 +570,34 @@ public final class MobileNode {
         if (wasConnected && !handover.moving()) {
             listener.disconnected(this);
         }
-        if (!unsent.isEmpty()) {
-            listener.unsentMessages(this, unsent);
-        }
     }
 
-    private List<Body.Outgoing> unacknowledgedMessages() {
-        return outgoing(session.drainUnacknowledged());
+    /**
+     * Takes what the session's gateway has not acknowledged, refused or in flight, in the order the application sent
+     * it (a refusal may come after a later message's: lost once, it came with the retransmission).
+     */
+    private List<Body.Outgoing> takeUnacknowledged() {
+        NavigableMap<Integer, Body> sent = session == null ? new TreeMap<>() : session.drainUnacknowledgedBySeq();
+        List<Body> ordered = new ArrayList<>(sent.size() + retrying.size());
+        if (retryProbe != null && sent.values().removeIf(body -> body == retryProbe)) {
+            ordered.add(retryProbe); // refused before all the others, it went again alone, last
+        }
+        Iterator<Map.Entry<Integer, Body>> inFlight = sent.entrySet().iterator();
+        Map.Entry<Integer, Body> next = inFlight.hasNext() ? inFlight.next() : null;
+        for (Map.Entry<Integer, Body.Outgoing> refused : retrying.entrySet()) {
+            while (next != null && next.getKey() < refused.getKey()) {
+                ordered.add(next.getValue());
+                next = inFlight.hasNext() ? inFlight.next() : null;
+            }
+            ordered.add(refused.getValue());
+        }
+        while (next != null) {
+            ordered.add(next.getValue());
+            next = inFlight.hasNext() ? inFlight.next() : null;
+        }
+        retrying.clear();
+        retryProbe = null;
+        return outgoing(ordered);
     }
 
     private static List<Body.Outgoing> outgoing(List<Body> bodies) {

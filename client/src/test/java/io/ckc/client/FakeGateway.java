@@ -61,6 +61,8 @@ final class FakeGateway implements AutoCloseable {
     final AtomicInteger busySent = new AtomicInteger();
     final AtomicInteger connects = new AtomicInteger();
     final AtomicInteger pings = new AtomicInteger();
+    /** Data frames of a session that came in, repeats included. */
+    final AtomicInteger dataFrames = new AtomicInteger();
     /** What the node said of the deliveries: the delivery acknowledged, or refused (by error code). */
     final List<String> deliveryAnswers = new java.util.concurrent.CopyOnWriteArrayList<>();
 
@@ -210,6 +212,7 @@ final class FakeGateway implements AutoCloseable {
                 return;
             }
             if (frame instanceof Frame.Data data) {
+                dataFrames.incrementAndGet();
                 if (holdAcks && heldAcks.contains(new Held(node, data.seq()))) {
                     return; // a retransmission of a frame whose ack is held: a duplicate would be acknowledged at once
                 }

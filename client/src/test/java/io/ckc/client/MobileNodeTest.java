@@ -253,6 +253,42 @@ class MobileNodeTest {
     }
 
     @Test
+    void whileTheCoreRefusesANodeSendsTheFirstRefusedMessageAloneAndTheRestInOrderOnceItIsTaken() throws Exception {
+        FakeGateway gateway = gateway("gw-a");
+        Recorder recorder = new Recorder();
+        MobileNode node = connected(transport(null), gateway, recorder, ClientConfig.DEFAULT.withReconnectDelay(200));
+        gateway.refuseMessages(4, ErrorCode.PUBLISH_FAILED); // all three, then the first of them once more
+        List<UUID> sent = send(node, 3);
+        Await.until("all three in", 20, () -> call(() -> gateway.receivedFrom(node.id()).size() == 3));
+        assertThat(gateway.receivedFrom(node.id())).containsExactlyElementsOf(sent);
+        assertThat(gateway.dataFrames.get()).as("3, the first alone twice, then the other two").isEqualTo(7);
+        assertThat(recorder.unsent.get()).isZero();
+    }
+
+    @Test
+    void aNodeThatDisconnectsKeepsWhatItsGatewayDidNotAcknowledgeForItsNextSessionAndCloseHandsBackWhatIsLeft()
+            throws Exception {
+        FakeGateway gateway = gateway("gw-a");
+        Recorder recorder = new Recorder();
+        MobileNode node = connected(transport(null), gateway, recorder, ClientConfig.DEFAULT);
+        gateway.holdAcks(true); // Kafka slow: the gateway has them, not yet acknowledged
+        List<UUID> sent = send(node, 2);
+        Await.until("both at the gateway", 10, () -> call(() -> gateway.receivedFrom(node.id()).size() == 2));
+        node.disconnect();
+        UUID meanwhile = node.send("echo", new byte[] {9}, null);
+        gateway.holdAcks(false);
+        node.connect();
+        Await.until("all three on the next session", 10, () -> call(() -> gateway.receivedFrom(node.id()).size() == 5));
+        assertThat(gateway.receivedFrom(node.id()).subList(2, 5)).containsExactly(sent.get(0), sent.get(1), meanwhile);
+        assertThat(recorder.unsent.get()).isZero();
+
+        node.disconnect();
+        node.send("echo", new byte[] {10}, null);
+        node.close();
+        Await.until("the one left handed back", 10, () -> recorder.unsent.get() == 1);
+    }
+
+    @Test
     void aBusyGatewayIsAskedAgainLaterAndNotGivenUpForTheNextOfTheList() throws Exception {
         FakeGateway a = gateway("gw-a");
         FakeGateway b = gateway("gw-b");

@@ -130,7 +130,7 @@ class GatewayITCase {
                     Unicast down = Unicast.of(UUID.randomUUID().toString(), "test", node.id().toString(),
                             ("down-" + m).getBytes());
                     producer.send(new ProducerRecord<>(topics.gateway("gw-lossy"), node.id().toString(),
-                            Json.write(mapper, new GatewayCommand.Deliver(down, 0, null))));
+                            Json.write(mapper, new GatewayCommand.Deliver(down, node.epoch(), null))));
                 }
             }
             producer.flush();
@@ -187,7 +187,7 @@ class GatewayITCase {
             // A delivery after the move reaches the node at its new port.
             producer.send(new ProducerRecord<>(topics.gateway("gw-move"), node.id().toString(), Json.write(mapper,
                     new GatewayCommand.Deliver(Unicast.of(UUID.randomUUID().toString(), "t", node.id().toString(),
-                            "after-move".getBytes()), 0, null))));
+                            "after-move".getBytes()), node.epoch(), null))));
             producer.flush();
 
             List<ConsumerRecord<String, byte[]>> upstream = KAFKA.read(topics.app("echo"), 40, WAIT);
@@ -295,7 +295,7 @@ class GatewayITCase {
                 two.send("echo", "after-first-stopped".getBytes(), null);
                 producer.send(new ProducerRecord<>(topics.gateway("gw-h2"), two.id().toString(), Json.write(mapper,
                         new GatewayCommand.Deliver(Unicast.of(UUID.randomUUID().toString(), "t", two.id().toString(),
-                                "to-two".getBytes()), 0, null))));
+                                "to-two".getBytes()), two.epoch(), null))));
                 producer.flush();
                 assertThat(KAFKA.read(topics.app("echo"), 3, WAIT)).extracting(r -> new String(
                         Json.read(mapper, r.value(), AppMessage.class).payload())).contains("after-first-stopped");
@@ -332,10 +332,10 @@ class GatewayITCase {
             String mn = node.id().toString();
             long now = System.currentTimeMillis();
             for (int m = 0; m < 3; m++) {
-                deliver(producer, topics, new Unicast("d-" + m, "app-1", mn, ("d-" + m).getBytes(), null, now, true),
+                deliver(producer, topics, node, new Unicast("d-" + m, "app-1", mn, ("d-" + m).getBytes(), null, now, true),
                         now + 60_000);
             }
-            deliver(producer, topics, new Unicast("late", "app-1", mn, "late".getBytes(), 1_000L, now - 5_000, true),
+            deliver(producer, topics, node, new Unicast("late", "app-1", mn, "late".getBytes(), 1_000L, now - 5_000, true),
                     now - 4_000);
             List<Receipt> receipts = KAFKA.readJson(topics.delivered(), 3, WAIT, Receipt.class);
             assertThat(receipts).extracting(Receipt::messageId).containsExactlyInAnyOrder("d-0", "d-1", "d-2");
@@ -353,9 +353,10 @@ class GatewayITCase {
         }
     }
 
-    private void deliver(KafkaProducer<String, byte[]> producer, Topics topics, Unicast unicast, long expiresAt) {
+    private void deliver(KafkaProducer<String, byte[]> producer, Topics topics, MobileNode node, Unicast unicast,
+                         long expiresAt) {
         producer.send(new ProducerRecord<>(topics.gateway("gw-mini"), unicast.recipient(),
-                Json.write(mapper, new GatewayCommand.Deliver(unicast, 0, expiresAt))));
+                Json.write(mapper, new GatewayCommand.Deliver(unicast, node.epoch(), expiresAt))));
         producer.flush();
     }
 

@@ -37,8 +37,8 @@ final class ShardDownlink {
     /**
      * Hands a unicast routed to the node's session of {@code routedEpoch} to its link, or sends it back
      * as unsent: EXPIRED past {@code expiresAt}, NOT_CONNECTED when the node has no session here
-     * ({@code session} null). A session not yet announced still takes it: the node reads it once its
-     * connect is acknowledged.
+     * ({@code session} null), SESSION_REPLACED when it was routed to another session of the node. A session
+     * not yet announced still takes it: the node reads it once its connect is acknowledged.
      *
      * @param routed whether the delivery job routed it (and waits for its acknowledgement), not a broadcast
      */
@@ -49,6 +49,13 @@ final class ShardDownlink {
         }
         if (session == null) {
             unsent(unicast, routedEpoch, UnsentMessage.Reason.NOT_CONNECTED);
+            return;
+        }
+        if (session.epoch != routedEpoch) {
+            // Routed to the node's session before this one (the job has not read the new one's Connected event yet):
+            // back to the job, which sends it on the new session after what the old one left unacknowledged. Taken
+            // here, it would overtake those.
+            unsent(unicast, routedEpoch, UnsentMessage.Reason.SESSION_REPLACED);
             return;
         }
         UUID deliveryId = deliveryIdOf(unicast.messageId());

@@ -9,6 +9,7 @@ import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.NavigableMap;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.UUID;
@@ -344,14 +345,25 @@ public final class ReliableSession {
 
     /** Removes and returns every body not yet acknowledged, in send order: the unsent messages of a closing session. */
     public List<Body> drainUnacknowledged() {
-        List<Body> unsent = new ArrayList<>(unacked.size() + queued.size());
-        unacked.values().forEach(out -> unsent.add(out.body));
+        return new ArrayList<>(drainUnacknowledgedBySeq().values());
+    }
+
+    /**
+     * Removes every body not yet acknowledged and returns it under the sequence number it was sent with; those
+     * still queued, never sent, under the numbers that would have followed, in order.
+     */
+    public NavigableMap<Integer, Body> drainUnacknowledgedBySeq() {
+        NavigableMap<Integer, Body> unsent = new TreeMap<>();
+        unacked.forEach((seq, out) -> unsent.put(seq, out.body));
         if (window != null) {
             unacked.forEach((seq, out) -> window.release(false));
         }
         unacked.clear();
         nextDeadline = Long.MAX_VALUE;
-        queued.forEach(waiting -> unsent.add(waiting.body()));
+        int next = nextSendSeq;
+        for (Queued waiting : queued) {
+            unsent.put(next++, waiting.body());
+        }
         queued.clear();
         return unsent;
     }
