@@ -160,7 +160,8 @@ public final class RecordSchemas {
             Map.entry("ContextReport.timestamp", "When the gateway received it, epoch ms."),
             Map.entry("ContextReport.context", "The node's context."),
             Map.entry("MnEvent.type", "CONNECTED or DISCONNECTED (from the gateway), or GATEWAY_LOST (from the PoA "
-                    + "manager: the gateway stopped reporting; ends the node's session there if it opened before timestamp)."),
+                    + "manager: the gateway stopped reporting; the delivery job forgets the node's session there, if it opened before "
+                    + "timestamp, unless the node connects again or the gateway delivers again)."),
             Map.entry("MnEvent.mnId", "The node (a UUID)."),
             Map.entry("MnEvent.gatewayId", "The gateway of the session."),
             Map.entry("MnEvent.epoch", "The session's epoch: grows with each new session of the node; a disconnect "

@@ -176,7 +176,7 @@ final class MtdCommand implements Callable<Integer> {
             Fleet.waitFor(() -> fleet.connected.get() >= nodes, 60, progress);
             awaitReplies(run, fleet, progress);
             out.println();
-            run.lateArrivals().forEach(out::println);
+            run.expiredDeliveries().forEach(out::println);
         }
         return run.result();
     }

@@ -48,9 +48,12 @@ final class MtdRun {
     private final Histogram rttDisconnecting = histogram();
     private final AtomicLong duplicates = new AtomicLong();
     private final AtomicLong absences = new AtomicLong();
-    /** The first late arrivals, each with its times, to tell what made them late (a restart, an absence). */
-    private final Queue<String> lateArrivals = new ConcurrentLinkedQueue<>();
-    private static final int LATE_ARRIVALS_KEPT = 50;
+    /**
+     * The first messages that reached their node late, or that the core expired although their node had them, each
+     * with its times (and the core's reason), to tell what made them (a restart, an absence).
+     */
+    private final Queue<String> expiredDeliveries = new ConcurrentLinkedQueue<>();
+    private static final int EXPIRED_DELIVERIES_KEPT = 100;
     private final long[] nextChange;
     private final boolean[] away;
     private final Random random = new Random(11);
@@ -95,12 +98,15 @@ final class MtdRun {
                     duplicates.incrementAndGet();
                     return;
                 }
+                if ((before & EXPIRED) != 0) {
+                    noteExpiredDelivery("received_after_expired", index, null);
+                }
                 long age = System.nanoTime() - payload.sentNanos();
                 if (age > ttlNanos + lateAllowanceNanos) {
                     set(index, LATE);
-                    if (lateArrivals.size() < LATE_ARRIVALS_KEPT) {
+                    if (expiredDeliveries.size() < EXPIRED_DELIVERIES_KEPT) {
                         long now = System.currentTimeMillis();
-                        lateArrivals.add(String.format(Locale.ROOT,
+                        expiredDeliveries.add(String.format(Locale.ROOT,
                                 "late node=%d seq=%d sent=%tT.%<tL received=%tT.%<tL late_by_ms=%d away_now=%b",
                                 payload.node(), payload.seq(), now - TimeUnit.NANOSECONDS.toMillis(age), now,
                                 TimeUnit.NANOSECONDS.toMillis(age - ttlNanos),
@@ -145,9 +151,19 @@ final class MtdRun {
             if (System.nanoTime() - sentNanos[index] < ttlNanos - lateAllowanceNanos) {
                 set(index, EARLY);
             }
-            set(index, EXPIRED);
+            if ((set(index, EXPIRED) & RECEIVED) != 0) {
+                noteExpiredDelivery("expired_after_received", index, receipt.detail());
+            }
         } else if (receipt.outcome() == Receipt.Outcome.DROPPED) {
             set(index, DROPPED);
+        }
+    }
+
+    private void noteExpiredDelivery(String what, int index, String detail) {
+        if (expiredDeliveries.size() < EXPIRED_DELIVERIES_KEPT) {
+            expiredDeliveries.add(String.format(Locale.ROOT, "%s node=%d seq=%d at=%tT.%<tL age_ms=%d detail=%s", what,
+                    index / messages, index % messages, System.currentTimeMillis(),
+                    TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - sentNanos[index]), detail));
         }
     }
 
@@ -240,9 +256,9 @@ final class MtdRun {
         }
     }
 
-    /** The first late arrivals (up to 50), one line each, wall-clock times. */
-    List<String> lateArrivals() {
-        return List.copyOf(lateArrivals);
+    /** The first late arrivals and messages expired although received (up to 100), one line each, wall-clock times. */
+    List<String> expiredDeliveries() {
+        return List.copyOf(expiredDeliveries);
     }
 
     Result result() {

@@ -35,18 +35,15 @@ final class ShardDownlink {
     }
 
     /**
-     * Hands a unicast routed to the node's session of {@code routedEpoch} to its link, or sends it back
-     * as unsent: EXPIRED past {@code expiresAt}, NOT_CONNECTED when the node has no session here
-     * ({@code session} null), SESSION_REPLACED when it was routed to another session of the node. A session
-     * not yet announced still takes it: the node reads it once its connect is acknowledged.
+     * Hands a unicast routed to the node's session of {@code routedEpoch} to its link, which never sends its
+     * content past {@code expiresAt} (one already past it goes as a question: the node may have had it on an
+     * earlier session, and says so, or refuses it as expired), or sends it back as unsent: NOT_CONNECTED when the
+     * node has no session here ({@code session} null), SESSION_REPLACED when it was routed to another session of
+     * the node. A session not yet announced still takes it: the node reads it once its connect is acknowledged.
      *
      * @param routed whether the delivery job routed it (and waits for its acknowledgement), not a broadcast
      */
     void deliver(Session session, Unicast unicast, long routedEpoch, Long expiresAt, boolean routed) {
-        if (expiresAt != null && System.currentTimeMillis() >= expiresAt) {
-            unsent(unicast, routedEpoch, UnsentMessage.Reason.EXPIRED); // the delivery job counts it and tells the sender
-            return;
-        }
         if (session == null) {
             unsent(unicast, routedEpoch, UnsentMessage.Reason.NOT_CONNECTED);
             return;

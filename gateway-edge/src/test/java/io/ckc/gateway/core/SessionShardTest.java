@@ -145,19 +145,19 @@ class SessionShardTest {
     }
 
     @Test
-    void deliveriesForNoSessionOrPastTheirDeadlineGoToUnsentAndABadRecipientIsADeadLetter() {
+    void deliveriesForNoSessionGoToUnsentPastTheirDeadlineToTheLinkWithItAndABadRecipientIsADeadLetter() {
         GatewayCore core = core();
         core.command(new GatewayCommand.Deliver(unicast("gone", node.toString(), false), 1, null));
         UUID here = UUID.randomUUID();
         FakeLink link = open(core.shardOf(here), here, 1);
-        core.command(new GatewayCommand.Deliver(unicast("late", here.toString(), false), 1,
-                System.currentTimeMillis() - 1));
+        long past = System.currentTimeMillis() - 1;
+        core.command(new GatewayCommand.Deliver(unicast("late", here.toString(), false), 1, past));
         core.command(new GatewayCommand.Deliver(unicast("odd", "not-a-node", false), 1, null));
         loop.runPendingTasks();
 
-        assertThat(link.delivered).isEmpty();
+        assertThat(link.deadlines).as("the link asks the node, sending no content").containsExactly(past);
         assertThat(publisher.of(UnsentMessage.class)).extracting(UnsentMessage::reason)
-                .containsExactly(UnsentMessage.Reason.NOT_CONNECTED, UnsentMessage.Reason.EXPIRED);
+                .containsExactly(UnsentMessage.Reason.NOT_CONNECTED);
         assertThat(metrics.deadLetters.get()).isEqualTo(1.0);
     }
 

@@ -6,7 +6,7 @@ package io.ckc.protocol.records;
  * {@code timestamp} is the writing gateway's clock.
  *
  * <p>{@link Type#GATEWAY_LOST} comes from the PoA manager, for each node of a gateway that stopped
- * reporting: the node's session there is over unless it opened after {@code timestamp}, the gateway's
+ * reporting: the node's session there may be over, unless it opened after {@code timestamp}, the gateway's
  * last sign of life on the gateway's own clock (a gateway restarted under the same id opens new ones).
  * It names no epoch (0): the PoA manager does not know them.
  */

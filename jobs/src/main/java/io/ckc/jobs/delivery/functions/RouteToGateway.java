@@ -31,8 +31,10 @@ import java.util.List;
  * <p>A connect wins when its epoch is at least the current one; a disconnect counts only when it
  * names the current gateway and epoch, so a late disconnect from the old gateway after a handover
  * cannot clobber the new route. A gateway the PoA manager declared lost ({@link MnEvent.Type#GATEWAY_LOST})
- * ends the node's session there if it opened before the gateway's last sign of life: what is pending
- * then waits for the node's next session, anywhere, instead of going to a gateway that is gone.
+ * marks the node's session there if it opened before the gateway's last sign of life: messages still go
+ * there (a declaration can be wrong: a gateway cut off from Kafka for a while still serves its nodes, and
+ * one that is gone leaves them in flight, for the node's next session), and the route is forgotten after
+ * the retention unless a DELIVERED receipt from that gateway shows it lives or the node connects again.
  *
  * <p>Pending messages: each unicast stays in keyed state from the moment it arrives until its
  * DELIVERED receipt comes back from the gateway ({@code ckc.delivered}), whether it is in flight on
@@ -61,9 +63,9 @@ public final class RouteToGateway extends KeyedProcessFunction<String, DeliveryI
 
     /**
      * How long past its deadline a message in flight waits for its gateway's word (DELIVERED, or unsent as
-     * EXPIRED: a gateway never sends a message after its deadline) before it counts as expired: long enough for
-     * a receipt held up by a broker restart or this job's own recovery, whose due timers fire before it reads
-     * what waited.
+     * EXPIRED: a gateway never sends a message's content after its deadline) before it counts as expired: long
+     * enough for a receipt held up by a broker restart or this job's own recovery, whose due timers fire before it
+     * reads what waited. A node that connects again meanwhile is asked.
      */
     public static final long ACK_GRACE_MS = 60_000;
 
@@ -151,12 +153,13 @@ public final class RouteToGateway extends KeyedProcessFunction<String, DeliveryI
             }
             case GATEWAY_LOST -> {
                 if (current == null || !current.connected() || !current.gatewayId().equals(event.gatewayId())
-                        || current.openedAt() > event.timestamp()) {
+                        || current.openedAt() > event.timestamp() || current.declaredLost()) {
                     staleEvents.inc(); // moved on, or a session the gateway opened after its declared end
                     return;
                 }
                 gatewayLost.inc();
-                close(current, ctx);
+                route.update(current.lost(true));
+                forgetLater(ctx);
             }
         }
     }
@@ -167,6 +170,12 @@ public final class RouteToGateway extends KeyedProcessFunction<String, DeliveryI
      */
     private void close(Route current, Context ctx) throws Exception {
         route.update(current.closed());
+        forgetLater(ctx);
+    }
+
+    /** The route is forgotten after the retention unless the node connects again (or its lost gateway lives). */
+    private void forgetLater(Context ctx) throws Exception {
+        cancelForgetTimer(ctx);
         long at = ctx.timerService().currentProcessingTime() + routeRetentionMs;
         forgetRouteAt.update(at);
         ctx.timerService().registerProcessingTimeTimer(at);
@@ -214,6 +223,11 @@ public final class RouteToGateway extends KeyedProcessFunction<String, DeliveryI
         acknowledged.inc();
         pending.remove(receipt.messageId());
         backlog.update(backlog().removed());
+        Route current = route.value();
+        if (current != null && current.declaredLost() && current.gatewayId().equals(receipt.gatewayId())) {
+            route.update(current.lost(false)); // declared lost, it delivers: the declaration was wrong
+            cancelForgetTimer(ctx);
+        }
         if (message.unicast().receipt()) {
             ctx.output(RECEIPTS, receipt);
         }
@@ -281,17 +295,15 @@ public final class RouteToGateway extends KeyedProcessFunction<String, DeliveryI
     }
 
     /**
-     * Sends a pending message on this session, or, past its deadline, expires it; one still in flight on an older
-     * session then waits for that gateway's word instead (the node may have had it in time, and the gateway never
-     * sends it late), until its acknowledgement grace runs out.
+     * Sends a pending message on this session, or, past its deadline, expires it. One past its deadline that is still
+     * in flight on an older session goes all the same: it may have reached the node there, and the gateway, which
+     * never sends a message's content past its deadline, asks the node, whose answer (DELIVERED, or unsent as
+     * EXPIRED) decides. So a sender never hears EXPIRED for a message its node had.
      */
     private void send(Route to, PendingMessage message, Context ctx, Collector<Outbound> out) throws Exception {
         Unicast unicast = message.unicast();
         long deadline = mtd.expiresAt(unicast);
-        if (ctx.timerService().currentProcessingTime() >= deadline) {
-            if (message.inFlight()) {
-                return;
-            }
+        if (ctx.timerService().currentProcessingTime() >= deadline && !message.inFlight()) {
             forget(message);
             expire(unicast, ctx, "TTL passed while the node was not reachable");
             return;
@@ -350,7 +362,7 @@ public final class RouteToGateway extends KeyedProcessFunction<String, DeliveryI
         Long forgetAt = forgetRouteAt.value();
         if (forgetAt != null && forgetAt == timestamp) {
             Route current = route.value();
-            if (current != null && !current.connected()) {
+            if (current != null && (!current.connected() || current.declaredLost())) {
                 route.clear();
             }
             forgetRouteAt.clear();
