@@ -107,7 +107,7 @@ final class ShardDownlink {
      */
     void connectionFailed(Session session) {
         for (Unicast unicast : session.recentlyAcknowledged) {
-            unsent(unicast, session.epoch, UnsentMessage.Reason.CONNECTION_BROKEN);
+            unsent(unicast, session.epoch, UnsentMessage.Reason.CONNECTION_BROKEN, true);
         }
         session.recentlyAcknowledged.clear();
     }
@@ -121,7 +121,7 @@ final class ShardDownlink {
         for (UUID deliveryId : session.link.close()) {
             Unicast unicast = session.unacknowledged.remove(deliveryId);
             if (unicast != null) {
-                unsent(unicast, session.epoch, reason);
+                unsent(unicast, session.epoch, reason, true); // sent: its acknowledgement may be what was lost
             }
         }
         for (Unicast unicast : session.unacknowledged.values()) {
@@ -132,8 +132,13 @@ final class ShardDownlink {
     }
 
     private void unsent(Unicast unicast, long epoch, UnsentMessage.Reason reason) {
+        unsent(unicast, epoch, reason, false);
+    }
+
+    private void unsent(Unicast unicast, long epoch, UnsentMessage.Reason reason, boolean mayHaveArrived) {
         metrics.unsent.labelValues(reason.name()).inc();
-        publisher.unsent(new UnsentMessage(unicast, config.gatewayId(), epoch, reason, System.currentTimeMillis()));
+        publisher.unsent(new UnsentMessage(unicast, config.gatewayId(), epoch, reason, System.currentTimeMillis(),
+                mayHaveArrived));
     }
 
     /** Message ids are UUIDs on the wire; any other id maps to a stable name-based UUID, so MNs still dedupe. */

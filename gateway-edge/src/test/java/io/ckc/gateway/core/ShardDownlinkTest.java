@@ -72,6 +72,8 @@ class ShardDownlinkTest {
         assertThat(unsentIds()).containsExactly("m1", "m2", "m3");
         assertThat(publisher.of(UnsentMessage.class)).allMatch(u -> u.epoch() == 3
                 && u.reason() == UnsentMessage.Reason.SESSION_REPLACED);
+        assertThat(publisher.of(UnsentMessage.class)).extracting(UnsentMessage::mayHaveArrived)
+                .as("sent ones may have arrived, their acknowledgement lost").containsExactly(true, true, false);
         assertThat(session.unacknowledged).isEmpty();
         assertThat(metrics.unsent.labelValues("SESSION_REPLACED").get()).isEqualTo(3.0);
     }

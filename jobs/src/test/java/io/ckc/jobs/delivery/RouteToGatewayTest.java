@@ -322,8 +322,9 @@ class RouteToGatewayTest {
     @Test
     void aGatewayThatFoundAMessageExpiredMakesAnExpiredReceipt() throws Exception {
         push(connected("gw-1", 10));
-        push(DeliveryInput.of(new UnsentMessage(unicast("m1", 0, 1L, true), "gw-1", 10, UnsentMessage.Reason.EXPIRED, 5)));
-        assertThat(outputs()).isEmpty();
+        push(unicast("m1", 0, 10L, true));
+        push(DeliveryInput.of(new UnsentMessage(unicast("m1", 0, 10L, true), "gw-1", 10, UnsentMessage.Reason.EXPIRED, 5)));
+        assertThat(outputs()).hasSize(1);
         assertThat(receipts()).extracting(Receipt::outcome).containsExactly(Receipt.Outcome.EXPIRED);
     }
 
@@ -336,6 +337,33 @@ class RouteToGatewayTest {
                 UnsentMessage.Reason.CONNECTION_BROKEN, 0)));
         push(connected("gw-1", 11));
         assertThat(outputs()).extracting(o -> o.unicast().messageId()).containsExactly("old", "new");
+    }
+
+    @Test
+    void aMessageItsSessionSentButNeverSawAcknowledgedIsAskedForPastItsDeadlineNotExpired() throws Exception {
+        push(connected("gw-1", 10));
+        push(unicast("m1", 0, 1_000L, true));
+        push(DeliveryInput.of(new UnsentMessage(unicast("m1", 0, 1_000L, true), "gw-1", 10,
+                UnsentMessage.Reason.CONNECTION_BROKEN, 500, true))); // sent: the node's ack may have been lost
+        harness.setProcessingTime(1_000);
+        assertThat(receipts()).as("not at its deadline: the node may have it").isEmpty();
+        push(connected("gw-2", 11));
+        assertThat(outputs()).extracting(o -> o.gatewayId() + ":" + o.unicast().messageId())
+                .containsExactly("gw-1:m1", "gw-2:m1");
+        push(delivered("m1"));
+        assertThat(receipts()).extracting(Receipt::outcome).containsExactly(Receipt.Outcome.DELIVERED);
+    }
+
+    @Test
+    void anUnsentRecordOfAMessageAlreadySettledAndPastItsDeadlineEndsWithoutAReceipt() throws Exception {
+        push(connected("gw-1", 10));
+        push(unicast("m1", 0, 1_000L, true));
+        push(delivered("m1"));
+        harness.setProcessingTime(2_000);
+        push(DeliveryInput.of(new UnsentMessage(unicast("m1", 0, 1_000L, true), "gw-1", 10,
+                UnsentMessage.Reason.SESSION_REPLACED, 2_000)));
+        assertThat(receipts()).extracting(Receipt::outcome).containsExactly(Receipt.Outcome.DELIVERED);
+        assertThat(outputs()).hasSize(1);
     }
 
     @Test

@@ -4,8 +4,16 @@ package io.ckc.protocol.records;
  * A unicast a gateway could not hand to its mobile node, on {@code ckc.unsent} keyed by MN id.
  *
  * @param epoch the session epoch the message was meant for (the one it was routed or sent on)
+ * @param mayHaveArrived the gateway sent it to the node, which never acknowledged it: it may have arrived all the
+ *                       same (its acknowledgement lost), so past its deadline the node is asked, not the message
+ *                       expired; false (and absent in older records): it never left the gateway
  */
-public record UnsentMessage(Unicast unicast, String gatewayId, long epoch, Reason reason, long timestamp) {
+public record UnsentMessage(Unicast unicast, String gatewayId, long epoch, Reason reason, long timestamp,
+                            boolean mayHaveArrived) {
+
+    public UnsentMessage(Unicast unicast, String gatewayId, long epoch, Reason reason, long timestamp) {
+        this(unicast, gatewayId, epoch, reason, timestamp, false);
+    }
 
     /**
      * NOT_CONNECTED: no session for the node; CONNECTION_BROKEN: the session failed with the message

@@ -243,21 +243,26 @@ public final class RouteToGateway extends KeyedProcessFunction<String, DeliveryI
         if (message != null && message.inFlight() && !message.sentOn(unsent.gatewayId(), unsent.epoch())) {
             return;
         }
-        if (unsent.reason() == UnsentMessage.Reason.EXPIRED) {
-            if (message != null) {
-                forget(message);
-            }
-            expire(unicast, ctx, "expired before gateway " + unsent.gatewayId() + " could send it");
-            return;
-        }
         Route current = route.value();
         boolean newerSession = current != null && current.connected()
                 && (!current.gatewayId().equals(unsent.gatewayId()) || current.epoch() > unsent.epoch());
-        if (message == null) { // not routed by this job (a broadcast), or gone from it: a newcomer
+        if (message == null) {
+            // Not routed by this job (a broadcast's copy), or settled already (delivered, or expired): its sender
+            // has heard, or asked for nothing; one past its deadline ends here without a word.
+            if (unsent.reason() == UnsentMessage.Reason.EXPIRED
+                    || ctx.timerService().currentProcessingTime() >= mtd.expiresAt(unicast)) {
+                expired.inc();
+                return;
+            }
             if (newerSession) {
                 rerouted.inc();
             }
             admit(unicast, newerSession ? current : null, ctx, out);
+            return;
+        }
+        if (unsent.reason() == UnsentMessage.Reason.EXPIRED) {
+            forget(message);
+            expire(unicast, ctx, "expired before gateway " + unsent.gatewayId() + " could send it");
             return;
         }
         if (!mtd.enabled()) {
@@ -265,10 +270,10 @@ public final class RouteToGateway extends KeyedProcessFunction<String, DeliveryI
             drop(unicast, ctx, "the node's session could not take it and the MTD is off");
         } else if (newerSession) {
             rerouted.inc();
-            send(current, message.unsent(), ctx, out);
-        } else {
+            send(current, unsent.mayHaveArrived() ? message : message.unsent(), ctx, out);
+        } else if (!unsent.mayHaveArrived()) {
             pending.put(unicast.messageId(), message.unsent());
-        }
+        } // else it stays in flight on that session: past its deadline the node's next session asks for it
     }
 
     /**
