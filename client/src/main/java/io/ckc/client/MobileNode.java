@@ -10,7 +10,7 @@ import io.ckc.protocol.records.Context;
 
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
-import java.util.Iterator;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.NavigableMap;
@@ -352,9 +352,7 @@ public final class MobileNode {
             Body acked = session.onAck(ack.seq(), now);
             if (acked != null && acked == retryProbe) { // the core takes messages again: the others follow
                 retryProbe = null;
-                retrying.values().forEach(message -> session.send(message, now));
-                retrying.clear();
-                outbox.takeAll().forEach(message -> session.send(message, now));
+                sendWaiting(now);
             }
         } else if (frame instanceof Frame.Ping ping) {
             transport.send(new Frame.Pong(id, epoch, ping.timestamp()), gateway);
@@ -403,7 +401,7 @@ public final class MobileNode {
             // refused after it, and the gateway writes again from whichever refused message comes first.
             outboxRetryAtMs = Long.MAX_VALUE;
             if (retrying.isEmpty()) {
-                outbox.takeAll().forEach(message -> session.send(message, now));
+                sendWaiting(now);
             } else {
                 // Alone: while the core cannot take it (Kafka down), one refusal a second, not a window's worth.
                 retryProbe = retrying.pollFirstEntry().getValue();
@@ -461,7 +459,7 @@ public final class MobileNode {
         }
         outboxRetryAtMs = Long.MAX_VALUE;
         if (!outbox.isEmpty()) {
-            outbox.takeAll().forEach(message -> session.send(message, now));
+            sendWaiting(now);
             transport.activate(this);
         }
     }
@@ -582,22 +580,20 @@ public final class MobileNode {
         if (retryProbe != null && sent.values().removeIf(body -> body == retryProbe)) {
             ordered.add(retryProbe); // refused before all the others, it went again alone, last
         }
-        Iterator<Map.Entry<Integer, Body>> inFlight = sent.entrySet().iterator();
-        Map.Entry<Integer, Body> next = inFlight.hasNext() ? inFlight.next() : null;
-        for (Map.Entry<Integer, Body.Outgoing> refused : retrying.entrySet()) {
-            while (next != null && next.getKey() < refused.getKey()) {
-                ordered.add(next.getValue());
-                next = inFlight.hasNext() ? inFlight.next() : null;
-            }
-            ordered.add(refused.getValue());
-        }
-        while (next != null) {
-            ordered.add(next.getValue());
-            next = inFlight.hasNext() ? inFlight.next() : null;
-        }
+        List<Map.Entry<Integer, ? extends Body>> bySeq = new ArrayList<>(sent.entrySet());
+        bySeq.addAll(retrying.entrySet());
+        bySeq.sort(Comparator.comparing(Map.Entry::getKey)); // stable: a tie keeps both
+        bySeq.forEach(entry -> ordered.add(entry.getValue()));
         retrying.clear();
         retryProbe = null;
         return outgoing(ordered);
+    }
+
+    /** What waited behind refused messages, or for the session: the refused first, then the outbox, in order. */
+    private void sendWaiting(long now) {
+        retrying.values().forEach(message -> session.send(message, now));
+        retrying.clear();
+        outbox.takeAll().forEach(message -> session.send(message, now));
     }
 
     private static List<Body.Outgoing> outgoing(List<Body> bodies) {

@@ -71,11 +71,10 @@ final class ShardDownlink {
     /** The node acknowledged a delivery: its receipt for the delivery job, and the mini-buffer keeps it. */
     void acknowledged(Session session, UUID deliveryId) {
         metrics.messagesOut.inc();
-        Unicast unicast = session.unacknowledged.remove(deliveryId);
+        Unicast unicast = settle(session, deliveryId);
         if (unicast == null) {
             return;
         }
-        open--;
         if (!session.broadcasts.remove(deliveryId)) {
             publisher.delivered(Receipt.of(unicast, Receipt.Outcome.DELIVERED, config.gatewayId(), null,
                     System.currentTimeMillis()));
@@ -90,14 +89,19 @@ final class ShardDownlink {
 
     /** The node says it never had a delivery whose deadline has passed: unsent as EXPIRED, so its sender hears. */
     void expired(Session session, UUID deliveryId) {
-        Unicast unicast = session.unacknowledged.remove(deliveryId);
-        if (unicast == null) {
-            return;
-        }
-        open--;
-        if (!session.broadcasts.remove(deliveryId)) {
+        Unicast unicast = settle(session, deliveryId);
+        if (unicast != null && !session.broadcasts.remove(deliveryId)) {
             unsent(unicast, session.epoch, UnsentMessage.Reason.EXPIRED);
         }
+    }
+
+    /** Takes a delivery the link answered off the session's open ones: its unicast, or null if it was not open. */
+    private Unicast settle(Session session, UUID deliveryId) {
+        Unicast unicast = session.unacknowledged.remove(deliveryId);
+        if (unicast != null) {
+            open--;
+        }
+        return unicast;
     }
 
     /**

@@ -86,13 +86,13 @@ final class UdpLink implements NodeLink {
     @Override
     public boolean handover(GatewayEndpoints target) {
         Optional<GatewayAddress> address = UdpShard.udpAddress(target);
-        address.ifPresent(a -> sendReliably(new Body.Handover(a), SessionShard.nowMs(), ReliableSession.NO_EXPIRY));
+        address.ifPresent(a -> sendReliably(new Body.Handover(a)));
         return address.isPresent();
     }
 
     @Override
     public void gatewayList(List<GatewayEndpoints> gateways) {
-        sendReliably(new Body.GatewayList(shard.udpGateways(gateways)), SessionShard.nowMs(), ReliableSession.NO_EXPIRY);
+        sendReliably(new Body.GatewayList(shard.udpGateways(gateways)));
     }
 
     @Override
@@ -111,6 +111,10 @@ final class UdpLink implements NodeLink {
             }
         }
         return unacknowledged;
+    }
+
+    private void sendReliably(Body body) {
+        sendReliably(body, SessionShard.nowMs(), ReliableSession.NO_EXPIRY);
     }
 
     private void sendReliably(Body body, long now, long expiresAtMs) {
