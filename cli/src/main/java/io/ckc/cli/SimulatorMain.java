@@ -29,9 +29,18 @@ public final class SimulatorMain {
                     return (K) new FaultsCommand(new StackFaults(home));
                 }
                 if (type == SoakCommand.class) {
+                    // One client for the run: each FlinkRest holds an HTTP client, its thread and a connection to the
+                    // JobManager (one a minute made the soak's own threads and files grow, and the JobManager's files).
+                    FlinkRest[] rest = new FlinkRest[1];
                     return (K) new SoakCommand(() -> { // asked when sampling: every command is made at start-up
-                        String flink = new Stack(home).requireRunning().flinkUrl(); // null: the jobs run embedded
-                        return flink == null ? java.util.Map.of() : new FlinkRest(flink).stateSizes();
+                        if (rest[0] == null) {
+                            String flink = new Stack(home).requireRunning().flinkUrl(); // null: the jobs run embedded
+                            if (flink == null) {
+                                return java.util.Map.of();
+                            }
+                            rest[0] = new FlinkRest(flink);
+                        }
+                        return rest[0].stateSizes();
                     });
                 }
                 if (type == RescaleCommand.class) {

@@ -67,6 +67,21 @@ class SoakCommandTest {
     }
 
     @Test
+    void theProbeReadsTheLiveHeapAfterAFullCollectionItAsksFor() {
+        long before = fullCollections();
+        try (JvmProbe probe = new JvmProbe()) {
+            assertThat(probe.look(ProcessHandle.current().pid()).heapAfterGcMb()).isPositive();
+        }
+        assertThat(fullCollections()).isGreaterThan(before);
+    }
+
+    private static long fullCollections() {
+        return java.lang.management.ManagementFactory.getGarbageCollectorMXBeans().stream()
+                .filter(gc -> gc.getName().contains("Old") || gc.getName().contains("MarkSweep"))
+                .mapToLong(java.lang.management.GarbageCollectorMXBean::getCollectionCount).sum();
+    }
+
+    @Test
     void theProbeReadsThisJvm() {
         try (JvmProbe probe = new JvmProbe()) {
             System.gc();
