@@ -3,8 +3,12 @@ package io.ckc.cli;
 import io.ckc.perf.FaultInjector;
 import io.ckc.perf.FaultPlan;
 
+import io.ckc.jobs.ops.FlinkRest;
+
 import java.io.PrintStream;
+import java.time.Duration;
 import java.util.Optional;
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * The faults of {@code ./ckc perf faults} on this machine's stack: its processes killed and started again by the
@@ -16,6 +20,7 @@ final class StackFaults implements FaultInjector {
     private final Home home;
     private final Stack stack;
     private final NetworkFaults network = new NetworkFaults();
+    private FlinkRest flink;
 
     StackFaults(Home home) {
         this.home = home;
@@ -38,15 +43,19 @@ final class StackFaults implements FaultInjector {
     @Override
     public void killTaskManager(PrintStream out) {
         long started = System.nanoTime();
+        long restartsBefore = jobRestarts();
         stack.flink().killTaskManager();
         out.printf("  TaskManager killed and a new one registered in %d ms%n", (System.nanoTime() - started) / 1_000_000);
+        reportJobsBack(started, restartsBefore, out);
     }
 
     @Override
     public void stopBroker(boolean kill, PrintStream out) {
         long started = System.nanoTime();
+        long restartsBefore = jobRestarts();
         new KafkaBroker(home, stack.processes()).restart(kill);
         out.printf("  broker %s and started again in %d ms%n", kill ? "killed" : "stopped", (System.nanoTime() - started) / 1_000_000);
+        reportJobsBack(started, restartsBefore, out);
     }
 
     @Override
@@ -68,6 +77,49 @@ final class StackFaults implements FaultInjector {
     public void lift(PrintStream out) {
         network.lift();
         out.println("  lifted");
+    }
+
+    /**
+     * Where the time of a recovery goes: prints, from a thread of its own (the run goes on), when every job's tasks
+     * run again after the fault struck at {@code started}, and how often the jobs restarted meanwhile.
+     */
+    private void reportJobsBack(long started, long restartsBefore, PrintStream out) {
+        FlinkRest flink = flink();
+        if (flink == null) {
+            return;
+        }
+        Thread watch = new Thread(() -> {
+            long deadline = started + Duration.ofSeconds(120).toNanos();
+            boolean back;
+            while (!(back = flink.ckcJobsRunAllTasks()) && System.nanoTime() < deadline) {
+                LockSupport.parkNanos(Duration.ofMillis(500).toNanos());
+            }
+            long restarts = jobRestarts();
+            out.printf("  jobs: %s %d ms after the fault, %s restarts meanwhile%n",
+                    back ? "every task running" : "not all tasks running", (System.nanoTime() - started) / 1_000_000,
+                    restarts < 0 || restartsBefore < 0 ? "?" : String.valueOf(restarts - restartsBefore));
+        }, "faults-jobs-back");
+        watch.setDaemon(true);
+        watch.start();
+    }
+
+    /** The CKC jobs' restarts so far; -1 when the cluster does not answer. */
+    private long jobRestarts() {
+        FlinkRest flink = flink();
+        try {
+            return flink == null ? -1 : flink.ckcJobRestarts();
+        } catch (Exception e) {
+            return -1;
+        }
+    }
+
+    /** The cluster's REST API, one client for the run; null when the jobs run embedded. */
+    private synchronized FlinkRest flink() {
+        if (flink == null) {
+            String url = stack.requireRunning().flinkUrl();
+            flink = url == null ? null : new FlinkRest(url);
+        }
+        return flink;
     }
 
     private static int number(String gatewayId) {

@@ -44,6 +44,8 @@ public final class FaultsCommand implements java.util.concurrent.Callable<Intege
     static final double LOAD_TOLERANCE = 0.10;
     /** ...and their p99 round trip is under this. */
     static final double P99_LIMIT_MS = 100;
+    /** The baseline leaves out the load's first seconds: the roaming nodes connecting, the first MTD messages. */
+    static final int BASELINE_FROM_SECOND = 5;
 
     @Option(names = "--nodes", defaultValue = "1000", description = "Nodes of the echo load (default ${DEFAULT-VALUE})")
     int nodes;
@@ -219,14 +221,19 @@ public final class FaultsCommand implements java.util.concurrent.Callable<Intege
             List<String> lines = new ArrayList<>();
             long maxRecovery = 0;
             boolean allRecovered = true;
+            double baselineP99 = baselineP99Ms(seconds0, struck.isEmpty() ? seconds0.size() : struck.get(0).atSeconds());
+            double baselineLimit = Double.isNaN(baselineP99) ? P99_LIMIT_MS : Math.max(P99_LIMIT_MS, baselineP99);
             for (int i = 0; i < struck.size(); i++) {
                 Struck s = struck.get(i);
                 double until = i + 1 < struck.size() ? struck.get(i + 1).atSeconds() : seconds0.size();
-                Long recovery = recoveryMs(seconds0, s.recoveryFrom(), until, rate);
+                Long recovery = recoveryMs(seconds0, s.recoveryFrom(), until, rate, P99_LIMIT_MS);
                 allRecovered &= recovery != null && recovery <= recoveryLimitSeconds * 1000L && s.failure() == null;
                 maxRecovery = Math.max(maxRecovery, recovery == null ? Long.MAX_VALUE : recovery);
-                lines.add(faultLine(s, recovery, reorderedBetween(seconds0, s.atSeconds(), until)));
+                lines.add(faultLine(s, recovery, recoveryMs(seconds0, s.recoveryFrom(), until, rate, baselineLimit),
+                        reorderedBetween(seconds0, s.atSeconds(), until)));
             }
+            lines.add(String.format(Locale.ROOT, "RESULT baseline_p99_ms=%.1f baseline_seconds=%d", baselineP99,
+                    baselineSeconds(seconds0, struck.isEmpty() ? seconds0.size() : struck.get(0).atSeconds())));
             Outcome outcome = new Outcome(plan.faults().size(), plan.kinds(),
                     trips.sent.get() + (roamed == null ? 0 : roamed.sent()),
                     trips.lost() + (roamed == null ? 0 : roamed.unaccounted()),
@@ -379,9 +386,10 @@ public final class FaultsCommand implements java.util.concurrent.Callable<Intege
     /**
      * Milliseconds from {@code fromSeconds} to the end of the first whole second after it (and before
      * {@code untilSeconds}) whose echoes are within {@link #LOAD_TOLERANCE} of {@code load} with p99 under
-     * {@link #P99_LIMIT_MS}; null if none.
+     * {@code p99LimitMs} ({@link #P99_LIMIT_MS} for the recovery the run is judged by); null if none.
      */
-    static Long recoveryMs(List<Second> timeline, double fromSeconds, double untilSeconds, double load) {
+    static Long recoveryMs(List<Second> timeline, double fromSeconds, double untilSeconds, double load,
+                           double p99LimitMs) {
         for (Second s : timeline) {
             if (s.second() - 1 < fromSeconds) {
                 continue;
@@ -389,11 +397,30 @@ public final class FaultsCommand implements java.util.concurrent.Callable<Intege
             if (s.second() > untilSeconds) {
                 return null;
             }
-            if (Math.abs(s.delivered() - load) <= LOAD_TOLERANCE * load && s.p99Ms() < P99_LIMIT_MS) {
+            if (Math.abs(s.delivered() - load) <= LOAD_TOLERANCE * load && s.p99Ms() < p99LimitMs) {
                 return Math.round((s.second() - fromSeconds) * 1000);
             }
         }
         return null;
+    }
+
+    /**
+     * What this machine does without faults: the median of the per-second p99s of the whole seconds from
+     * {@link #BASELINE_FROM_SECOND} to the first fault; NaN if there are none. A recovery to under 100 ms means
+     * nothing on a day whose baseline is above it, so each fault also says when it was back to this.
+     */
+    static double baselineP99Ms(List<Second> timeline, double firstFaultSeconds) {
+        double[] p99s = baseline(timeline, firstFaultSeconds).mapToDouble(Second::p99Ms).sorted().toArray();
+        return p99s.length == 0 ? Double.NaN : p99s[p99s.length / 2];
+    }
+
+    private static int baselineSeconds(List<Second> timeline, double firstFaultSeconds) {
+        return (int) baseline(timeline, firstFaultSeconds).count();
+    }
+
+    private static java.util.stream.Stream<Second> baseline(List<Second> timeline, double firstFaultSeconds) {
+        return timeline.stream().filter(s -> s.second() > BASELINE_FROM_SECOND && s.second() <= firstFaultSeconds
+                && !Double.isNaN(s.p99Ms()));
     }
 
     /** Echoes that came after a later one of their node, from the second {@code from} struck to {@code until}. */
@@ -411,11 +438,12 @@ public final class FaultsCommand implements java.util.concurrent.Callable<Intege
         return by - before;
     }
 
-    private static String faultLine(Struck s, Long recovery, long reordered) {
+    private static String faultLine(Struck s, Long recovery, Long toBaseline, long reordered) {
         return String.format(Locale.ROOT, "RESULT fault=%d kind=%s target=%s at_s=%.1f over_s=%.1f recovery_ms=%s "
-                        + "reordered=%d%s%s",
+                        + "to_baseline_ms=%s reordered=%d%s%s",
                 s.fault().index(), s.fault().kind().label(), s.fault().gateway() == null ? "-" : s.fault().gateway(),
-                s.atSeconds(), s.overSeconds(), recovery == null ? "none" : String.valueOf(recovery), reordered,
+                s.atSeconds(), s.overSeconds(), recovery == null ? "none" : String.valueOf(recovery),
+                toBaseline == null ? "none" : String.valueOf(toBaseline), reordered,
                 s.nodesBackMs() == null ? (s.fault().kind() == FaultPlan.Kind.GATEWAY_KILL ? " nodes_back_ms=none" : "")
                         : String.format(Locale.ROOT, " nodes_back_ms=%.0f", s.nodesBackMs()),
                 s.failure() == null ? "" : " failed=" + s.failure().replace(' ', '_'));

@@ -73,9 +73,9 @@ class FaultPlanTest {
     void recoveryEndsWithTheFirstWholeSecondAfterTheFaultAtTheLoadWithALowP99() {
         List<FaultsCommand.Second> seconds = timeline(40, new int[] {12}, new int[] {19});
         // struck at 10.4: second 11 covers (10, 11], not whole after it; 12..19 are bad; 20 is back
-        assertThat(FaultsCommand.recoveryMs(seconds, 10.4, 40, 100)).isEqualTo(9_600);
-        assertThat(FaultsCommand.recoveryMs(seconds, 10.4, 19, 100)).as("not back before the next fault").isNull();
-        assertThat(FaultsCommand.recoveryMs(timeline(40, new int[0], new int[0]), 10.4, 40, 100))
+        assertThat(FaultsCommand.recoveryMs(seconds, 10.4, 40, 100, 100)).isEqualTo(9_600);
+        assertThat(FaultsCommand.recoveryMs(seconds, 10.4, 19, 100, 100)).as("not back before the next fault").isNull();
+        assertThat(FaultsCommand.recoveryMs(timeline(40, new int[0], new int[0]), 10.4, 40, 100, 100))
                 .as("a fault that changed nothing").isEqualTo(1_600);
     }
 
@@ -85,7 +85,21 @@ class FaultPlanTest {
         seconds.set(10, new FaultsCommand.Second(11, 100, 5, 150, 1_100)); // at the load, p99 150 ms
         seconds.set(11, new FaultsCommand.Second(12, 89, 5, 10, 1_200)); // fast, 11% short of the load
         seconds.set(12, new FaultsCommand.Second(13, 111, 5, 10, 1_300)); // fast, 11% above it: catching up
-        assertThat(FaultsCommand.recoveryMs(seconds, 10, 30, 100)).isEqualTo(4_000);
+        assertThat(FaultsCommand.recoveryMs(seconds, 10, 30, 100, 100)).isEqualTo(4_000);
+    }
+
+    @Test
+    void theBaselineIsTheMedianP99OfTheSecondsBeforeTheFirstFaultAndABackToItCanComeBeforeTheRecovery() {
+        List<FaultsCommand.Second> seconds = new ArrayList<>();
+        double[] p99s = {900, 900, 900, 900, 900, 150, 120, 180, 140, 160, 5000, 5000, 170, 130, 60};
+        for (int s = 1; s <= p99s.length; s++) {
+            seconds.add(new FaultsCommand.Second(s, 100, 5, p99s[s - 1], s * 100L));
+        }
+        // the first five seconds are the start; 6..10 before the fault at 10.2: median of 150 120 180 140 160
+        assertThat(FaultsCommand.baselineP99Ms(seconds, 10.2)).isEqualTo(150);
+        assertThat(FaultsCommand.baselineP99Ms(seconds.subList(0, 5), 10.2)).isNaN();
+        assertThat(FaultsCommand.recoveryMs(seconds, 10.2, 15, 100, 150)).as("second 14: p99 130 ms").isEqualTo(3_800);
+        assertThat(FaultsCommand.recoveryMs(seconds, 10.2, 15, 100, 100)).as("second 15: p99 60 ms").isEqualTo(4_800);
     }
 
     @Test

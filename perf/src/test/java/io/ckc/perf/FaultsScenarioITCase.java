@@ -147,7 +147,8 @@ class FaultsScenarioITCase {
                     " mn_duplicates_after_dedupe=0 ", " expired_delivered=", " reordered=", " max_recovery_ms=");
             assertThat(code).as("a run that lost messages fails").isEqualTo(1);
             assertThat(out.lines().filter(l -> l.startsWith("RESULT fault="))).hasSize(3)
-                    .allSatisfy(l -> assertThat(l).doesNotContain("failed="));
+                    .allSatisfy(l -> assertThat(l).doesNotContain("failed=").contains(" to_baseline_ms="));
+            assertThat(out).containsPattern("RESULT baseline_p99_ms=[0-9.]+ baseline_seconds=[1-9]");
             assertThat(out).contains("RESULT scenario=faults-mtd");
             List<String> csv = Files.readAllLines(resultsDir.resolve("faults.csv"));
             assertThat(csv.get(0)).isEqualTo(FaultsCommand.CSV_HEADER);

@@ -89,6 +89,34 @@ public final class FlinkRest {
         return sizes;
     }
 
+    /**
+     * Restarts counted so far by the CKC jobs that have not ended, summed (each job's {@code numRestarts} metric).
+     */
+    public long ckcJobRestarts() throws IOException {
+        long restarts = 0;
+        for (JsonNode overview : get("jobs/overview").path("jobs")) {
+            String state = overview.path("state").asText();
+            if (overview.path("name").asText().startsWith(io.ckc.jobs.JobCatalog.NAME_PREFIX)
+                    && (state.equals("RUNNING") || state.equals("RESTARTING") || state.equals("CREATED"))) {
+                for (JsonNode metric : get("jobs/" + overview.path("jid").asText() + "/metrics?get=numRestarts")) {
+                    restarts += metric.path("value").asLong();
+                }
+            }
+        }
+        return restarts;
+    }
+
+    /** Whether every CKC job that has not ended runs all its tasks (false when none does, or nothing answers). */
+    public boolean ckcJobsRunAllTasks() {
+        try {
+            List<Job> ckc = jobs().stream().filter(j -> j.name().startsWith(io.ckc.jobs.JobCatalog.NAME_PREFIX)
+                    && !List.of("FINISHED", "CANCELED", "FAILED").contains(j.state())).toList();
+            return !ckc.isEmpty() && ckc.stream().allMatch(Job::tasksRunning);
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
     /** A job's checkpoint statistics; empty for a job that has none (no checkpointing, or not started). */
     private JsonNode checkpoints(String jobId) throws IOException {
         try {

@@ -6,6 +6,7 @@ import io.ckc.protocol.records.Receipt;
 import io.ckc.protocol.records.Unicast;
 import io.ckc.protocol.records.UnsentMessage;
 import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
 import org.apache.flink.streaming.api.operators.KeyedProcessOperator;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.apache.flink.streaming.util.KeyedOneInputStreamOperatorTestHarness;
@@ -38,10 +39,25 @@ class RouteToGatewayTest {
         if (harness != null) {
             harness.close();
         }
-        harness = new KeyedOneInputStreamOperatorTestHarness<>(
+        harness = newHarness(settings);
+        harness.open();
+    }
+
+    /** What a restart from the last checkpoint does: a new instance of the function on the state as snapshotted. */
+    private void restartFromACheckpoint() throws Exception {
+        OperatorSubtaskState checkpoint = harness.snapshot(1, 0);
+        harness.close();
+        harness = newHarness(MTD);
+        harness.setup();
+        harness.initializeState(checkpoint);
+        harness.open();
+    }
+
+    private static KeyedOneInputStreamOperatorTestHarness<String, DeliveryInput, Outbound> newHarness(
+            MtdSettings settings) throws Exception {
+        return new KeyedOneInputStreamOperatorTestHarness<>(
                 new KeyedProcessOperator<>(new RouteToGateway(settings, RETENTION)),
                 DeliveryInput::mnId, Types.STRING);
-        harness.open();
     }
 
     @AfterEach
@@ -164,6 +180,72 @@ class RouteToGatewayTest {
         harness.setProcessingTime(1_000 + RouteToGateway.ACK_GRACE_MS);
         assertThat(harness.numKeyedStateEntries()).isEqualTo(1); // the route only
         assertThat(receipts()).hasSize(3);
+    }
+
+    @Test
+    void afterARestoreNothingExpiresBeforeTheReplayedReceiptsCouldBeReadAndThenWhatIsLeftDoes() throws Exception {
+        push(connected("gw-1", 10));
+        push(disconnected("gw-1", 10));
+        push(unicast("had-it", 0, 5_000L, true));
+        push(unicast("never-had-it", 0, 5_000L, true));
+        restartFromACheckpoint(); // after the checkpoint the node came back and got "had-it"; then the job failed
+        long restoredAt = 30_000;
+        harness.setProcessingTime(restoredAt); // the deadlines' timers are due at once
+        assertThat(receipts()).as("the job does not know what it did after its checkpoint").isEmpty();
+
+        push(delivered("had-it")); // read again from ckc.delivered
+        harness.setProcessingTime(restoredAt + RouteToGateway.ACK_GRACE_MS - 1);
+        assertThat(receipts()).extracting(Receipt::messageId, Receipt::outcome)
+                .containsExactly(tuple("had-it", Receipt.Outcome.DELIVERED));
+        harness.setProcessingTime(restoredAt + RouteToGateway.ACK_GRACE_MS);
+        assertThat(receipts()).extracting(Receipt::messageId, Receipt::outcome).containsExactly(
+                tuple("had-it", Receipt.Outcome.DELIVERED), tuple("never-had-it", Receipt.Outcome.EXPIRED));
+        assertThat(outputs()).isEmpty();
+        assertThat(harness.numKeyedStateEntries()).isEqualTo(2); // the closed route and when to forget it
+        assertThat(harness.numProcessingTimeTimers()).isOne(); // the route's retention
+    }
+
+    @Test
+    void afterARestoreAMessageWaitingPastItsDeadlineGoesToTheNodesNextSessionAsAQuestion() throws Exception {
+        push(connected("gw-1", 10));
+        push(disconnected("gw-1", 10));
+        push(unicast("had-it", 0, 5_000L, true));
+        push(unicast("never-had-it", 0, 5_000L, true));
+        restartFromACheckpoint();
+        harness.setProcessingTime(30_000);
+        push(connected("gw-2", 11)); // read again: the session in which the node got "had-it" before the failure
+        assertThat(outputs()).extracting(o -> o.gatewayId() + ":" + o.unicast().messageId() + ":" + o.expiresAt())
+                .as("the gateway sends no content past the deadline: it asks the node")
+                .containsExactly("gw-2:had-it:5000", "gw-2:never-had-it:5000");
+        push(delivered("had-it"));
+        push(DeliveryInput.of(new UnsentMessage(unicast("never-had-it", 0, 5_000L, true), "gw-2", 11,
+                UnsentMessage.Reason.EXPIRED, 30_000)));
+        assertThat(receipts()).extracting(Receipt::messageId, Receipt::outcome).containsExactly(
+                tuple("had-it", Receipt.Outcome.DELIVERED), tuple("never-had-it", Receipt.Outcome.EXPIRED));
+        harness.setProcessingTime(30_000 + RouteToGateway.ACK_GRACE_MS);
+        assertThat(receipts()).hasSize(2);
+        assertThat(harness.numKeyedStateEntries()).isEqualTo(1); // the route only
+        assertThat(harness.numProcessingTimeTimers()).isZero();
+    }
+
+    @Test
+    void afterARestoreAMessageReadAgainPastItsDeadlineGoesToItsConnectedNodeAsAQuestion() throws Exception {
+        push(connected("gw-1", 10));
+        restartFromACheckpoint();
+        long restoredAt = 20_000;
+        harness.setProcessingTime(restoredAt);
+        push(unicast("m1", 0, 5_000L, true)); // routed after the checkpoint, before the failure: read again
+        assertThat(outputs()).as("the gateway sends no content past the deadline: it asks the node")
+                .containsExactly(new Outbound("gw-1", 10, unicast("m1", 0, 5_000L, true), 5_000));
+        assertThat(receipts()).isEmpty();
+        push(delivered("m1"));
+        assertThat(receipts()).extracting(Receipt::outcome).containsExactly(Receipt.Outcome.DELIVERED);
+
+        harness.setProcessingTime(restoredAt + RouteToGateway.ACK_GRACE_MS);
+        push(unicast("m2", 0, 5_000L, true)); // recovered long ago: it could not have been routed before
+        assertThat(outputs()).hasSize(1);
+        assertThat(receipts()).extracting(Receipt::messageId, Receipt::outcome).containsExactly(
+                tuple("m1", Receipt.Outcome.DELIVERED), tuple("m2", Receipt.Outcome.EXPIRED));
     }
 
     @Test

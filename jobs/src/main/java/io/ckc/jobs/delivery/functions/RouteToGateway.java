@@ -16,6 +16,9 @@ import org.apache.flink.api.common.state.MapStateDescriptor;
 import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.api.common.state.ValueStateDescriptor;
 import org.apache.flink.metrics.Counter;
+import org.apache.flink.runtime.state.FunctionInitializationContext;
+import org.apache.flink.runtime.state.FunctionSnapshotContext;
+import org.apache.flink.streaming.api.checkpoint.CheckpointedFunction;
 import org.apache.flink.streaming.api.functions.KeyedProcessFunction;
 import org.apache.flink.util.Collector;
 import org.apache.flink.util.OutputTag;
@@ -49,14 +52,18 @@ import java.util.List;
  * {@link #ACK_GRACE_MS} later so that an acknowledgement on its way still counts (its gateway never sends it
  * past the deadline, and says so on {@code ckc.unsent}, which expires it at once); one
  * processing-time timer stands at or before the earliest expiry, and the deadline is checked again
- * at every send, so an expired message is never sent. The pending set is bounded per node
+ * at every send, so an expired message is never sent. After a restore the job cannot tell what it did between its
+ * checkpoint and its failure (a message it sent then, and whose receipt it has not read again yet, may have reached
+ * its node): for {@link #ACK_GRACE_MS} nothing expires without its node being asked, and a message that arrives past
+ * its deadline then goes to a connected node as that question. The pending set is bounded per node
  * ({@link MtdSettings#maxBufferedPerMn}); a full set drops by the configured policy. Expired and
  * dropped messages are counted, and the sender gets a {@link Receipt} on the {@link #RECEIPTS} side
  * output when it asked for one, as it does for DELIVERED. With the MTD off nothing waits: a message
  * for a node without a session, or one its session could not take, is dropped. A closed route is
  * forgotten after the retention time.
  */
-public final class RouteToGateway extends KeyedProcessFunction<String, DeliveryInput, Outbound> {
+public final class RouteToGateway extends KeyedProcessFunction<String, DeliveryInput, Outbound>
+        implements CheckpointedFunction {
 
     public static final OutputTag<Receipt> RECEIPTS = new OutputTag<>("receipts") {
     };
@@ -90,6 +97,9 @@ public final class RouteToGateway extends KeyedProcessFunction<String, DeliveryI
     private transient Counter staleEvents;
     private transient Counter rerouted;
     private transient Counter gatewayLost;
+    private transient boolean restored;
+    /** Processing time until which, after a restore, no message expires without its node being asked; 0 if none. */
+    private transient long recoveryEndsAt;
 
     public RouteToGateway(MtdSettings mtd, long routeRetentionMs) {
         this.mtd = mtd;
@@ -118,7 +128,18 @@ public final class RouteToGateway extends KeyedProcessFunction<String, DeliveryI
     }
 
     @Override
+    public void initializeState(FunctionInitializationContext context) {
+        restored = context.isRestored();
+    }
+
+    @Override
+    public void snapshotState(FunctionSnapshotContext context) {
+        // All state is keyed and kept by the backend.
+    }
+
+    @Override
     public void processElement(DeliveryInput input, Context ctx, Collector<Outbound> out) throws Exception {
+        startRecoveryWindow(ctx);
         if (input.event() != null) {
             onEvent(input.event(), ctx, out);
         } else if (input.delivered() != null) {
@@ -186,10 +207,14 @@ public final class RouteToGateway extends KeyedProcessFunction<String, DeliveryI
         admit(unicast, current != null && current.connected() ? current : null, ctx, out);
     }
 
-    /** Takes a message into the pending set: sent on session {@code to} at once, or waiting when that is null. */
+    /**
+     * Takes a message into the pending set: sent on session {@code to} at once, or waiting when that is null. Past its
+     * deadline it expires, unless the job is recovering: then it may be one that reached its node before the failure,
+     * and the node is asked (at once if connected; the gateway sends only the question).
+     */
     private void admit(Unicast unicast, Route to, Context ctx, Collector<Outbound> out) throws Exception {
         long deadline = mtd.expiresAt(unicast);
-        if (ctx.timerService().currentProcessingTime() >= deadline) {
+        if (ctx.timerService().currentProcessingTime() >= deadline && !recovering(ctx)) {
             expire(unicast, ctx, "TTL passed before it was routed");
             return;
         }
@@ -308,7 +333,7 @@ public final class RouteToGateway extends KeyedProcessFunction<String, DeliveryI
     private void send(Route to, PendingMessage message, Context ctx, Collector<Outbound> out) throws Exception {
         Unicast unicast = message.unicast();
         long deadline = mtd.expiresAt(unicast);
-        if (ctx.timerService().currentProcessingTime() >= deadline && !message.inFlight()) {
+        if (ctx.timerService().currentProcessingTime() >= deadline && !message.inFlight() && !recovering(ctx)) {
             forget(message);
             expire(unicast, ctx, "TTL passed while the node was not reachable");
             return;
@@ -342,6 +367,7 @@ public final class RouteToGateway extends KeyedProcessFunction<String, DeliveryI
 
     @Override
     public void onTimer(long timestamp, OnTimerContext ctx, Collector<Outbound> out) throws Exception {
+        startRecoveryWindow(ctx);
         Backlog book = backlog.value();
         if (book != null && book.timerAt() == timestamp) {
             long earliest = Long.MAX_VALUE;
@@ -376,7 +402,20 @@ public final class RouteToGateway extends KeyedProcessFunction<String, DeliveryI
 
     private long expiryOf(PendingMessage message) {
         long deadline = mtd.expiresAt(message.unicast());
-        return message.inFlight() && deadline < Long.MAX_VALUE - ACK_GRACE_MS ? deadline + ACK_GRACE_MS : deadline;
+        long expiry = message.inFlight() && deadline < Long.MAX_VALUE - ACK_GRACE_MS ? deadline + ACK_GRACE_MS : deadline;
+        return Math.max(expiry, recoveryEndsAt);
+    }
+
+    /** The first call after a restore (the due timers come first) opens the recovery window. */
+    private void startRecoveryWindow(Context ctx) {
+        if (restored) {
+            restored = false;
+            recoveryEndsAt = ctx.timerService().currentProcessingTime() + ACK_GRACE_MS;
+        }
+    }
+
+    private boolean recovering(Context ctx) {
+        return ctx.timerService().currentProcessingTime() < recoveryEndsAt;
     }
 
     /** The backlog with its timer at {@code expiry} if that is earlier than the one it has. */
