@@ -19,6 +19,9 @@ final class StackFaults implements FaultInjector {
 
     private final Home home;
     private final Stack stack;
+    /** Flink's {@code metrics.fetcher.update-interval}: how stale a job metric the REST API gives may be. */
+    private static final int METRICS_REFRESH_SECONDS = 10;
+
     private final NetworkFaults network = new NetworkFaults();
     private FlinkRest flink;
 
@@ -94,9 +97,12 @@ final class StackFaults implements FaultInjector {
             while (!(back = flink.ckcJobsRunAllTasks()) && System.nanoTime() < deadline) {
                 LockSupport.parkNanos(Duration.ofMillis(500).toNanos());
             }
+            long backMs = (System.nanoTime() - started) / 1_000_000;
+            // Why wait: the JobManager serves job metrics from a cache it refreshes every 10 s.
+            LockSupport.parkNanos(Duration.ofSeconds(METRICS_REFRESH_SECONDS + 2).toNanos());
             long restarts = jobRestarts();
-            out.printf("  jobs: %s %d ms after the fault, %s restarts meanwhile%n",
-                    back ? "every task running" : "not all tasks running", (System.nanoTime() - started) / 1_000_000,
+            out.printf("  jobs: %s %d ms after the fault, %s restarts by then%n",
+                    back ? "every task running" : "not all tasks running", backMs,
                     restarts < 0 || restartsBefore < 0 ? "?" : String.valueOf(restarts - restartsBefore));
         }, "faults-jobs-back");
         watch.setDaemon(true);

@@ -45,14 +45,14 @@ final class ShardDownlink {
      */
     void deliver(Session session, Unicast unicast, long routedEpoch, Long expiresAt, boolean routed) {
         if (session == null) {
-            unsent(unicast, routedEpoch, UnsentMessage.Reason.NOT_CONNECTED);
+            unsent(unicast, routedEpoch, UnsentMessage.Reason.NOT_CONNECTED, false, routed);
             return;
         }
         if (session.epoch != routedEpoch) {
             // Routed to the node's session before this one (the job has not read the new one's Connected event yet):
             // back to the job, which sends it on the new session after what the old one left unacknowledged. Taken
             // here, it would overtake those.
-            unsent(unicast, routedEpoch, UnsentMessage.Reason.SESSION_REPLACED);
+            unsent(unicast, routedEpoch, UnsentMessage.Reason.SESSION_REPLACED, false, routed);
             return;
         }
         UUID deliveryId = deliveryIdOf(unicast.messageId());
@@ -91,7 +91,7 @@ final class ShardDownlink {
     void expired(Session session, UUID deliveryId) {
         Unicast unicast = settle(session, deliveryId);
         if (unicast != null && !session.broadcasts.remove(deliveryId)) {
-            unsent(unicast, session.epoch, UnsentMessage.Reason.EXPIRED);
+            unsent(unicast, session.epoch, UnsentMessage.Reason.EXPIRED, false, true);
         }
     }
 
@@ -111,7 +111,7 @@ final class ShardDownlink {
      */
     void connectionFailed(Session session) {
         for (Unicast unicast : session.recentlyAcknowledged) {
-            unsent(unicast, session.epoch, UnsentMessage.Reason.CONNECTION_BROKEN, true);
+            unsent(unicast, session.epoch, UnsentMessage.Reason.CONNECTION_BROKEN, true, false); // taken in again
         }
         session.recentlyAcknowledged.clear();
     }
@@ -124,25 +124,22 @@ final class ShardDownlink {
         open -= session.unacknowledged.size();
         for (UUID deliveryId : session.link.close()) {
             Unicast unicast = session.unacknowledged.remove(deliveryId);
-            if (unicast != null) {
-                unsent(unicast, session.epoch, reason, true); // sent: its acknowledgement may be what was lost
+            if (unicast != null) { // sent: its acknowledgement may be what was lost
+                unsent(unicast, session.epoch, reason, true, !session.broadcasts.contains(deliveryId));
             }
         }
-        for (Unicast unicast : session.unacknowledged.values()) {
-            unsent(unicast, session.epoch, reason);
+        for (var left : session.unacknowledged.entrySet()) {
+            unsent(left.getValue(), session.epoch, reason, false, !session.broadcasts.contains(left.getKey()));
         }
         session.unacknowledged.clear();
         session.broadcasts.clear();
     }
 
-    private void unsent(Unicast unicast, long epoch, UnsentMessage.Reason reason) {
-        unsent(unicast, epoch, reason, false);
-    }
-
-    private void unsent(Unicast unicast, long epoch, UnsentMessage.Reason reason, boolean mayHaveArrived) {
+    private void unsent(Unicast unicast, long epoch, UnsentMessage.Reason reason, boolean mayHaveArrived,
+                        boolean routed) {
         metrics.unsent.labelValues(reason.name()).inc();
         publisher.unsent(new UnsentMessage(unicast, config.gatewayId(), epoch, reason, System.currentTimeMillis(),
-                mayHaveArrived));
+                mayHaveArrived, routed));
     }
 
     /** Message ids are UUIDs on the wire; any other id maps to a stable name-based UUID, so MNs still dedupe. */

@@ -63,19 +63,22 @@ class ShardDownlinkTest {
         for (String id : List.of("m1", "m2")) {
             downlink.deliver(session, unicast(id, false), 3, null, true);
         }
+        downlink.deliver(session, unicast("b1", false), 3, null, false); // a broadcast's copy
         UUID notYetSent = ShardDownlink.deliveryIdOf("m3");
         session.unacknowledged.put(notYetSent, unicast("m3", false)); // taken, the link has not sent it
 
         downlink.closed(session, UnsentMessage.Reason.SESSION_REPLACED);
 
         assertThat(link.closed).isTrue();
-        assertThat(unsentIds()).containsExactly("m1", "m2", "m3");
+        assertThat(unsentIds()).containsExactly("m1", "m2", "b1", "m3");
         assertThat(publisher.of(UnsentMessage.class)).allMatch(u -> u.epoch() == 3
                 && u.reason() == UnsentMessage.Reason.SESSION_REPLACED);
         assertThat(publisher.of(UnsentMessage.class)).extracting(UnsentMessage::mayHaveArrived)
-                .as("sent ones may have arrived, their acknowledgement lost").containsExactly(true, true, false);
+                .as("sent ones may have arrived, their acknowledgement lost").containsExactly(true, true, true, false);
+        assertThat(publisher.of(UnsentMessage.class)).extracting(UnsentMessage::routed)
+                .as("the job takes a broadcast's copy in; a routed one it holds already").containsExactly(true, true, false, true);
         assertThat(session.unacknowledged).isEmpty();
-        assertThat(metrics.unsent.labelValues("SESSION_REPLACED").get()).isEqualTo(3.0);
+        assertThat(metrics.unsent.labelValues("SESSION_REPLACED").get()).isEqualTo(4.0);
     }
 
     @Test

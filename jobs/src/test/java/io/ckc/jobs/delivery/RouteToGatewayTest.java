@@ -449,6 +449,21 @@ class RouteToGatewayTest {
     }
 
     @Test
+    void anUnsentCopyOfARoutedMessageAlreadyDeliveredIsNotTakenInAgainButABroadcastsCopyIs() throws Exception {
+        push(connected("gw-1", 10));
+        push(unicast("m1", 0, 5_000L, true));
+        push(delivered("m1")); // the node had it: its receipt came before the unsent of a copy
+        push(disconnected("gw-1", 10));
+        push(DeliveryInput.of(new UnsentMessage(unicast("m1", 0, 5_000L, true), "gw-1", 10,
+                UnsentMessage.Reason.SESSION_REPLACED, 100, false, true)));
+        push(DeliveryInput.of(new UnsentMessage(unicast("broadcast-copy", 0, 5_000L, true), "gw-1", 10,
+                UnsentMessage.Reason.CONNECTION_BROKEN, 100, true, false)));
+        harness.setProcessingTime(5_000);
+        assertThat(receipts()).extracting(Receipt::messageId, Receipt::outcome).containsExactly(
+                tuple("m1", Receipt.Outcome.DELIVERED), tuple("broadcast-copy", Receipt.Outcome.EXPIRED));
+    }
+
+    @Test
     void aGatewayDeclaredLostStillGetsMessagesAndWhatIsPendingGoesToTheNodesNextSessionInOrder() throws Exception {
         push(connected("gw-1", 10, 1_000));
         push(unicast("m1", 1, null, false));

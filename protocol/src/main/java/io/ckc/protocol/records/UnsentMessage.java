@@ -7,12 +7,20 @@ package io.ckc.protocol.records;
  * @param mayHaveArrived the gateway sent it to the node, which never acknowledged it: it may have arrived all the
  *                       same (its acknowledgement lost), so past its deadline the node is asked, not the message
  *                       expired; false (and absent in older records): it never left the gateway
+ * @param routed the delivery job routed it and holds it until it is settled, so one the job no longer holds was
+ *               settled already (delivered, expired or dropped) and is not taken in again; false (and absent in
+ *               older records): a copy the job did not route (a broadcast's, or the mini-buffer's), which it takes in
  */
 public record UnsentMessage(Unicast unicast, String gatewayId, long epoch, Reason reason, long timestamp,
-                            boolean mayHaveArrived) {
+                            boolean mayHaveArrived, boolean routed) {
 
     public UnsentMessage(Unicast unicast, String gatewayId, long epoch, Reason reason, long timestamp) {
         this(unicast, gatewayId, epoch, reason, timestamp, false);
+    }
+
+    public UnsentMessage(Unicast unicast, String gatewayId, long epoch, Reason reason, long timestamp,
+                         boolean mayHaveArrived) {
+        this(unicast, gatewayId, epoch, reason, timestamp, mayHaveArrived, false);
     }
 
     /**

@@ -97,6 +97,7 @@ public final class RouteToGateway extends KeyedProcessFunction<String, DeliveryI
     private transient Counter staleEvents;
     private transient Counter rerouted;
     private transient Counter gatewayLost;
+    private transient Counter unsentOfSettled;
     private transient boolean restored;
     /** Processing time until which, after a restore, no message expires without its node being asked; 0 if none. */
     private transient long recoveryEndsAt;
@@ -125,6 +126,7 @@ public final class RouteToGateway extends KeyedProcessFunction<String, DeliveryI
         staleEvents = metrics.counter("staleEvents");
         rerouted = metrics.counter("reroutedUnsent");
         gatewayLost = metrics.counter("sessionsOfLostGateways");
+        unsentOfSettled = metrics.counter("unsentOfSettled");
     }
 
     @Override
@@ -277,6 +279,12 @@ public final class RouteToGateway extends KeyedProcessFunction<String, DeliveryI
             if (unsent.reason() == UnsentMessage.Reason.EXPIRED
                     || ctx.timerService().currentProcessingTime() >= mtd.expiresAt(unicast)) {
                 expired.inc();
+                return;
+            }
+            if (unsent.routed()) {
+                // Why: taken in again, a message its node had (its DELIVERED read before this copy's unsent) would
+                // expire later as undelivered, or reach the node twice. After a restore its unicast comes again.
+                unsentOfSettled.inc();
                 return;
             }
             if (newerSession) {
