@@ -1,9 +1,8 @@
 package io.ckc.cli;
 
+import io.ckc.jobs.ops.FlinkRest;
 import io.ckc.perf.FaultInjector;
 import io.ckc.perf.FaultPlan;
-
-import io.ckc.jobs.ops.FlinkRest;
 
 import java.io.PrintStream;
 import java.time.Duration;
@@ -17,11 +16,11 @@ import java.util.concurrent.locks.LockSupport;
  */
 final class StackFaults implements FaultInjector {
 
-    private final Home home;
-    private final Stack stack;
     /** Flink's {@code metrics.fetcher.update-interval}: how stale a job metric the REST API gives may be. */
     private static final int METRICS_REFRESH_SECONDS = 10;
 
+    private final Home home;
+    private final Stack stack;
     private final NetworkFaults network = new NetworkFaults();
     private FlinkRest flink;
 

@@ -221,7 +221,8 @@ public final class FaultsCommand implements java.util.concurrent.Callable<Intege
             List<String> lines = new ArrayList<>();
             long maxRecovery = 0;
             boolean allRecovered = true;
-            double baselineP99 = baselineP99Ms(seconds0, struck.isEmpty() ? seconds0.size() : struck.get(0).atSeconds());
+            double firstFault = struck.isEmpty() ? seconds0.size() : struck.get(0).atSeconds();
+            double baselineP99 = baselineP99Ms(seconds0, firstFault);
             double baselineLimit = Double.isNaN(baselineP99) ? P99_LIMIT_MS : Math.max(P99_LIMIT_MS, baselineP99);
             for (int i = 0; i < struck.size(); i++) {
                 Struck s = struck.get(i);
@@ -233,7 +234,7 @@ public final class FaultsCommand implements java.util.concurrent.Callable<Intege
                         reorderedBetween(seconds0, s.atSeconds(), until)));
             }
             lines.add(String.format(Locale.ROOT, "RESULT baseline_p99_ms=%.1f baseline_seconds=%d", baselineP99,
-                    baselineSeconds(seconds0, struck.isEmpty() ? seconds0.size() : struck.get(0).atSeconds())));
+                    baseline(seconds0, firstFault).count()));
             Outcome outcome = new Outcome(plan.faults().size(), plan.kinds(),
                     trips.sent.get() + (roamed == null ? 0 : roamed.sent()),
                     trips.lost() + (roamed == null ? 0 : roamed.unaccounted()),
@@ -412,10 +413,6 @@ public final class FaultsCommand implements java.util.concurrent.Callable<Intege
     static double baselineP99Ms(List<Second> timeline, double firstFaultSeconds) {
         double[] p99s = baseline(timeline, firstFaultSeconds).mapToDouble(Second::p99Ms).sorted().toArray();
         return p99s.length == 0 ? Double.NaN : p99s[p99s.length / 2];
-    }
-
-    private static int baselineSeconds(List<Second> timeline, double firstFaultSeconds) {
-        return (int) baseline(timeline, firstFaultSeconds).count();
     }
 
     private static java.util.stream.Stream<Second> baseline(List<Second> timeline, double firstFaultSeconds) {

@@ -95,9 +95,7 @@ public final class FlinkRest {
     public long ckcJobRestarts() throws IOException {
         long restarts = 0;
         for (JsonNode overview : get("jobs/overview").path("jobs")) {
-            String state = overview.path("state").asText();
-            if (overview.path("name").asText().startsWith(io.ckc.jobs.JobCatalog.NAME_PREFIX)
-                    && (state.equals("RUNNING") || state.equals("RESTARTING") || state.equals("CREATED"))) {
+            if (liveCkcJob(overview.path("name").asText(), overview.path("state").asText())) {
                 for (JsonNode metric : get("jobs/" + overview.path("jid").asText() + "/metrics?get=numRestarts")) {
                     restarts += metric.path("value").asLong();
                 }
@@ -109,12 +107,17 @@ public final class FlinkRest {
     /** Whether every CKC job that has not ended runs all its tasks (false when none does, or nothing answers). */
     public boolean ckcJobsRunAllTasks() {
         try {
-            List<Job> ckc = jobs().stream().filter(j -> j.name().startsWith(io.ckc.jobs.JobCatalog.NAME_PREFIX)
-                    && !List.of("FINISHED", "CANCELED", "FAILED").contains(j.state())).toList();
+            List<Job> ckc = jobs().stream().filter(j -> liveCkcJob(j.name(), j.state())).toList();
             return !ckc.isEmpty() && ckc.stream().allMatch(Job::tasksRunning);
         } catch (IOException e) {
             return false;
         }
+    }
+
+    /** A CKC job (a rule, a rescaled job, the stack's) that has not ended: created, running or restarting. */
+    private static boolean liveCkcJob(String name, String state) {
+        return name.startsWith(io.ckc.jobs.JobCatalog.NAME_PREFIX)
+                && (state.equals("RUNNING") || state.equals("CREATED") || state.equals("RESTARTING"));
     }
 
     /** A job's checkpoint statistics; empty for a job that has none (no checkpointing, or not started). */
@@ -344,9 +347,7 @@ public final class FlinkRest {
     /** Cancels every CKC job that has not ended (a rule, a rescaled job, the stack's), for a stack that stops. */
     public void cancelCkcJobs() throws IOException {
         for (JsonNode job : get("jobs/overview").path("jobs")) {
-            String state = job.path("state").asText();
-            if (job.path("name").asText().startsWith(io.ckc.jobs.JobCatalog.NAME_PREFIX)
-                    && (state.equals("RUNNING") || state.equals("CREATED") || state.equals("RESTARTING"))) {
+            if (liveCkcJob(job.path("name").asText(), job.path("state").asText())) {
                 send(HttpRequest.newBuilder(base.resolve("jobs/" + job.path("jid").asText() + "?mode=cancel"))
                         .method("PATCH", HttpRequest.BodyPublishers.noBody()).build());
             }
