@@ -244,12 +244,16 @@ final class Commands {
         @Option(names = "--adaptive", description = "The adaptive scheduler: ./ckc rescale JOB P --in-place rescales in place")
         boolean adaptive;
 
+        @Option(names = "--taskmanagers", defaultValue = "1", description = "TaskManager processes (default "
+                + "${DEFAULT-VALUE}); a second is a standby: the jobs of one that dies restart in its free slots at once")
+        int taskManagers;
+
         @Override
         public void run() {
             Home home = Home.current();
             FlinkRuntime flink = new Stack(home).flink();
             switch (action) {
-                case "start" -> flink.startCluster(adaptive);
+                case "start" -> flink.startCluster(adaptive, taskManagers);
                 case "stop" -> flink.stopCluster();
                 default -> throw new Ckc.Failure("flink-cluster takes start or stop, not " + action);
             }

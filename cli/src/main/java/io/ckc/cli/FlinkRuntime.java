@@ -49,6 +49,8 @@ final class FlinkRuntime {
             "jobmanager.adaptive-scheduler.executing.resource-stabilization-timeout: 1s",
             "jobmanager.adaptive-scheduler.rescale-trigger.max-delay: 30s");
 
+    private static final String TASKMANAGER = "flink-taskmanager";
+
     private final Home home;
     private final Processes processes;
 
@@ -151,10 +153,19 @@ final class FlinkRuntime {
         throw new Ckc.Failure("Flink jobs not running after 120 s at " + url);
     }
 
-    /** A standalone session cluster: a JobManager and a TaskManager process; with {@code adaptive}, in-place rescaling. */
-    void startCluster(boolean adaptive) {
+    /**
+     * A standalone session cluster: a JobManager and {@code taskManagers} TaskManager processes; with {@code adaptive},
+     * in-place rescaling. A second TaskManager is a standby: when one dies, its jobs restart at once in the other's
+     * free slots instead of waiting for a new process to start and register (about 10 s here).
+     */
+    void startCluster(boolean adaptive, int taskManagers) {
+        if (taskManagers < 1) {
+            throw new Ckc.Failure("--taskmanagers must be at least 1, not " + taskManagers);
+        }
         if (processes.isRunning("flink-jobmanager")) {
-            Ckc.say("Flink cluster already running: " + CLUSTER_URL);
+            int running = runningTaskManagers().size();
+            Ckc.say("Flink cluster already running: " + CLUSTER_URL + " (" + running + " TaskManager"
+                    + (running == 1 ? "" : "s") + ")");
             return;
         }
         if (Processes.portOpen(CLUSTER_REST_PORT)) {
@@ -164,18 +175,21 @@ final class FlinkRuntime {
         writeConf(conf, adaptive ? ADAPTIVE : List.of());
         startClusterProcess("flink-jobmanager", "GET_JM_RESOURCE_PARAMS",
                 "org.apache.flink.runtime.entrypoint.StandaloneSessionClusterEntrypoint", conf);
-        startClusterProcess("flink-taskmanager", "GET_TM_RESOURCE_PARAMS",
-                "org.apache.flink.runtime.taskexecutor.TaskManagerRunner", conf);
+        List<String> names = new ArrayList<>(List.of("flink-jobmanager"));
+        for (int i = 1; i <= taskManagers; i++) {
+            String name = taskManagerName(i);
+            startTaskManager(name, conf);
+            names.add(name);
+        }
         FlinkRest rest = new FlinkRest(CLUSTER_URL);
         long deadline = System.nanoTime() + Duration.ofSeconds(120).toNanos();
         while (System.nanoTime() < deadline) {
-            if (rest.taskManagers() >= 1) {
-                Ckc.say("Flink cluster ready: web UI and REST on " + CLUSTER_URL + " (JobManager pid "
-                        + processes.pid("flink-jobmanager").orElse(-1L) + ", TaskManager pid "
-                        + processes.pid("flink-taskmanager").orElse(-1L) + ")");
+            if (rest.taskManagers() >= taskManagers) {
+                Ckc.say("Flink cluster ready: web UI and REST on " + CLUSTER_URL + " (" + String.join(", ",
+                        names.stream().map(n -> n + " pid " + processes.pid(n).orElse(-1L)).toList()) + ")");
                 return;
             }
-            for (String name : List.of("flink-jobmanager", "flink-taskmanager")) {
+            for (String name : names) {
                 if (!processes.isRunning(name)) {
                     throw new Ckc.Failure(name + " exited (log: " + home.log(name) + ")");
                 }
@@ -185,11 +199,36 @@ final class FlinkRuntime {
         throw new Ckc.Failure("Flink cluster not ready after 120 s");
     }
 
+    /** The process name of the cluster's {@code i}-th TaskManager (from 1), also its resource id in the cluster. */
+    static String taskManagerName(int i) {
+        return i == 1 ? TASKMANAGER : TASKMANAGER + "-" + i;
+    }
+
+    /** The TaskManagers of the standalone cluster that run now, by process name. */
+    List<String> runningTaskManagers() {
+        return processes.known().stream().filter(FlinkRuntime::isTaskManager).filter(processes::isRunning).toList();
+    }
+
+    private static boolean isTaskManager(String processName) {
+        return processName.equals(TASKMANAGER) || processName.startsWith(TASKMANAGER + "-");
+    }
+
+    /** A TaskManager whose resource id is its process name, so the cluster's view of it names the process. */
+    private void startTaskManager(String name, Path conf) {
+        startClusterProcess(name, "GET_TM_RESOURCE_PARAMS", "org.apache.flink.runtime.taskexecutor.TaskManagerRunner",
+                conf, List.of("-D", "taskmanager.resource-id=" + name));
+    }
+
     /**
      * One cluster process with the JVM memory flags and dynamic properties Flink's own scripts compute
      * ({@code BashJavaUtils}, as {@code bin/jobmanager.sh} and {@code bin/taskmanager.sh} call it).
      */
     private void startClusterProcess(String name, String resourceQuery, String mainClass, Path conf) {
+        startClusterProcess(name, resourceQuery, mainClass, conf, List.of());
+    }
+
+    private void startClusterProcess(String name, String resourceQuery, String mainClass, Path conf,
+                                     List<String> dynamicProperties) {
         String printed = Ckc.runForOutput(List.of("java", "-cp", home.libClasspath("flink"),
                 "org.apache.flink.runtime.util.bash.BashJavaUtils", resourceQuery, "--configDir", conf.toString()));
         List<String> results = printed.lines().filter(l -> l.startsWith("BASH_JAVA_UTILS_EXEC_RESULT:"))
@@ -203,17 +242,28 @@ final class FlinkRuntime {
         command.addAll(List.of("-Dlog.file=" + home.log(name), "-Dlog4j.configurationFile=file:" + conf.resolve("log4j.properties"),
                 "-cp", home.libClasspath("flink"), mainClass, "--configDir", conf.toString()));
         command.addAll(words(results.get(1)));
+        command.addAll(dynamicProperties);
         processes.start(name, home.logs.resolve(name + ".out"), Map.of(), command);
     }
 
+    /** A TaskManager killed: its name, and when its jobs ran again on the standby (-1: there was none). */
+    record Killed(String name, long jobsBackMs) {
+    }
+
     /**
-     * {@code kill -9} of the standalone cluster's TaskManager, then a new one started; returns once it has
-     * registered with the JobManager (whose jobs then restart on it from their latest checkpoints).
+     * {@code kill -9} of the standalone cluster's TaskManager that runs the most tasks, then a new one started under
+     * its name; returns once that has registered with the JobManager. With a standby TaskManager, the new one starts
+     * only once every job runs again in the standby's slots (at most 60 s): a JVM starting on this 2-core machine
+     * slowed the jobs' restore by seconds, and a deployment replaces a lost process while the standby serves.
      */
-    void killTaskManager() {
-        String name = "flink-taskmanager";
-        ProcessHandle process = processes.pid(name).flatMap(ProcessHandle::of)
-                .orElseThrow(() -> new Ckc.Failure("no TaskManager runs: ./ckc flink-cluster start"));
+    Killed killTaskManager(FlinkRest rest) {
+        List<String> running = runningTaskManagers();
+        if (running.isEmpty()) {
+            throw new Ckc.Failure("no TaskManager runs: ./ckc flink-cluster start");
+        }
+        String name = busiest(running, rest);
+        ProcessHandle process = processes.pid(name).flatMap(ProcessHandle::of).orElseThrow();
+        long killedAt = System.nanoTime();
         process.destroyForcibly();
         process.onExit().join();
         Path log = home.log(name);
@@ -222,13 +272,43 @@ final class FlinkRuntime {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-        startClusterProcess(name, "GET_TM_RESOURCE_PARAMS", "org.apache.flink.runtime.taskexecutor.TaskManagerRunner",
-                home.state.resolve("flink/cluster-conf"));
+        long jobsBackMs = -1;
+        if (running.size() > 1) {
+            long deadline = killedAt + Duration.ofSeconds(60).toNanos();
+            // Why wait for a restart first: the jobs' tasks were running before the kill, and still read as running
+            // until the JobManager notices the loss.
+            while (rest.ckcJobsRunAllTasks() && System.nanoTime() < deadline) {
+                Processes.sleep(250);
+            }
+            while (!rest.ckcJobsRunAllTasks() && System.nanoTime() < deadline) {
+                Processes.sleep(250);
+            }
+            jobsBackMs = (System.nanoTime() - killedAt) / 1_000_000;
+        }
+        startTaskManager(name, home.state.resolve("flink/cluster-conf"));
         processes.awaitLog(name, log, "Successful registration at resource manager", Duration.ofSeconds(120));
+        return new Killed(name, jobsBackMs);
+    }
+
+    /** Of the running TaskManagers, the one with the most slots taken (the first when the cluster does not say). */
+    private static String busiest(List<String> running, FlinkRest rest) {
+        Map<String, Integer> taken;
+        try {
+            taken = rest.slotsTaken();
+        } catch (IOException e) {
+            taken = Map.of();
+        }
+        String busiest = running.get(0);
+        for (String name : running) {
+            if (taken.getOrDefault(name, 0) > taken.getOrDefault(busiest, 0)) {
+                busiest = name;
+            }
+        }
+        return busiest;
     }
 
     void stopCluster() {
-        processes.stop("flink-taskmanager");
+        processes.known().stream().filter(FlinkRuntime::isTaskManager).forEach(processes::stop);
         processes.stop("flink-jobmanager");
         if (!processes.isRunning("flink-embedded")) {
             removeScratch();

@@ -215,7 +215,11 @@ final class PerfCommands implements Runnable {
         }
     }
 
-    /** A scenario on 3 gateways (a JVM each) and the jobs on the standalone Flink cluster, started if it is not. */
+    /**
+     * A scenario on 3 gateways (a JVM each) and the jobs on the standalone Flink cluster, started if it is not, with
+     * a standby TaskManager: a TaskManager that dies is replaced at once, as a deployment that must recover in
+     * seconds would run it.
+     */
     abstract static class OnClusterStack extends OnStack {
         StackShape shape() {
             return new StackShape(3, "each", 1, 1, List.of(), List.of(), false, FlinkRuntime.CLUSTER_URL);
@@ -226,7 +230,7 @@ final class PerfCommands implements Runnable {
             if (help()) {
                 return 0;
             }
-            new Stack(Home.current()).flink().startCluster(false);
+            new Stack(Home.current()).flink().startCluster(false, 2);
             return super.call();
         }
     }

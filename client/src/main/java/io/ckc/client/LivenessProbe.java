@@ -3,10 +3,11 @@ package io.ckc.client;
 /**
  * Whether a node's gateway is still there. An idle node that heard nothing past the keepalive probes
  * its gateway with a ping, three times until the silence timeout, so one lost ping or pong does not
- * end the session. A node with frames waiting for acknowledgement does not wait that long: quiet
- * past {@code unansweredProbeMs} it probes every {@code unansweredProbeMs}, and after three
- * unanswered probes the gateway counts as gone, so the nodes of a gateway that died move on within a
- * few seconds. Any frame from the gateway answers.
+ * end the session. A node with frames waiting for acknowledgement does not wait that long: once it
+ * has waited {@code unansweredProbeMs} with nothing heard, it probes every {@code unansweredProbeMs},
+ * and after three unanswered probes the gateway counts as gone, so a node whose gateway died moves
+ * on {@code 4 x unansweredProbeMs} after the first frame the dead gateway left unanswered. Any frame
+ * from the gateway answers.
  */
 final class LivenessProbe {
 
@@ -21,6 +22,8 @@ final class LivenessProbe {
     private long lastHeardMs;
     private long lastProbeMs;
     private int unanswered;
+    /** Since when the node has waited for an acknowledgement; -1 while it waits for none. */
+    private long awaitingSinceMs = -1;
 
     LivenessProbe(long keepaliveMs, long silenceTimeoutMs, long unansweredProbeMs) {
         this.keepaliveMs = keepaliveMs;
@@ -48,7 +51,14 @@ final class LivenessProbe {
         if (silent > silenceTimeoutMs) {
             return Verdict.SILENT;
         }
-        if (awaiting && silent > unansweredProbeMs) {
+        if (!awaiting) {
+            awaitingSinceMs = -1;
+        } else if (awaitingSinceMs < 0) {
+            awaitingSinceMs = nowMs;
+        }
+        // Quiet since the node began to wait: a node that sends once in a while heard nothing between its messages,
+        // and must not probe with each one before its acknowledgement had time to come.
+        if (awaiting && nowMs - Math.max(lastHeardMs, awaitingSinceMs) > unansweredProbeMs) {
             if (nowMs - lastProbeMs < unansweredProbeMs) {
                 return Verdict.ALIVE;
             }

@@ -91,6 +91,7 @@ class HandoverAndLivenessTest {
 
         LivenessProbe answered = new LivenessProbe(15_000, 20_000, 500);
         answered.heard(0);
+        assertThat(answered.check(0, true)).isEqualTo(LivenessProbe.Verdict.ALIVE);
         assertThat(answered.check(600, true)).isEqualTo(LivenessProbe.Verdict.PROBE);
         assertThat(answered.check(1_100, true)).isEqualTo(LivenessProbe.Verdict.PROBE);
         answered.heard(1_200); // its pong
@@ -99,5 +100,23 @@ class HandoverAndLivenessTest {
         assertThat(answered.check(2_300, true)).isEqualTo(LivenessProbe.Verdict.PROBE);
         assertThat(answered.check(2_800, true)).isEqualTo(LivenessProbe.Verdict.PROBE);
         assertThat(answered.check(3_300, true)).isEqualTo(LivenessProbe.Verdict.SILENT);
+    }
+
+    @Test
+    void theWaitForAnAcknowledgementCountsFromTheFrameNotFromTheLastAnswer() {
+        LivenessProbe liveness = new LivenessProbe(15_000, 20_000, 500);
+        liveness.heard(0);
+        assertThat(liveness.check(3_000, false)).as("idle, under the keepalive").isEqualTo(LivenessProbe.Verdict.ALIVE);
+        assertThat(liveness.check(3_010, true)).as("a message just left, 3 s after the last answer")
+                .isEqualTo(LivenessProbe.Verdict.ALIVE);
+        assertThat(liveness.check(3_500, true)).isEqualTo(LivenessProbe.Verdict.ALIVE);
+        assertThat(liveness.check(3_520, true)).isEqualTo(LivenessProbe.Verdict.PROBE);
+        liveness.heard(3_530); // its acknowledgement
+        assertThat(liveness.check(3_540, false)).isEqualTo(LivenessProbe.Verdict.ALIVE);
+        assertThat(liveness.check(6_000, true)).as("the next message waits anew").isEqualTo(LivenessProbe.Verdict.ALIVE);
+        assertThat(liveness.check(6_501, true)).isEqualTo(LivenessProbe.Verdict.PROBE);
+        assertThat(liveness.check(7_002, true)).isEqualTo(LivenessProbe.Verdict.PROBE);
+        assertThat(liveness.check(7_503, true)).isEqualTo(LivenessProbe.Verdict.PROBE);
+        assertThat(liveness.check(8_004, true)).as("2 s after the unanswered frame").isEqualTo(LivenessProbe.Verdict.SILENT);
     }
 }

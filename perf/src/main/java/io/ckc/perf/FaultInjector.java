@@ -13,6 +13,13 @@ public interface FaultInjector {
     /** Why this machine cannot inject {@code kind} (missing tool, no root); empty if it can. */
     Optional<String> cannot(FaultPlan.Kind kind);
 
+    /**
+     * Called once before the load begins: what is slow the first time (a client of the cluster, its first query) is
+     * done here, so that it does not delay the first fault.
+     */
+    default void prepare(PrintStream out) throws Exception {
+    }
+
     /** {@code kill -9} of the TaskManager; started again, returns once it has registered. */
     void killTaskManager(PrintStream out) throws Exception;
 

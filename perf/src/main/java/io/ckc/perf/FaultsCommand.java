@@ -130,7 +130,8 @@ public final class FaultsCommand implements java.util.concurrent.Callable<Intege
     }
 
     /** A fault as it went: when it struck and when it was over (seconds into the run), what the injector said. */
-    record Struck(FaultPlan.Fault fault, double atSeconds, double overSeconds, String failure, Double nodesBackMs) {
+    record Struck(FaultPlan.Fault fault, double atSeconds, double overSeconds, String failure, Double nodesHalfBackMs,
+                  Double nodesBackMs) {
         /** Where recovery counts from: the lift of an impairment, the blow of anything else. */
         double recoveryFrom() {
             return fault.kind().lasts() ? overSeconds : atSeconds;
@@ -158,6 +159,7 @@ public final class FaultsCommand implements java.util.concurrent.Callable<Intege
         for (int i = 1; i <= stack.gateways.size(); i++) {
             gatewayIds.add("gw-" + i);
         }
+        injector.prepare(out);
         FaultPlan plan = FaultPlan.draw(seed, wanted, faults, perKind, gatewayIds, firstFaultSeconds, intervalSeconds,
                 jitterSeconds);
         int seconds = firstFaultSeconds + plan.faults().size() * intervalSeconds + jitterSeconds;
@@ -314,9 +316,11 @@ public final class FaultsCommand implements java.util.concurrent.Callable<Intege
         }
         double over = secondsSince(began);
         Double nodesBackMs = back == null ? null : back.awaitMs(30);
+        Double nodesHalfBackMs = back == null ? null : back.halfMs();
         out.printf(Locale.ROOT, "%.1f s: fault %d over%s%n", over, fault.index(),
-                nodesBackMs == null ? "" : String.format(Locale.ROOT, "; its nodes all connected again after %.0f ms", nodesBackMs));
-        return new Struck(fault, at, over, failure, nodesBackMs);
+                nodesBackMs == null ? "" : String.format(Locale.ROOT,
+                        "; its nodes connected again: half after %.0f ms, all after %.0f ms", nodesHalfBackMs, nodesBackMs));
+        return new Struck(fault, at, over, failure, nodesHalfBackMs, nodesBackMs);
     }
 
     /** A share of the nodes, drawn anew each time, lose their link at once. */
@@ -333,9 +337,13 @@ public final class FaultsCommand implements java.util.concurrent.Callable<Intege
         out.println("  " + count + " nodes lost their link");
     }
 
-    /** Watches the load's nodes after a gateway kill: when the sessions it ended were all open again. */
+    /**
+     * Watches the load's nodes after a gateway kill: when half of the sessions it ended, and when all, were open again.
+     * A node notices only when a frame of its own goes unanswered, so the last ones back are those that sent last.
+     */
     private static final class NodesBack {
         private final Thread watcher;
+        private volatile Double halfMs;
         private volatile Double backMs;
 
         private NodesBack(Thread watcher) {
@@ -346,13 +354,17 @@ public final class FaultsCommand implements java.util.concurrent.Callable<Intege
             long start = System.nanoTime();
             NodesBack[] self = new NodesBack[1];
             Thread watcher = new Thread(() -> {
-                boolean dropped = false;
+                int fewest = nodes;
                 long deadline = start + TimeUnit.SECONDS.toNanos(60);
                 while (System.nanoTime() < deadline) {
                     int connected = fleet.connected.get();
-                    dropped |= connected < nodes;
-                    if (dropped && connected >= nodes) {
-                        self[0].backMs = (System.nanoTime() - start) / 1e6;
+                    fewest = Math.min(fewest, connected);
+                    double ms = (System.nanoTime() - start) / 1e6;
+                    if (fewest < nodes && self[0].halfMs == null && connected - fewest >= (nodes - fewest + 1) / 2) {
+                        self[0].halfMs = ms;
+                    }
+                    if (fewest < nodes && connected >= nodes) {
+                        self[0].backMs = ms;
                         return;
                     }
                     try {
@@ -372,6 +384,11 @@ public final class FaultsCommand implements java.util.concurrent.Callable<Intege
         Double awaitMs(int seconds) throws InterruptedException {
             watcher.join(TimeUnit.SECONDS.toMillis(seconds));
             return backMs;
+        }
+
+        /** How long until half of the nodes that lost their session had a new one (ms), or null. */
+        Double halfMs() {
+            return halfMs;
         }
     }
 
@@ -442,7 +459,8 @@ public final class FaultsCommand implements java.util.concurrent.Callable<Intege
                 s.atSeconds(), s.overSeconds(), recovery == null ? "none" : String.valueOf(recovery),
                 toBaseline == null ? "none" : String.valueOf(toBaseline), reordered,
                 s.nodesBackMs() == null ? (s.fault().kind() == FaultPlan.Kind.GATEWAY_KILL ? " nodes_back_ms=none" : "")
-                        : String.format(Locale.ROOT, " nodes_back_ms=%.0f", s.nodesBackMs()),
+                        : String.format(Locale.ROOT, " nodes_half_back_ms=%.0f nodes_back_ms=%.0f", s.nodesHalfBackMs(),
+                                s.nodesBackMs()),
                 s.failure() == null ? "" : " failed=" + s.failure().replace(' ', '_'));
     }
 

@@ -593,8 +593,8 @@ final class ReportCommand implements Callable<Integer> {
                 + "on one gateway's path. The seconds before the first fault are the baseline. recovery_ms: from the "
                 + "fault (from its lift, for loss and rate limit) to the end of the first second whose echoes are within "
                 + "10% of the load with p99 under 100 ms; to_baseline_ms: the same with p99 under the baseline's (the "
-                + "median of the per-second p99s before the first fault) where that is above 100 ms; nodes_back_ms: after "
-                + "a gateway kill, until every node was connected again. Vertical lines: the faults.";
+                + "median of the per-second p99s before the first fault) where that is above 100 ms; nodes_half_back_ms, "
+                + "nodes_back_ms: after a gateway kill, until half, and all, of its nodes were connected again. Vertical lines: the faults.";
 
         /**
          * A run under a constant load with events (rescales, faults) marked: its RESULT lines; delivered echoes and

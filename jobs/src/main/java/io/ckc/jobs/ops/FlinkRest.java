@@ -335,6 +335,15 @@ public final class FlinkRest {
         }
     }
 
+    /** The slots each registered TaskManager has given to jobs, by its resource id. */
+    public Map<String, Integer> slotsTaken() throws IOException {
+        Map<String, Integer> taken = new TreeMap<>();
+        for (JsonNode tm : get("taskmanagers").path("taskmanagers")) {
+            taken.put(tm.path("id").asText(), tm.path("slotsNumber").asInt() - tm.path("freeSlots").asInt());
+        }
+        return taken;
+    }
+
     /** Jobs of the cluster that run now. */
     public long runningJobs() throws IOException {
         long running = 0;
