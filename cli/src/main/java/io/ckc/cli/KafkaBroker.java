@@ -92,24 +92,15 @@ final class KafkaBroker {
     /** Starts the broker on the data directory as it is; returns once it has started (again). */
     private void launch() {
         Path serverLog = home.logs.resolve("kafka/server.log");
-        long startsBefore = starts(serverLog);
+        long logged = Processes.size(serverLog);
         List<String> run = javaCommand();
         run.add(processes.gcLog("kafka"));
         run.add("kafka.Kafka");
         run.add(home.state.resolve("kafka/server.properties").toString());
         processes.start("kafka", home.log("kafka"), Map.of(), run);
         processes.awaitLog("kafka", home.log("kafka"),
-                () -> Processes.portOpen(PORT) && starts(serverLog) > startsBefore,
+                () -> Processes.portOpen(PORT) && Processes.containsAfter(serverLog, logged, "Kafka Server started"),
                 Duration.ofSeconds(60), "'Kafka Server started'");
-    }
-
-    private static long starts(Path serverLog) {
-        try {
-            return Files.exists(serverLog) ? Files.readAllLines(serverLog, java.nio.charset.StandardCharsets.ISO_8859_1)
-                    .stream().filter(l -> l.contains("Kafka Server started")).count() : 0;
-        } catch (IOException e) {
-            return 0;
-        }
     }
 
     /**

@@ -119,6 +119,34 @@ public final class Processes {
         }
     }
 
+    /** The size of {@code log} now, 0 if it does not exist: where a wait for a line the process has yet to write starts. */
+    static long size(Path log) {
+        try {
+            return Files.exists(log) ? Files.size(log) : 0;
+        } catch (IOException e) {
+            return 0;
+        }
+    }
+
+    /**
+     * Whether {@code text} appears in {@code log} past byte {@code from} (in all of it if it was rolled over since). Why
+     * not read it all: Kafka's server.log grows to tens of MB, and reading 46 MB ten times a second took a core from
+     * the broker it waited for.
+     */
+    static boolean containsAfter(Path log, long from, String text) {
+        try (java.nio.channels.FileChannel channel = java.nio.channels.FileChannel.open(log)) {
+            long start = channel.size() < from ? 0 : from;
+            java.nio.ByteBuffer bytes = java.nio.ByteBuffer.allocate((int) Math.min(Integer.MAX_VALUE - 8,
+                    channel.size() - start));
+            while (bytes.hasRemaining() && channel.read(bytes, start + bytes.position()) > 0) {
+                // reads the part written since
+            }
+            return new String(bytes.array(), 0, bytes.position(), StandardCharsets.ISO_8859_1).contains(text);
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
     static String tail(Path log) {
         try {
             List<String> lines = Files.readAllLines(log, StandardCharsets.ISO_8859_1);

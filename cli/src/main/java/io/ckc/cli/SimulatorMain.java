@@ -31,16 +31,27 @@ public final class SimulatorMain {
                 if (type == SoakCommand.class) {
                     // One client for the run: each FlinkRest holds an HTTP client, its thread and a connection to the
                     // JobManager (one a minute made the soak's own threads and files grow, and the JobManager's files).
-                    FlinkRest[] rest = new FlinkRest[1];
-                    return (K) new SoakCommand(() -> { // asked when sampling: every command is made at start-up
-                        if (rest[0] == null) {
-                            String flink = new Stack(home).requireRunning().flinkUrl(); // null: the jobs run embedded
-                            if (flink == null) {
-                                return java.util.Map.of();
-                            }
-                            rest[0] = new FlinkRest(flink);
+                    return (K) new SoakCommand(new SoakCommand.JobStateSizes() { // asked when sampling
+                        private FlinkRest rest;
+
+                        @Override
+                        public java.util.Map<String, Long> bytes() throws java.io.IOException {
+                            return rest() == null ? java.util.Map.of() : rest.stateSizes();
                         }
-                        return rest[0].stateSizes();
+
+                        @Override
+                        public java.util.Map<String, Long> liveBytes() throws java.io.IOException {
+                            return rest() == null ? java.util.Map.of() : rest.liveStateSizes();
+                        }
+
+                        /** Made at the first sample: every command is made at start-up, before the stack is up. */
+                        private FlinkRest rest() {
+                            if (rest == null) {
+                                String flink = new Stack(home).requireRunning().flinkUrl(); // null: the jobs run embedded
+                                rest = flink == null ? null : new FlinkRest(flink);
+                            }
+                            return rest;
+                        }
                     });
                 }
                 if (type == RescaleCommand.class) {

@@ -40,7 +40,8 @@ public final class SoakCommand implements Callable<Integer> {
     /** The metrics of a soak, with the unit the report writes on their axes. */
     enum Metric {
         HEAP_AFTER_GC_MB("heap after GC (MB)"), RSS_MB("resident memory (MB)"), OPEN_FDS("open file descriptors"),
-        THREADS("threads"), LAG_RECORDS("consumer lag (records)"), STATE_MB("job state, latest checkpoint (MB)");
+        THREADS("threads"), LAG_RECORDS("consumer lag (records)"), STATE_MB("job state, latest checkpoint (MB)"),
+        LIVE_STATE_MB("job state, RocksDB's estimate of live data (MB)");
 
         final String axis;
 
@@ -58,10 +59,29 @@ public final class SoakCommand implements Callable<Integer> {
     }
 
     /** Each Flink job's state size by job name; empty when there is no cluster to ask. */
-    @FunctionalInterface
     public interface JobStateSizes {
+        /** The size of each job's latest checkpoint: the files it refers to, compacted or not. */
         Map<String, Long> bytes() throws IOException;
+
+        /**
+         * RocksDB's estimate of the live data in each job's state: a checkpoint that grows while this does not holds
+         * files RocksDB has not compacted yet, not more state.
+         */
+        Map<String, Long> liveBytes() throws IOException;
     }
+
+    /** No cluster to ask. */
+    private static final JobStateSizes NO_CLUSTER = new JobStateSizes() {
+        @Override
+        public Map<String, Long> bytes() {
+            return Map.of();
+        }
+
+        @Override
+        public Map<String, Long> liveBytes() {
+            return Map.of();
+        }
+    };
 
     @Option(names = "--minutes", defaultValue = "60", description = "How long the load lasts (default ${DEFAULT-VALUE})")
     int minutes;
@@ -90,7 +110,7 @@ public final class SoakCommand implements Callable<Integer> {
     private final JobStateSizes stateSizes;
 
     public SoakCommand() {
-        this(Map::of);
+        this(NO_CLUSTER);
     }
 
     public SoakCommand(JobStateSizes stateSizes) {
@@ -187,6 +207,8 @@ public final class SoakCommand implements Callable<Integer> {
         lags(admin).forEach((group, lag) -> now.add(new Sample(minute, group, Metric.LAG_RECORDS, lag)));
         try {
             stateSizes.bytes().forEach((job, bytes) -> now.add(new Sample(minute, job, Metric.STATE_MB, bytes / 1048576.0)));
+            stateSizes.liveBytes().forEach((job, bytes) ->
+                    now.add(new Sample(minute, job, Metric.LIVE_STATE_MB, bytes / 1048576.0)));
         } catch (IOException e) {
             out.println("  job state sizes not read: " + e.getMessage());
         }

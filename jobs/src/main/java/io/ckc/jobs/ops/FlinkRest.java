@@ -24,6 +24,9 @@ import java.util.TreeMap;
  */
 public final class FlinkRest {
 
+    /** The RocksDB property Flink reports per operator and state when the configuration turns it on. */
+    static final String LIVE_DATA_METRIC = ".estimate-live-data-size";
+
     /**
      * A job as the commands show it; {@code maxParallelism} and {@code parallelism}: the largest over its
      * vertices; {@code tasksRunning}: every vertex runs (a job is RUNNING a moment before its tasks are).
@@ -84,6 +87,45 @@ public final class FlinkRest {
             JsonNode completed = checkpoints(overview.path("jid").asText()).path("latest").path("completed");
             if (completed.isObject()) {
                 sizes.put(overview.path("name").asText(), completed.path("state_size").asLong());
+            }
+        }
+        return sizes;
+    }
+
+    /**
+     * RocksDB's estimate of the live data in each running job's keyed state, by job name, summed over its operators and
+     * states ({@code state.backend.rocksdb.metrics.estimate-live-data-size}): what the state holds, where a checkpoint's
+     * size also counts the files RocksDB has not compacted yet. Jobs that report none are left out.
+     */
+    public Map<String, Long> liveStateSizes() throws IOException {
+        Map<String, Long> sizes = new TreeMap<>();
+        for (JsonNode overview : get("jobs/overview").path("jobs")) {
+            if (!overview.path("state").asText().equals("RUNNING")) {
+                continue;
+            }
+            String job = overview.path("jid").asText();
+            long live = 0;
+            boolean any = false;
+            for (JsonNode vertex : get("jobs/" + job).path("vertices")) {
+                String metrics = "jobs/" + job + "/vertices/" + vertex.path("id").asText() + "/metrics";
+                List<String> ids = new ArrayList<>();
+                for (JsonNode metric : get(metrics)) {
+                    String id = metric.path("id").asText();
+                    if (id.endsWith(LIVE_DATA_METRIC)) {
+                        ids.add(id);
+                    }
+                }
+                if (!ids.isEmpty()) {
+                    any = true;
+                    String query = java.net.URLEncoder.encode(String.join(",", ids), java.nio.charset.StandardCharsets.UTF_8)
+                            .replace("+", "%20");
+                    for (JsonNode value : get(metrics + "?get=" + query)) {
+                        live += value.path("value").asLong();
+                    }
+                }
+            }
+            if (any) {
+                sizes.put(overview.path("name").asText(), live);
             }
         }
         return sizes;

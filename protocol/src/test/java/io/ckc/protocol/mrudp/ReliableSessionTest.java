@@ -180,4 +180,18 @@ class ReliableSessionTest {
         assertThat(session.onRefused(2, 280, false)).isEqualTo(second);
         assertThat(session.hasInFlight()).isFalse();
     }
+
+    @Test
+    void aDeliveryHeldBehindAMissingFrameGoesUpAsExpiredWhenItsDeadlinePassesMeanwhile() {
+        ReliableSession session = new ReliableSession(MN, 1, ReliabilityConfig.DEFAULT, f -> { });
+        Body.Delivery first = new Body.Delivery(UUID.randomUUID(), "app", new byte[]{1});
+        Body.Delivery late = new Body.Delivery(UUID.randomUUID(), "app", new byte[]{2});
+        Body.Delivery other = new Body.Delivery(UUID.randomUUID(), "app", new byte[]{3});
+        assertThat(session.onData(2, late)).as("the first frame was lost").isEmpty();
+        assertThat(session.onData(3, other)).isEmpty();
+        assertThat(session.onData(2, new Body.Expired(late.messageId()))).as("sent again past its deadline").isEmpty();
+        assertThat(session.onData(3, new Body.Expired(UUID.randomUUID()))).as("not the buffered message").isEmpty();
+        assertThat(session.onData(1, first)).extracting(ReliableSession.Received::body)
+                .containsExactly(first, new Body.Expired(late.messageId()), other);
+    }
 }
