@@ -24,8 +24,9 @@ import java.util.TreeMap;
  */
 public final class FlinkRest {
 
-    /** The RocksDB property Flink reports per operator and state when the configuration turns it on. */
-    static final String LIVE_DATA_METRIC = ".estimate-live-data-size";
+    /** The end of the metric Flink reports per operator and state when the configuration turns it on (its id ends
+     * {@code <state>.rocksdb_estimate-live-data-size}). */
+    static final String LIVE_DATA_METRIC = "estimate-live-data-size";
 
     /**
      * A job as the commands show it; {@code maxParallelism} and {@code parallelism}: the largest over its
