@@ -103,6 +103,21 @@ class FaultPlanTest {
     }
 
     @Test
+    void theBaselineIsTheLastThirtySecondsBeforeTheFirstFaultNotAFreshStacksSlowStart() {
+        List<FaultsCommand.Second> seconds = new ArrayList<>();
+        for (int s = 1; s <= 90; s++) {
+            double p99 = s <= 59 ? 20_000 : s % 2 == 0 ? 70 : 80; // a minute at seconds, then settled
+            seconds.add(new FaultsCommand.Second(s, 100, 5, p99, s * 100L));
+        }
+        // 61..90 before the fault at 90.4: fifteen at 70, fifteen at 80; the slow start (and second 60) left out
+        assertThat(FaultsCommand.baselineP99Ms(seconds, 90.4)).isEqualTo(80);
+        for (int s = 61; s <= 76; s++) { // sixteen of the thirty slow
+            seconds.set(s - 1, new FaultsCommand.Second(s, 100, 5, 20_000, s * 100L));
+        }
+        assertThat(FaultsCommand.baselineP99Ms(seconds, 90.4)).as("a slow window is a slow baseline").isEqualTo(20_000);
+    }
+
+    @Test
     void theReorderingsOfAFaultAreThoseFromTheSecondItStruckToTheNextFault() {
         List<FaultsCommand.Second> seconds = new ArrayList<>();
         long[] reordered = {0, 0, 2, 2, 5, 5, 9, 9};
