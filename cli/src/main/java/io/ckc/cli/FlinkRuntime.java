@@ -238,7 +238,6 @@ final class FlinkRuntime {
         }
         List<String> command = new ArrayList<>(List.of("java"));
         command.addAll(words(results.get(0)));
-        command.addAll(javaOptions(conf.resolve("config.yaml")));
         command.addAll(JAVA_OPENS);
         command.addAll(List.of("-Dlog.file=" + home.log(name), "-Dlog4j.configurationFile=file:" + conf.resolve("log4j.properties"),
                 "-cp", home.libClasspath("flink"), mainClass, "--configDir", conf.toString()));
@@ -281,9 +280,7 @@ final class FlinkRuntime {
             while (rest.ckcJobsRunAllTasks() && System.nanoTime() < deadline) {
                 Processes.sleep(250);
             }
-            while (!rest.ckcJobsRunAllTasks() && System.nanoTime() < deadline) {
-                Processes.sleep(250);
-            }
+            rest.awaitCkcJobsRunAllTasks(deadline, Duration.ofMillis(250));
             jobsBackMs = (System.nanoTime() - killedAt) / 1_000_000;
         }
         startTaskManager(name, home.state.resolve("flink/cluster-conf"));
@@ -315,30 +312,6 @@ final class FlinkRuntime {
             removeScratch();
         }
         Ckc.say("Flink cluster stopped");
-    }
-
-    /**
-     * {@code env.java.opts.all} of a Flink configuration file, as Flink's own start scripts pass it to every
-     * cluster process: the one JVM setting the standalone cluster, Flink's scripts and a Kubernetes
-     * deployment all read from the configuration of record.
-     */
-    static List<String> javaOptions(Path configYaml) {
-        try (java.util.stream.Stream<String> lines = Files.lines(configYaml)) {
-            return lines.filter(l -> l.startsWith(JAVA_OPTS_KEY + ":"))
-                    .reduce((first, last) -> last) // a later line wins, as in Flink's configuration
-                    .map(l -> unquoted(l.substring(JAVA_OPTS_KEY.length() + 1).trim()))
-                    .map(FlinkRuntime::words).orElse(List.of());
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-    }
-
-    private static final String JAVA_OPTS_KEY = "env.java.opts.all";
-
-    private static String unquoted(String value) {
-        boolean quoted = value.length() >= 2 && (value.startsWith("\"") && value.endsWith("\"")
-                || value.startsWith("'") && value.endsWith("'"));
-        return quoted ? value.substring(1, value.length() - 1) : value;
     }
 
     private static List<String> words(String line) {

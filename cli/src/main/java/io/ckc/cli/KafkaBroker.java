@@ -95,7 +95,6 @@ final class KafkaBroker {
         long logged = Processes.size(serverLog);
         List<String> run = javaCommand();
         run.add(processes.gcLog("kafka"));
-        run.add("-XX:+AlwaysPreTouch"); // the heap resident from the start: a soak sees native growth, not first touches
         run.add("kafka.Kafka");
         run.add(home.state.resolve("kafka/server.properties").toString());
         processes.start("kafka", home.log("kafka"), Map.of(), run);

@@ -102,11 +102,8 @@ final class StackFaults implements FaultInjector {
             return;
         }
         Thread watch = new Thread(() -> {
-            long deadline = started + Duration.ofSeconds(120).toNanos();
-            boolean back = knownBackMs != null;
-            while (!back && !(back = flink.ckcJobsRunAllTasks()) && System.nanoTime() < deadline) {
-                LockSupport.parkNanos(Duration.ofMillis(500).toNanos());
-            }
+            boolean back = knownBackMs != null
+                    || flink.awaitCkcJobsRunAllTasks(started + Duration.ofSeconds(120).toNanos(), Duration.ofMillis(500));
             long backMs = knownBackMs != null ? knownBackMs : (System.nanoTime() - started) / 1_000_000;
             // Why wait: the JobManager serves job metrics from a cache it refreshes every 10 s.
             LockSupport.parkNanos(Duration.ofSeconds(METRICS_REFRESH_SECONDS + 2).toNanos());

@@ -386,7 +386,7 @@ public final class MobileNode {
             connectionLost(SessionEnd.RETRIES_EXHAUSTED);
             return reconnectWanted;
         }
-        if (session.hasInFlight() && !probeUnanswered(now)) {
+        if (session.hasInFlight() && !heedLiveness(now, true)) {
             return reconnectWanted;
         }
         List<Body.Outgoing> late = outgoing(session.expireQueued(now, config.queueLimitMs()));
@@ -415,12 +415,13 @@ public final class MobileNode {
     }
 
     /**
-     * Why on the tick and not only on the sweep: a node with frames unacknowledged probes on time, not up to a sweep
-     * (500 ms) late each time; the three probes and the silence after them took 3-3.5 s instead of 2. False when the
-     * gateway is given up.
+     * Acts on what the liveness probe finds: a ping when one is due, the gateway given up when it went silent
+     * (then false). A node with frames unacknowledged heeds it on every tick, an idle one on the sweep. Why on the
+     * tick: a node awaiting acknowledgements probes on time, not up to a sweep (500 ms) late each time; the three
+     * probes and the silence after them took 3-3.5 s instead of 2.
      */
-    private boolean probeUnanswered(long now) {
-        switch (liveness.check(now, true)) {
+    private boolean heedLiveness(long now, boolean awaiting) {
+        switch (liveness.check(now, awaiting)) {
             case SILENT -> {
                 connectionLost(SessionEnd.GATEWAY_SILENT);
                 return false;
@@ -438,13 +439,8 @@ public final class MobileNode {
                 listener.unsentMessages(this, expired);
             }
         }
-        if (state != State.CONNECTED) {
-            return;
-        }
-        switch (liveness.check(now, session.hasInFlight())) {
-            case SILENT -> connectionLost(SessionEnd.GATEWAY_SILENT);
-            case PROBE -> transport.send(new Frame.Ping(id, epoch, System.currentTimeMillis()), gateway);
-            case ALIVE -> { }
+        if (state == State.CONNECTED) {
+            heedLiveness(now, session.hasInFlight());
         }
     }
 

@@ -157,6 +157,20 @@ public final class FlinkRest {
         }
     }
 
+    /**
+     * Asks {@link #ckcJobsRunAllTasks} every {@code poll} until it holds or {@code System.nanoTime()} passes
+     * {@code deadlineNanos}; whether it held.
+     */
+    public boolean awaitCkcJobsRunAllTasks(long deadlineNanos, java.time.Duration poll) {
+        while (!ckcJobsRunAllTasks()) {
+            if (System.nanoTime() >= deadlineNanos) {
+                return false;
+            }
+            java.util.concurrent.locks.LockSupport.parkNanos(poll.toNanos());
+        }
+        return true;
+    }
+
     /** A CKC job (a rule, a rescaled job, the stack's) that has not ended: created, running or restarting. */
     private static boolean liveCkcJob(String name, String state) {
         return name.startsWith(io.ckc.jobs.JobCatalog.NAME_PREFIX)
