@@ -32,23 +32,26 @@ public final class SimulatorMain {
                     // One client for the run: each FlinkRest holds an HTTP client, its thread and a connection to the
                     // JobManager (one a minute made the soak's own threads and files grow, and the JobManager's files).
                     return (K) new SoakCommand(new SoakCommand.JobStateSizes() { // asked when sampling
-                        private FlinkRest rest;
+                        private java.util.Optional<FlinkRest> rest; // empty: the jobs run embedded, no REST to ask
 
                         @Override
                         public java.util.Map<String, Long> bytes() throws java.io.IOException {
-                            return rest() == null ? java.util.Map.of() : rest.stateSizes();
+                            return rest().isEmpty() ? java.util.Map.of() : rest.get().stateSizes();
                         }
 
                         @Override
                         public java.util.Map<String, Long> liveBytes() throws java.io.IOException {
-                            return rest() == null ? java.util.Map.of() : rest.liveStateSizes();
+                            return rest().isEmpty() ? java.util.Map.of() : rest.get().liveStateSizes();
                         }
 
-                        /** Made at the first sample: every command is made at start-up, before the stack is up. */
-                        private FlinkRest rest() {
+                        /**
+                         * Made at the first sample, once: every command is made at start-up, before the stack is up,
+                         * and an embedded stack's answer (no REST) is kept too, not asked again each sample.
+                         */
+                        private java.util.Optional<FlinkRest> rest() {
                             if (rest == null) {
-                                String flink = new Stack(home).requireRunning().flinkUrl(); // null: the jobs run embedded
-                                rest = flink == null ? null : new FlinkRest(flink);
+                                rest = java.util.Optional.ofNullable(new Stack(home).requireRunning().flinkUrl())
+                                        .map(FlinkRest::new);
                             }
                             return rest;
                         }
