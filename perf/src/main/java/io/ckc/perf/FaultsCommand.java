@@ -434,8 +434,8 @@ public final class FaultsCommand implements java.util.concurrent.Callable<Intege
     /**
      * What this machine does without faults: the median of the per-second p99s of the whole seconds in the
      * last {@link #BASELINE_SECONDS} before the first fault, after {@link #BASELINE_FROM_SECOND}; NaN if there
-     * are none. A recovery to under 100 ms means
-     * nothing on a day whose baseline is above it, so each fault also says when it was back to this.
+     * are none. A recovery to under 100 ms means nothing on a day whose baseline is above it, so each fault also
+     * says when it was back to this.
      */
     static double baselineP99Ms(List<Second> timeline, double firstFaultSeconds) {
         double[] p99s = baseline(timeline, firstFaultSeconds).mapToDouble(Second::p99Ms).sorted().toArray();
@@ -443,8 +443,8 @@ public final class FaultsCommand implements java.util.concurrent.Callable<Intege
     }
 
     private static java.util.stream.Stream<Second> baseline(List<Second> timeline, double firstFaultSeconds) {
-        return timeline.stream().filter(s -> s.second() > Math.max(BASELINE_FROM_SECOND, firstFaultSeconds - BASELINE_SECONDS)
-                && s.second() <= firstFaultSeconds
+        double after = Math.max(BASELINE_FROM_SECOND, firstFaultSeconds - BASELINE_SECONDS);
+        return timeline.stream().filter(s -> s.second() > after && s.second() <= firstFaultSeconds
                 && !Double.isNaN(s.p99Ms()));
     }
 

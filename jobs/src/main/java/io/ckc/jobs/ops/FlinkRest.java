@@ -16,6 +16,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * The part of Flink's REST API the operator commands use: the jobs, their vertices and checkpoints,
@@ -161,12 +162,12 @@ public final class FlinkRest {
      * Asks {@link #ckcJobsRunAllTasks} every {@code poll} until it holds or {@code System.nanoTime()} passes
      * {@code deadlineNanos}; whether it held.
      */
-    public boolean awaitCkcJobsRunAllTasks(long deadlineNanos, java.time.Duration poll) {
+    public boolean awaitCkcJobsRunAllTasks(long deadlineNanos, Duration poll) {
         while (!ckcJobsRunAllTasks()) {
             if (System.nanoTime() >= deadlineNanos) {
                 return false;
             }
-            java.util.concurrent.locks.LockSupport.parkNanos(poll.toNanos());
+            LockSupport.parkNanos(poll.toNanos());
         }
         return true;
     }
