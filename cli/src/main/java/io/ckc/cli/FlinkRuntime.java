@@ -1,6 +1,7 @@
 package io.ckc.cli;
 
 import io.ckc.jobs.JobCatalog;
+import io.ckc.jobs.ops.ClusterJobsJar;
 import io.ckc.jobs.ops.FlinkRest;
 import org.apache.flink.util.ParameterTool;
 
@@ -48,6 +49,12 @@ final class FlinkRuntime {
             "jobmanager.adaptive-scheduler.executing.cooldown-after-rescaling: 1s",
             "jobmanager.adaptive-scheduler.executing.resource-stabilization-timeout: 1s",
             "jobmanager.adaptive-scheduler.rescale-trigger.max-delay: 30s");
+
+    /**
+     * The standalone cluster loads classes parent-first: the jobs jar is on its processes' classpath
+     * ({@link ClusterJobsJar}), and a job's classes must come from there, not again from the jar it was submitted in.
+     */
+    static final List<String> CLUSTER = List.of("classloader.resolve-order: parent-first");
 
     private static final String TASKMANAGER = "flink-taskmanager";
 
@@ -162,17 +169,27 @@ final class FlinkRuntime {
         if (taskManagers < 1) {
             throw new Ckc.Failure("--taskmanagers must be at least 1, not " + taskManagers);
         }
+        String jobsJar = clusterJobsJarName();
         if (processes.isRunning("flink-jobmanager")) {
-            int running = runningTaskManagers().size();
-            Ckc.say("Flink cluster already running: " + CLUSTER_URL + " (" + running + " TaskManager"
-                    + (running == 1 ? "" : "s") + ")");
-            return;
+            if (Files.exists(clusterLib().resolve(jobsJar))) {
+                int running = runningTaskManagers().size();
+                Ckc.say("Flink cluster already running: " + CLUSTER_URL + " (" + running + " TaskManager"
+                        + (running == 1 ? "" : "s") + ")");
+                return;
+            }
+            Ckc.say("the jobs jar changed since the Flink cluster started: restarting it");
+            stopCluster();
         }
         if (Processes.portOpen(CLUSTER_REST_PORT)) {
             throw new Ckc.Failure("port " + CLUSTER_REST_PORT + " is taken");
         }
+        copyJobsJarToClusterLib(jobsJar);
         Path conf = home.state.resolve("flink/cluster-conf");
-        writeConf(conf, adaptive ? ADAPTIVE : List.of());
+        List<String> extra = new ArrayList<>(CLUSTER);
+        if (adaptive) {
+            extra.addAll(ADAPTIVE);
+        }
+        writeConf(conf, extra);
         startClusterProcess("flink-jobmanager", "GET_JM_RESOURCE_PARAMS",
                 "org.apache.flink.runtime.entrypoint.StandaloneSessionClusterEntrypoint", conf);
         List<String> names = new ArrayList<>(List.of("flink-jobmanager"));
@@ -197,6 +214,30 @@ final class FlinkRuntime {
             Processes.sleep(200);
         }
         throw new Ckc.Failure("Flink cluster not ready after 120 s");
+    }
+
+    /** Where the standalone cluster's copy of the jobs jar is: its processes' own classpath. */
+    private Path clusterLib() {
+        return home.state.resolve("flink/cluster-lib");
+    }
+
+    private String clusterJobsJarName() {
+        try {
+            return ClusterJobsJar.nameOf(home.jobsJar());
+        } catch (IOException e) {
+            throw new Ckc.Failure("no jobs jar at " + home.jobsJar() + ": " + e.getMessage());
+        }
+    }
+
+    /** A copy, not the build's jar: a rebuild must not change the jar under the running processes. */
+    private void copyJobsJarToClusterLib(String name) {
+        try {
+            Ckc.deleteTree(clusterLib());
+            Files.createDirectories(clusterLib());
+            Files.copy(home.jobsJar(), clusterLib().resolve(name));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
     }
 
     /** The process name of the cluster's {@code i}-th TaskManager (from 1), also its resource id in the cluster. */
@@ -240,7 +281,7 @@ final class FlinkRuntime {
         command.addAll(words(results.get(0)));
         command.addAll(JAVA_OPENS);
         command.addAll(List.of("-Dlog.file=" + home.log(name), "-Dlog4j.configurationFile=file:" + conf.resolve("log4j.properties"),
-                "-cp", home.libClasspath("flink"), mainClass, "--configDir", conf.toString()));
+                "-cp", home.libClasspath("flink") + ":" + clusterLib() + "/*", mainClass, "--configDir", conf.toString()));
         command.addAll(words(results.get(1)));
         command.addAll(dynamicProperties);
         processes.start(name, home.logs.resolve(name + ".out"), Map.of(), command);

@@ -11,7 +11,8 @@ import io.ckc.protocol.mrudp.ReliabilityConfig;
  *                         keepalive and this it pings three times, whether or not it is sending
  * @param unansweredProbeMs a node that has waited this long for an acknowledgement with nothing heard probes its
  *                          gateway every this long; three unanswered probes and the gateway counts as gone, so a node
- *                          whose gateway died moves to the next 4 x this after its first frame went unanswered
+ *                          whose gateway died moves to the next 4 x this after its first frame went unanswered (on a
+ *                          path whose round-trip timeout is longer, that timeout instead, up to 4 x this)
  * @param connectRetryMs interval between connect attempts
  * @param connectAttempts connect attempts before giving up (and, with auto-reconnect, backing off)
  * @param reconnectDelayMs wait before reconnecting to the same gateway after a broken connection (a node whose
@@ -36,7 +37,7 @@ public record ClientConfig(ReliabilityConfig reliability, long keepaliveMs, long
                            boolean autoReconnect, int dedupeWindow, long handoverDrainMs, long maxQueueDelayMs,
                            int outboxCapacity, long outboxTtlMs) {
 
-    public static final ClientConfig DEFAULT = new ClientConfig(ReliabilityConfig.DEFAULT, 15_000, 20_000, 500, 500,
+    public static final ClientConfig DEFAULT = new ClientConfig(ReliabilityConfig.DEFAULT, 15_000, 20_000, 250, 500,
             10, 1_000, true, 512, 2_000, 0, 10_000, 300_000);
 
     public ClientConfig withReliability(ReliabilityConfig value) {

@@ -16,7 +16,7 @@ final class ConnectBackoff {
     static final double JITTER = 0.5;
     static final long MAX_CONNECT_RETRY_MS = 2_000;
     static final long MAX_RECONNECT_DELAY_MS = 30_000;
-    static final long FAILOVER_SPREAD_MS = 500;
+    static final long FAILOVER_SPREAD_MS = 250;
 
     private final long connectRetryMs;
     private final long reconnectDelayMs;

@@ -4,10 +4,11 @@ package io.ckc.client;
  * Whether a node's gateway is still there. An idle node that heard nothing past the keepalive probes
  * its gateway with a ping, three times until the silence timeout, so one lost ping or pong does not
  * end the session. A node with frames waiting for acknowledgement does not wait that long: once it
- * has waited {@code unansweredProbeMs} with nothing heard, it probes every {@code unansweredProbeMs},
- * and after three unanswered probes the gateway counts as gone, so a node whose gateway died moves
- * on {@code 4 x unansweredProbeMs} after the first frame the dead gateway left unanswered. Any frame
- * from the gateway answers.
+ * has waited a probe interval with nothing heard, it probes every interval, and after three
+ * unanswered probes the gateway counts as gone, so a node whose gateway died moves on four intervals
+ * after the first frame the dead gateway left unanswered. The interval is {@code unansweredProbeMs},
+ * or the path's round-trip timeout where that is longer (a slow link is not taken for a dead gateway),
+ * but never more than four times {@code unansweredProbeMs}. Any frame from the gateway answers.
  */
 final class LivenessProbe {
 
@@ -15,6 +16,7 @@ final class LivenessProbe {
     enum Verdict { ALIVE, PROBE, SILENT }
 
     static final int PROBES = 3;
+    static final int MAX_INTERVAL_FACTOR = 4;
 
     private final long keepaliveMs;
     private final long silenceTimeoutMs;
@@ -47,6 +49,14 @@ final class LivenessProbe {
      * @param awaiting whether the node has frames the gateway has not acknowledged
      */
     Verdict check(long nowMs, boolean awaiting) {
+        return check(nowMs, awaiting, 0);
+    }
+
+    /**
+     * @param roundTripTimeoutMs how long an answer may take on the session's path now (0: not known yet)
+     */
+    Verdict check(long nowMs, boolean awaiting, long roundTripTimeoutMs) {
+        long interval = Math.min(Math.max(unansweredProbeMs, roundTripTimeoutMs), MAX_INTERVAL_FACTOR * unansweredProbeMs);
         long silent = nowMs - lastHeardMs;
         if (silent > silenceTimeoutMs) {
             return Verdict.SILENT;
@@ -58,8 +68,8 @@ final class LivenessProbe {
         }
         // Quiet since the node began to wait: a node that sends once in a while heard nothing between its messages,
         // and must not probe with each one before its acknowledgement had time to come.
-        if (awaiting && nowMs - Math.max(lastHeardMs, awaitingSinceMs) > unansweredProbeMs) {
-            if (nowMs - lastProbeMs < unansweredProbeMs) {
+        if (awaiting && nowMs - Math.max(lastHeardMs, awaitingSinceMs) > interval) {
+            if (nowMs - lastProbeMs < interval) {
                 return Verdict.ALIVE;
             }
             return unanswered >= PROBES ? Verdict.SILENT : probe(nowMs);

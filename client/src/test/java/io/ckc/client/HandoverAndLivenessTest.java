@@ -103,6 +103,25 @@ class HandoverAndLivenessTest {
     }
 
     @Test
+    void aSlowPathIsProbedAtItsRoundTripTimeoutUpToFourTimesTheProbeTime() {
+        for (long[] rttAndSilentAt : new long[][] {{0, 1_200}, {100, 1_200}, {400, 1_700}, {5_000, 4_100}}) {
+            LivenessProbe liveness = new LivenessProbe(15_000, 20_000, 250);
+            liveness.heard(0);
+            long silentAt = -1;
+            int probes = 0;
+            for (long now = 0; now <= 20_000 && silentAt < 0; now += 100) {
+                switch (liveness.check(now, true, rttAndSilentAt[0])) {
+                    case PROBE -> probes++;
+                    case SILENT -> silentAt = now;
+                    case ALIVE -> { }
+                }
+            }
+            assertThat(probes).isEqualTo(3);
+            assertThat(silentAt).as("round-trip timeout %d ms", rttAndSilentAt[0]).isEqualTo(rttAndSilentAt[1]);
+        }
+    }
+
+    @Test
     void theWaitForAnAcknowledgementCountsFromTheFrameNotFromTheLastAnswer() {
         LivenessProbe liveness = new LivenessProbe(15_000, 20_000, 500);
         liveness.heard(0);

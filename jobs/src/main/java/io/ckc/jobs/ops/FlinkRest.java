@@ -240,8 +240,15 @@ public final class FlinkRest {
         return get("jobs/" + jobId).path("start-time").asLong();
     }
 
-    /** Uploads a jar; returns its id on the cluster. */
+    /**
+     * Uploads a jar; returns its id on the cluster. Refused when the cluster runs another build of the jobs jar from
+     * its classpath ({@link ClusterJobsJar}).
+     */
     String upload(java.nio.file.Path jar) throws IOException {
+        Optional<String> mismatch = ClusterJobsJar.mismatch(ClusterJobsJar.in(jobManagerClasspath()), jar);
+        if (mismatch.isPresent()) {
+            throw new IOException(mismatch.get());
+        }
         String boundary = "ckc-" + System.nanoTime();
         byte[] head = ("--" + boundary + "\r\nContent-Disposition: form-data; name=\"jarfile\"; filename=\""
                 + jar.getFileName() + "\"\r\nContent-Type: application/x-java-archive\r\n\r\n").getBytes();
@@ -253,6 +260,17 @@ public final class FlinkRest {
                 .build();
         String file = send(request).path("filename").asText();
         return file.substring(file.lastIndexOf('/') + 1);
+    }
+
+    /** The JobManager's JVM classpath, one entry each; empty from a Flink that does not tell it. */
+    List<String> jobManagerClasspath() throws IOException {
+        List<String> entries = new ArrayList<>();
+        try {
+            get("jobmanager/environment").path("classpath").forEach(e -> entries.add(e.asText()));
+        } catch (NotFound older) {
+            // before Flink 1.19
+        }
+        return entries;
     }
 
     /** Runs an uploaded jar's entry class, from a savepoint if one is given; returns the job id. */

@@ -341,6 +341,14 @@ public final class ReliableSession {
         return rtoMs;
     }
 
+    /**
+     * How long an answer may take on this path, unbounded by the configured retransmit floor: the smoothed round
+     * trip and four times its variation (RFC 6298's formula); 0 before the first sample.
+     */
+    public long roundTripTimeoutMs() {
+        return srttMs < 0 ? 0 : (long) Math.ceil(srttMs + Math.max(GRANULARITY_MS, 4 * rttVarMs));
+    }
+
     private void sampleRoundTrip(long sampleMs) {
         if (srttMs < 0) {
             srttMs = sampleMs;
@@ -349,8 +357,7 @@ public final class ReliableSession {
             rttVarMs = 0.75 * rttVarMs + 0.25 * Math.abs(srttMs - sampleMs);
             srttMs = 0.875 * srttMs + 0.125 * sampleMs;
         }
-        long rto = (long) Math.ceil(srttMs + Math.max(GRANULARITY_MS, 4 * rttVarMs));
-        rtoMs = Math.max(config.initialRetransmitMs(), Math.min(rto, config.maxRetransmitMs()));
+        rtoMs = Math.max(config.initialRetransmitMs(), Math.min(roundTripTimeoutMs(), config.maxRetransmitMs()));
     }
 
     /** Removes and returns every body not yet acknowledged, in send order: the unsent messages of a closing session. */

@@ -52,6 +52,8 @@ class AdaptiveRetransmissionTest {
         session.send(body(), 0);
         session.onAck(1, 2);
         assertThat(session.retransmitTimeoutMs()).as("2 ms round trip: the floor").isEqualTo(100);
+        assertThat(session.roundTripTimeoutMs()).as("the path's own timeout, without the floor: 2 ms + the 10 ms granularity")
+                .isEqualTo(12);
 
         session.send(body(), 10);
         session.tick(200); // sent again at 200
