@@ -334,6 +334,14 @@ public final class MobileNode {
                             "expired before it arrived"));
                     continue;
                 }
+                if (body instanceof Body.Delivery delivery && delivery.expiredAt(System.currentTimeMillis())
+                        && !recentIds.seen(delivery.messageId())) {
+                    // It came in time but waited in the receive buffer behind a lost frame until its deadline passed
+                    // (under 20% loss, up to 3 s past it: perf faults, 2026-11-26): refused as the gateway would have.
+                    session.refuse(received.seq(), new Frame.Error(id, epoch, ErrorCode.EXPIRED, received.seq(),
+                            "expired before it could be handed up"));
+                    continue;
+                }
                 session.acknowledge(received.seq());
                 if (body instanceof Body.Delivery delivery) {
                     if (recentIds.firstTime(delivery.messageId())) {

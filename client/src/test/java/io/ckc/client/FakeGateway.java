@@ -153,6 +153,11 @@ final class FakeGateway implements AutoCloseable {
         sendReliably(node, new Body.Delivery(messageId, "app", payload));
     }
 
+    /** A delivery with its deadline (wall clock, ms). */
+    void deliver(UUID node, UUID messageId, byte[] payload, long expiresAtMs) throws Exception {
+        sendReliably(node, new Body.Delivery(messageId, "app", payload, expiresAtMs));
+    }
+
     /** A delivery past its deadline, sent without its content, as a gateway does. */
     void deliverExpired(UUID node, UUID messageId) throws Exception {
         sendReliably(node, new Body.Expired(messageId));

@@ -376,6 +376,25 @@ class MobileNodeTest {
     }
 
     @Test
+    void contentWhoseDeadlinePassedBeforeItCouldBeHandedUpIsRefusedAsExpired() throws Exception {
+        FakeGateway gateway = gateway("gw-a");
+        Recorder recorder = new Recorder();
+        MobileNode node = connected(transport(null), gateway, recorder, ClientConfig.DEFAULT);
+        UUID inTime = UUID.randomUUID();
+        UUID late = UUID.randomUUID();
+        UUID timeless = UUID.randomUUID();
+        long now = System.currentTimeMillis();
+        gateway.deliver(node.id(), inTime, new byte[] {1}, now + 60_000);
+        // What a node finds when a delivery waited behind a lost frame past its deadline: no time left.
+        gateway.deliver(node.id(), late, new byte[] {2}, now - 1_000);
+        gateway.deliver(node.id(), timeless, new byte[] {3});
+        Await.until("three answers", 10, () -> gateway.deliveryAnswers.size() == 3);
+        assertThat(gateway.deliveryAnswers).containsExactly(inTime + " acknowledged", late + " EXPIRED",
+                timeless + " acknowledged");
+        assertThat(recorder.messages).containsExactly(inTime, timeless);
+    }
+
+    @Test
     void aNodeWhoseMessagesDrawNoAnswerProbesTheGatewayAndKeepsItsSessionWhileThePongsComeBack() throws Exception {
         FakeGateway gateway = gateway("gw-a");
         Recorder recorder = new Recorder();

@@ -80,7 +80,7 @@ final class UdpLink implements NodeLink {
         long now = SessionShard.nowMs();
         long expiresAtMs = expiresAt == Long.MAX_VALUE ? ReliableSession.NO_EXPIRY
                 : now + Math.max(0, expiresAt - System.currentTimeMillis()); // on the session's clock
-        sendReliably(new Body.Delivery(deliveryId, sender, payload), now, expiresAtMs);
+        sendReliably(new Body.Delivery(deliveryId, sender, payload, expiresAt), now, expiresAtMs);
     }
 
     @Override

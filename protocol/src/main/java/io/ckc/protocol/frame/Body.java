@@ -78,15 +78,32 @@ public sealed interface Body {
         }
     }
 
-    /** A message from the core delivered to a mobile node. */
-    record Delivery(UUID messageId, String sender, byte[] payload) implements Body {
+    /**
+     * A message from the core delivered to a mobile node, with its deadline where it has one: {@code expiresAtMs}
+     * in the clock of whoever holds the body ({@link #NO_DEADLINE} when none). On the wire it travels as the time
+     * left when the frame leaves, so the receiver's deadline is its own clock's: a node hands up no content whose
+     * deadline passed while it waited in the node's receive buffer behind a lost frame. The deadline is not part
+     * of the message's identity ({@code equals}).
+     */
+    record Delivery(UUID messageId, String sender, byte[] payload, long expiresAtMs) implements Body {
+        public static final long NO_DEADLINE = Long.MAX_VALUE;
+
         public Delivery {
             Objects.requireNonNull(messageId, "messageId");
             Objects.requireNonNull(sender, "sender");
             Objects.requireNonNull(payload, "payload");
         }
 
+        public Delivery(UUID messageId, String sender, byte[] payload) {
+            this(messageId, sender, payload, NO_DEADLINE);
+        }
+
         public int payloadSize() { return payload.length; }
+
+        /** Whether its deadline has passed at {@code nowMs} (wall clock, ms). */
+        public boolean expiredAt(long nowMs) {
+            return expiresAtMs != NO_DEADLINE && nowMs >= expiresAtMs;
+        }
 
         @Override
         public boolean equals(Object o) {
@@ -101,7 +118,8 @@ public sealed interface Body {
 
         @Override
         public String toString() {
-            return "Delivery[" + messageId + " from " + sender + ", " + payload.length + " bytes]";
+            return "Delivery[" + messageId + " from " + sender + ", " + payload.length + " bytes"
+                    + (expiresAtMs == NO_DEADLINE ? "" : ", until " + expiresAtMs) + "]";
         }
     }
 

@@ -31,6 +31,8 @@ public final class FrameCodec {
     private static final int BODY_GATEWAY_LIST = 4;
     private static final int BODY_MN_GROUPCAST = 5;
     private static final int BODY_EXPIRED = 6;
+    /** A delivery with a deadline: as {@link #BODY_DELIVERY}, then the milliseconds it has left (u32). */
+    private static final int BODY_TIMED_DELIVERY = 7;
     /** More gateways than a list frame may name: the list is for the best few, not the whole fleet. */
     public static final int MAX_LISTED_GATEWAYS = 255;
     private static final int CONTEXT_POSITION = 1;
@@ -132,10 +134,14 @@ public final class FrameCodec {
             writeContext(out, g.context());
             writeBytes(out, g.payload());
         } else if (body instanceof Body.Delivery d) {
-            out.writeByte(BODY_DELIVERY);
+            out.writeByte(d.expiresAtMs() == Body.Delivery.NO_DEADLINE ? BODY_DELIVERY : BODY_TIMED_DELIVERY);
             writeUuid(out, d.messageId());
             writeString16(out, d.sender());
             writeBytes(out, d.payload());
+            if (d.expiresAtMs() != Body.Delivery.NO_DEADLINE) {
+                // The time left as the frame leaves (a copy sent again has less): clocks need not agree.
+                out.writeInt((int) Math.max(0, Math.min(Integer.MAX_VALUE, d.expiresAtMs() - System.currentTimeMillis())));
+            }
         } else if (body instanceof Body.Expired e) {
             out.writeByte(BODY_EXPIRED);
             writeUuid(out, e.messageId());
@@ -179,6 +185,18 @@ public final class FrameCodec {
         return new Body.GatewayList(gateways);
     }
 
+    private static Body.Delivery readTimedDelivery(ByteBuf in) throws MalformedFrameException {
+        UUID messageId = readUuid(in);
+        String sender = readString16(in);
+        byte[] payload = readBytes(in);
+        need(in, 4, "time left");
+        long leftMs = in.readUnsignedInt();
+        if (leftMs > Integer.MAX_VALUE) {
+            throw new MalformedFrameException(Reason.BAD_FIELD, "time left " + leftMs + " ms");
+        }
+        return new Body.Delivery(messageId, sender, payload, System.currentTimeMillis() + leftMs);
+    }
+
     private static Body readBody(ByteBuf in) throws MalformedFrameException {
         need(in, 1, "body kind");
         int kind = in.readUnsignedByte();
@@ -186,6 +204,7 @@ public final class FrameCodec {
             case BODY_MN_MESSAGE -> new Body.MnMessage(readUuid(in), readString8(in), readContext(in), readBytes(in));
             case BODY_MN_GROUPCAST -> new Body.MnGroupcast(readUuid(in), readString16(in), readContext(in), readBytes(in));
             case BODY_DELIVERY -> new Body.Delivery(readUuid(in), readString16(in), readBytes(in));
+            case BODY_TIMED_DELIVERY -> readTimedDelivery(in);
             case BODY_EXPIRED -> new Body.Expired(readUuid(in));
             case BODY_HANDOVER -> new Body.Handover(readGatewayAddress(in));
             case BODY_GATEWAY_LIST -> readGatewayList(in);

@@ -38,6 +38,8 @@ class FrameCodecTest {
                 new Frame.Data(MN, 7, 7, new Body.MnGroupcast(UUID.randomUUID(), "grid/cell-3-4", full, new byte[] {9})),
                 new Frame.Data(MN, 7, 8, new Body.MnGroupcast(UUID.randomUUID(), "sql-battery/low", null, new byte[0])),
                 new Frame.Data(MN, 7, Integer.MAX_VALUE, new Body.Delivery(UUID.randomUUID(), "app-çé", new byte[100])),
+                new Frame.Data(MN, 7, 10, new Body.Delivery(UUID.randomUUID(), "app", new byte[] {4},
+                        System.currentTimeMillis() + 15_000)),
                 new Frame.Data(MN, 7, 9, new Body.Expired(UUID.randomUUID())),
                 new Frame.Data(MN, 7, 4, new Body.Handover(new GatewayAddress("gw-2", "10.0.0.2", 5501))),
                 new Frame.Data(MN, 7, 5, new Body.GatewayList(List.of(new GatewayAddress("gw-2", "10.0.0.2", 5501),
@@ -90,6 +92,37 @@ class FrameCodecTest {
         assertThatThrownBy(() -> FrameCodec.decode(withTrailer)).isInstanceOf(MalformedFrameException.class)
                 .hasMessageContaining("trailing");
         withTrailer.release();
+    }
+
+    @Test
+    void aDeliverysDeadlineTravelsAsTheTimeLeftSoTheReceiversClockSetsIt() throws Exception {
+        long before = System.currentTimeMillis();
+        Body.Delivery timed = decodedDelivery(new Body.Delivery(MN, "app", new byte[0], before + 5_000));
+        assertThat(timed.expiresAtMs()).isBetween(before + 4_000, System.currentTimeMillis() + 5_000);
+        assertThat(timed.expiredAt(System.currentTimeMillis())).isFalse();
+
+        Body.Delivery late = decodedDelivery(new Body.Delivery(MN, "app", new byte[0], before - 1_000));
+        assertThat(late.expiredAt(System.currentTimeMillis())).as("no time left: past its deadline on arrival").isTrue();
+
+        Body.Delivery timeless = decodedDelivery(new Body.Delivery(MN, "app", new byte[0]));
+        assertThat(timeless.expiresAtMs()).isEqualTo(Body.Delivery.NO_DEADLINE);
+        assertThat(timeless.expiredAt(Long.MAX_VALUE - 1)).isFalse();
+
+        ByteBuf frame = FrameCodec.encode(new Frame.Data(MN, 1, 1, new Body.Delivery(MN, "s", new byte[0], before + 1)),
+                ByteBufAllocator.DEFAULT);
+        frame.setInt(frame.writerIndex() - 4, -1); // 4,294,967,295 ms left: not a TTL
+        assertThatThrownBy(() -> FrameCodec.decode(frame)).isInstanceOf(MalformedFrameException.class)
+                .hasMessageContaining("time left");
+        frame.release();
+    }
+
+    private static Body.Delivery decodedDelivery(Body.Delivery delivery) throws Exception {
+        ByteBuf encoded = FrameCodec.encode(new Frame.Data(MN, 1, 1, delivery), ByteBufAllocator.DEFAULT);
+        try {
+            return (Body.Delivery) ((Frame.Data) FrameCodec.decode(encoded)).body();
+        } finally {
+            encoded.release();
+        }
     }
 
     @Test
