@@ -328,16 +328,9 @@ public final class MobileNode {
         } else if (frame instanceof Frame.Data data) {
             for (ReliableSession.Received received : session.onData(data.seq(), data.body())) {
                 Body body = received.body();
-                if (body instanceof Body.Expired expired && !recentIds.seen(expired.messageId())) {
+                UUID pastDeadline = pastDeadline(body);
+                if (pastDeadline != null && !recentIds.seen(pastDeadline)) {
                     // a delivery this node never had (on this session or an earlier one), past its deadline now
-                    session.refuse(received.seq(), new Frame.Error(id, epoch, ErrorCode.EXPIRED, received.seq(),
-                            "expired before it arrived"));
-                    continue;
-                }
-                if (body instanceof Body.Delivery delivery && delivery.expiredAt(System.currentTimeMillis())
-                        && !recentIds.seen(delivery.messageId())) {
-                    // It came in time but waited in the receive buffer behind a lost frame until its deadline passed
-                    // (under 20% loss, up to 3 s past it: perf faults, 2026-11-26): refused as the gateway would have.
                     session.refuse(received.seq(), new Frame.Error(id, epoch, ErrorCode.EXPIRED, received.seq(),
                             "expired before it could be handed up"));
                     continue;
@@ -420,6 +413,19 @@ public final class MobileNode {
             }
         }
         return session.hasInFlight() || !outbox.isEmpty() || !retrying.isEmpty();
+    }
+
+    /**
+     * The message id of a delivery past its deadline: the gateway's {@code Expired} question, or content that came in
+     * time but waited in the receive buffer behind a lost frame until its deadline passed (under 20% loss, up to 3 s
+     * past it: perf faults, 2026-11-26); null for anything else.
+     */
+    private static UUID pastDeadline(Body body) {
+        if (body instanceof Body.Expired expired) {
+            return expired.messageId();
+        }
+        return body instanceof Body.Delivery delivery && delivery.expiredAt(System.currentTimeMillis())
+                ? delivery.messageId() : null;
     }
 
     /**
