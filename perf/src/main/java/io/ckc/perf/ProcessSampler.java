@@ -23,6 +23,9 @@ import java.util.concurrent.TimeUnit;
  */
 final class ProcessSampler implements AutoCloseable {
 
+    /** The name this process, the simulator that makes the load, is sampled under. */
+    static final String LOAD_GENERATOR = "simulator";
+
     /** One look at one process. */
     record Sample(double seconds, String component, double cpuPercent, double rssMb) {
     }
@@ -70,7 +73,7 @@ final class ProcessSampler implements AutoCloseable {
                 }
             }
         }
-        pids.put("simulator", (int) ProcessHandle.current().pid());
+        pids.put(LOAD_GENERATOR, (int) ProcessHandle.current().pid());
         return pids;
     }
 

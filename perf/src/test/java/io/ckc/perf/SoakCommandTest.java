@@ -37,6 +37,9 @@ class SoakCommandTest {
         assertThat(simulator.perHour()).isCloseTo(60, org.assertj.core.api.Assertions.within(0.01));
         assertThat(fds.samples()).as("a sample that could not be read is left out").isEqualTo(14);
         assertThat(fds.grows()).isFalse();
+        assertThat(SoakCommand.judged(new SoakCommand.Key(SoakCommand.Metric.HEAP_AFTER_GC_MB, "simulator")))
+                .as("the load generator's record of its messages is drawn, not judged").isFalse();
+        assertThat(SoakCommand.judged(new SoakCommand.Key(SoakCommand.Metric.RSS_MB, "flink-taskmanager"))).isTrue();
     }
 
     /** A JVM that collects once and waits: the other process a probe attaches to. */
