@@ -42,8 +42,9 @@ final class Charts {
     private static final Color CKC = new Color(0x1f77b4);
     private static final Color KAFKA = new Color(0xd62728);
     private static final Color REFERENCE = new Color(0x7f7f7f);
+    /** Eight, so that the soak's eight processes besides Kafka each have their own (six repeated one). */
     private static final Color[] OTHERS = {new Color(0x2ca02c), new Color(0xff7f0e), new Color(0x9467bd),
-            new Color(0x8c564b), new Color(0xe377c2), new Color(0x17becf)};
+            new Color(0x8c564b), new Color(0xe377c2), new Color(0x17becf), new Color(0xbcbd22), new Color(0x393b79)};
 
     /**
      * A named line: points (x[i], y[i]); {@code low}/{@code high}: its 95% confidence interval, or
