@@ -274,10 +274,6 @@ final class FlinkRuntime {
     }
 
     /**
-     * One cluster process with the JVM memory flags and dynamic properties Flink's own scripts compute
-     * ({@code BashJavaUtils}, as {@code bin/jobmanager.sh} and {@code bin/taskmanager.sh} call it).
-     */
-    /**
      * The environment of the cluster's processes: glibc's malloc with two arenas instead of eight per core. Why: RocksDB
      * allocates and frees native memory on many threads, and with one arena per thread the freed pieces stay in each
      * arena's heap, so a TaskManager's resident memory grew by 48-65 MB an hour (the Java heap flat) in the hour-long
@@ -285,6 +281,10 @@ final class FlinkRuntime {
      */
     static final Map<String, String> CLUSTER_PROCESS_ENV = Map.of("MALLOC_ARENA_MAX", "2");
 
+    /**
+     * One cluster process with the JVM memory flags and dynamic properties Flink's own scripts compute
+     * ({@code BashJavaUtils}, as {@code bin/jobmanager.sh} and {@code bin/taskmanager.sh} call it).
+     */
     private void startClusterProcess(String name, String resourceQuery, String mainClass, Path conf) {
         startClusterProcess(name, resourceQuery, mainClass, conf, List.of());
     }
