@@ -330,7 +330,11 @@ final class FlinkRuntime {
         process.onExit().join();
         Path log = home.log(name);
         try {
-            Files.deleteIfExists(log); // the new one's registration must not be read off the old one's log
+            // The new one's registration must not be read off the old one's log, which stays for a reader (the last
+            // kill's).
+            if (Files.exists(log)) {
+                Files.move(log, home.logs.resolve(name + ".killed.log"), StandardCopyOption.REPLACE_EXISTING);
+            }
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
