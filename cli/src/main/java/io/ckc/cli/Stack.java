@@ -98,7 +98,8 @@ final class Stack {
         StringBuilder gateways = new StringBuilder();
         StringBuilder metrics = new StringBuilder();
         for (int i = 0; i < shape.gateways(); i++) {
-            gateways.append("gw-").append(i + 1).append(" udp://").append(shape.gatewayAddresses().get(i)).append("  ");
+            gateways.append("gw-").append(i + 1).append(" udp://").append(shape.gatewayAddresses().get(i))
+                    .append(" mqtt://127.0.0.1:").append(StackShape.FIRST_MQTT_PORT + i).append("  ");
             metrics.append("http://127.0.0.1:").append(StackShape.FIRST_METRICS_PORT + i).append("/metrics  ");
         }
         return "CKC is up (" + seconds + " s):\n"
@@ -125,6 +126,7 @@ final class Stack {
             processes.start("gateways", home.log("gateways"), Map.of("CKC_GATEWAY_IDS", String.join(",", shape.gatewayIds()),
                     "CKC_KAFKA_BOOTSTRAP", KafkaBroker.BOOTSTRAP, "CKC_UDP_HOST", "127.0.0.1",
                     "CKC_UDP_PORT", String.valueOf(StackShape.FIRST_UDP_PORT),
+                    "CKC_MQTT_PORT", String.valueOf(StackShape.FIRST_MQTT_PORT),
                     "CKC_METRICS_PORT", String.valueOf(StackShape.FIRST_METRICS_PORT)),
                     List.of("java", "-Xmx3g", "-XX:+UseG1GC", processes.gcLog("gateways"), "-jar",
                             home.gatewayJar().toString()));
@@ -142,11 +144,12 @@ final class Stack {
         }
     }
 
-    /** Gateway {@code gw-i} in a JVM of its own, UDP port and metrics port by its number. */
+    /** Gateway {@code gw-i} in a JVM of its own, UDP, MQTT and metrics ports by its number. */
     private void launchGateway(int i) {
         processes.start("gateway-" + i, home.log("gateway-" + i), Map.of("CKC_GATEWAY_ID", "gw-" + i,
                 "CKC_KAFKA_BOOTSTRAP", KafkaBroker.BOOTSTRAP, "CKC_UDP_HOST", "127.0.0.1",
                 "CKC_UDP_PORT", String.valueOf(StackShape.FIRST_UDP_PORT + i - 1),
+                "CKC_MQTT_PORT", String.valueOf(StackShape.FIRST_MQTT_PORT + i - 1),
                 "CKC_METRICS_PORT", String.valueOf(StackShape.FIRST_METRICS_PORT + i - 1)),
                 List.of("java", "-Xmx2g", "-XX:+UseG1GC", processes.gcLog("gateway-" + i), "-jar", home.gatewayJar().toString()));
     }

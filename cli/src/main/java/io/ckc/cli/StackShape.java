@@ -25,6 +25,7 @@ record StackShape(int gateways, String gatewayProcesses, int appParallelism, int
                   List<String> jobFlags, List<String> channels, boolean monitoring, String flinkUrl) {
 
     static final int FIRST_UDP_PORT = 5500;
+    static final int FIRST_MQTT_PORT = 1883;
     static final int FIRST_METRICS_PORT = 9400;
 
     StackShape {

@@ -6,6 +6,7 @@ import io.ckc.gateway.core.GatewayCore;
 import io.ckc.gateway.core.GatewayMetrics;
 import io.ckc.gateway.core.KafkaCorePublisher;
 import io.ckc.gateway.core.ProtocolAdapter;
+import io.ckc.gateway.mqtt.MqttAdapter;
 import io.ckc.gateway.udp.UdpAdapter;
 import io.ckc.protocol.kafka.TopicSetup;
 import io.ckc.protocol.netty.DatagramTransport;
@@ -28,7 +29,7 @@ import java.util.function.Supplier;
 
 /**
  * A running gateway: the protocol-independent core with its sessions sharded over the event loops,
- * the reliable-UDP adapter, the Kafka publisher and the consumer of what the core sends, the metrics
+ * the reliable-UDP adapter and, unless turned off, the MQTT one, the Kafka publisher and the consumer of what the core sends, the metrics
  * endpoint.
  */
 public final class Gateway implements AutoCloseable {
@@ -98,7 +99,10 @@ public final class Gateway implements AutoCloseable {
         CorePublisher publisher = new KafkaCorePublisher(config.core(), metrics, runsOn.producer());
         GatewayCore core = new GatewayCore(config.core(), publisher, metrics, loops);
         UdpAdapter udp = UdpAdapter.start(config.udp(), core, metrics, linkHook);
-        List<ProtocolAdapter> adapters = List.of(udp);
+        List<ProtocolAdapter> adapters = new ArrayList<>(List.of(udp));
+        if (config.mqtt().isPresent()) {
+            adapters.add(MqttAdapter.start(config.mqtt().get(), core, metrics, runsOn.loops()));
+        }
         try {
             core.start(adapters.stream().map(ProtocolAdapter::endpoint).toList());
         } catch (ExecutionException e) {
@@ -107,8 +111,9 @@ public final class Gateway implements AutoCloseable {
         CoreConsumer consumer = new CoreConsumer(config.core(), core, publisher, metrics);
         consumer.start();
         Gateway gateway = new Gateway(config, ownHost, core, adapters, udp, publisher, consumer, metricsServer);
-        LOG.info("Gateway {} listening on udp://{}, announced as {} ({} event loops, {} socket(s) on {}; metrics {})",
-                config.gatewayId(), gateway.udpAddress(), adapters.stream().map(ProtocolAdapter::endpoint).toList(),
+        LOG.info("Gateway {} listening on udp://{} and {}, announced as {} ({} event loops, {} socket(s) on {}; metrics {})",
+                config.gatewayId(), gateway.udpAddress(), gateway.mqttAddress().map(a -> "mqtt://" + a).orElse("no MQTT"),
+                adapters.stream().map(ProtocolAdapter::endpoint).toList(),
                 loops.size(), udp.sockets(), DatagramTransport.current(),
                 metricsServer == null ? "off" : "http://" + config.udpHost() + ":" + metricsServer.getPort() + "/metrics");
         return gateway;
@@ -120,6 +125,12 @@ public final class Gateway implements AutoCloseable {
 
     public InetSocketAddress udpAddress() {
         return udp.localAddress();
+    }
+
+    /** Where the MQTT adapter listens, when MQTT is on. */
+    public java.util.Optional<InetSocketAddress> mqttAddress() {
+        return adapters.stream().filter(a -> a instanceof MqttAdapter).map(a -> ((MqttAdapter) a).localAddress())
+                .findFirst();
     }
 
     /** The metrics port, or -1 when the endpoint is off. */

@@ -1,6 +1,7 @@
 package io.ckc.gateway;
 
 import io.ckc.gateway.core.CoreOptions;
+import io.ckc.gateway.mqtt.MqttOptions;
 import io.ckc.gateway.udp.UdpOptions;
 import io.ckc.protocol.kafka.Topics;
 import io.ckc.protocol.mrudp.ReliabilityConfig;
@@ -15,7 +16,8 @@ import static io.ckc.gateway.GatewaySettings.*;
  * Typed gateway configuration, read from environment variables in this one place; each variable is
  * declared, with its default and meaning, in {@link GatewaySettings} (and listed in docs/configuration.md).
  */
-public record GatewayConfig(String gatewayId, String kafkaBootstrap, String udpHost, int udpPort, int metricsPort,
+public record GatewayConfig(String gatewayId, String kafkaBootstrap, String udpHost, int udpPort, int mqttPort,
+                            int metricsPort,
                             Topics topics, int maxPayloadBytes, long sessionTimeoutMs, ReliabilityConfig reliability,
                             int kafkaLingerMs, String publicHost, long reportPeriodMs, long pingIntervalMs,
                             long pingWindowMs, int reportChunk, long gatewayListIntervalMs,
@@ -24,6 +26,7 @@ public record GatewayConfig(String gatewayId, String kafkaBootstrap, String udpH
                             int downlinkBacklog, long uplinkTargetAgeMs, long uplinkBurstMs) {
 
     public static final int DEFAULT_UDP_PORT = 5500;
+    public static final int DEFAULT_MQTT_PORT = 1883;
 
     public GatewayConfig {
         if (!Topics.isValidGatewayId(gatewayId)) {
@@ -52,6 +55,9 @@ public record GatewayConfig(String gatewayId, String kafkaBootstrap, String udpH
             throw new IllegalArgumentException("CKC_UPLINK_TARGET_AGE_MS and CKC_UPLINK_BURST_MS must not be negative, got "
                     + uplinkTargetAgeMs + " and " + uplinkBurstMs);
         }
+        if (mqttPort < -1 || mqttPort > 65_535) {
+            throw new IllegalArgumentException("CKC_MQTT_PORT must be a port, 0 (any free one) or -1 (off), got " + mqttPort);
+        }
         if (eventLoops <= 0) {
             throw new IllegalArgumentException("CKC_EVENT_LOOPS must be positive, got " + eventLoops);
         }
@@ -65,6 +71,7 @@ public record GatewayConfig(String gatewayId, String kafkaBootstrap, String udpH
                 KAFKA_BOOTSTRAP.string(env),
                 udpHost,
                 UDP_PORT.integer(env),
+                MQTT_PORT.integer(env),
                 METRICS_PORT.integer(env),
                 new Topics(TOPIC_PREFIX.string(env), APP_TOPIC_PREFIX.string(env)),
                 MAX_PAYLOAD_BYTES.integer(env),
@@ -92,7 +99,7 @@ public record GatewayConfig(String gatewayId, String kafkaBootstrap, String udpH
 
     /**
      * The gateways one process hosts: one per id of CKC_GATEWAY_IDS (else the one of CKC_GATEWAY_ID), the
-     * n-th on the UDP and metrics ports n above the configured ones (a port of 0, any free one, and a metrics
+     * n-th on the UDP, MQTT and metrics ports n above the configured ones (a port of 0, any free one, and a metrics
      * port of -1, none, stay as they are).
      */
     public static List<GatewayConfig> hostedFromEnv(Map<String, String> env) {
@@ -105,6 +112,7 @@ public record GatewayConfig(String gatewayId, String kafkaBootstrap, String udpH
         for (String id : ids.split(",")) {
             int n = hosted.size();
             hosted.add(first.toBuilder().gatewayId(id.trim()).udpPort(first.udpPort == 0 ? 0 : first.udpPort + n)
+                    .mqttPort(first.mqttPort <= 0 ? first.mqttPort : first.mqttPort + n)
                     .metricsPort(first.metricsPort <= 0 ? first.metricsPort : first.metricsPort + n).build());
         }
         if (hosted.stream().map(GatewayConfig::gatewayId).distinct().count() < hosted.size()) {
@@ -113,9 +121,9 @@ public record GatewayConfig(String gatewayId, String kafkaBootstrap, String udpH
         return List.copyOf(hosted);
     }
 
-    /** Defaults for tests and embedding: the given id and Kafka, any free UDP port, no metrics server. */
+    /** Defaults for tests and embedding: the given id and Kafka, any free UDP port, no MQTT, no metrics server. */
     public static GatewayConfig forTest(String gatewayId, String kafkaBootstrap, Topics topics) {
-        return fromEnv(Map.of()).toBuilder().gatewayId(gatewayId).kafkaBootstrap(kafkaBootstrap).udpPort(0)
+        return fromEnv(Map.of()).toBuilder().gatewayId(gatewayId).kafkaBootstrap(kafkaBootstrap).udpPort(0).mqttPort(-1)
                 .metricsPort(-1).topics(topics).build();
     }
 
@@ -132,6 +140,13 @@ public record GatewayConfig(String gatewayId, String kafkaBootstrap, String udpH
         return new UdpOptions(udpHost, udpPort, publicHost, udpSocketPerLoop, reliability);
     }
 
+    /** The MQTT adapter's part of this configuration; empty when MQTT is off. */
+    public java.util.Optional<MqttOptions> mqtt() {
+        // room for the topic, the packet's header and its properties beside the largest payload
+        return mqttPort < 0 ? java.util.Optional.empty()
+                : java.util.Optional.of(new MqttOptions(udpHost, mqttPort, publicHost, maxPayloadBytes + 4 * 1024));
+    }
+
     /** A builder that starts from this configuration: the one way to derive a changed copy. */
     public Builder toBuilder() {
         return new Builder(this);
@@ -143,6 +158,7 @@ public record GatewayConfig(String gatewayId, String kafkaBootstrap, String udpH
         private String kafkaBootstrap;
         private String udpHost;
         private int udpPort;
+        private int mqttPort;
         private int metricsPort;
         private Topics topics;
         private int maxPayloadBytes;
@@ -171,6 +187,7 @@ public record GatewayConfig(String gatewayId, String kafkaBootstrap, String udpH
             this.kafkaBootstrap = from.kafkaBootstrap;
             this.udpHost = from.udpHost;
             this.udpPort = from.udpPort;
+            this.mqttPort = from.mqttPort;
             this.metricsPort = from.metricsPort;
             this.topics = from.topics;
             this.maxPayloadBytes = from.maxPayloadBytes;
@@ -212,6 +229,11 @@ public record GatewayConfig(String gatewayId, String kafkaBootstrap, String udpH
 
         public Builder udpPort(int value) {
             this.udpPort = value;
+            return this;
+        }
+
+        public Builder mqttPort(int value) {
+            this.mqttPort = value;
             return this;
         }
 
@@ -326,7 +348,7 @@ public record GatewayConfig(String gatewayId, String kafkaBootstrap, String udpH
         }
 
         public GatewayConfig build() {
-            return new GatewayConfig(gatewayId, kafkaBootstrap, udpHost, udpPort, metricsPort, topics, maxPayloadBytes, sessionTimeoutMs, reliability, kafkaLingerMs, publicHost, reportPeriodMs, pingIntervalMs, pingWindowMs, reportChunk, gatewayListIntervalMs, miniBuffer, pingSample, contextRefreshMs, eventLoops, udpSocketPerLoop, admitPerSecond, admitPending, downlinkBacklog, uplinkTargetAgeMs, uplinkBurstMs);
+            return new GatewayConfig(gatewayId, kafkaBootstrap, udpHost, udpPort, mqttPort, metricsPort, topics, maxPayloadBytes, sessionTimeoutMs, reliability, kafkaLingerMs, publicHost, reportPeriodMs, pingIntervalMs, pingWindowMs, reportChunk, gatewayListIntervalMs, miniBuffer, pingSample, contextRefreshMs, eventLoops, udpSocketPerLoop, admitPerSecond, admitPending, downlinkBacklog, uplinkTargetAgeMs, uplinkBurstMs);
         }
     }
 }

@@ -41,6 +41,15 @@ public interface NodeLink {
     /** The best gateways, sorted by score, for the node to reconnect to after a loss. */
     void gatewayList(List<GatewayEndpoints> gateways);
 
+    /**
+     * Whether the link tells a silent node's failure itself ({@link SessionShard#fail}), as a TCP connection with a
+     * keep-alive does; the core then does not time the session out by {@code CKC_SESSION_TIMEOUT_MS}. A datagram
+     * link does not: the core's silence timeout is its only one.
+     */
+    default boolean watchesLiveness() {
+        return false;
+    }
+
     /** A latency probe; the node's answer comes back as {@link SessionShard#pong}. */
     void ping(long timestamp);
 

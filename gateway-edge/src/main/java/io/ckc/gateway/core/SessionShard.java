@@ -298,7 +298,7 @@ public final class SessionShard {
         long cutoff = now - config.sessionTimeoutMs();
         List<Session> due = null;
         for (Session session : sessions.values()) {
-            if (session.lastHeardMs < cutoff || (session.leavingDeadlineMs != 0 && now >= session.leavingDeadlineMs)) {
+            if (timedOut(session, cutoff) || (session.leavingDeadlineMs != 0 && now >= session.leavingDeadlineMs)) {
                 if (due == null) {
                     due = new ArrayList<>();
                 }
@@ -309,12 +309,16 @@ public final class SessionShard {
             return;
         }
         for (Session session : due) {
-            if (session.lastHeardMs < cutoff) {
+            if (timedOut(session, cutoff)) {
                 fail(session, "timeout");
             } else {
                 close(session, "handed-over", UnsentMessage.Reason.CONNECTION_BROKEN);
             }
         }
+    }
+
+    private static boolean timedOut(Session session, long cutoff) {
+        return session.lastHeardMs < cutoff && !session.link.watchesLiveness();
     }
 
     private void close(Session session, String why, UnsentMessage.Reason unsentReason) {

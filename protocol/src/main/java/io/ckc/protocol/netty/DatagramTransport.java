@@ -8,10 +8,13 @@ import io.netty.channel.epoll.Epoll;
 import io.netty.channel.epoll.EpollChannelOption;
 import io.netty.channel.epoll.EpollDatagramChannel;
 import io.netty.channel.epoll.EpollIoHandler;
+import io.netty.channel.epoll.EpollServerSocketChannel;
 import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.DatagramChannel;
+import io.netty.channel.socket.ServerSocketChannel;
 import io.netty.channel.socket.nio.NioChannelOption;
 import io.netty.channel.socket.nio.NioDatagramChannel;
+import io.netty.channel.socket.nio.NioServerSocketChannel;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -43,6 +46,11 @@ public enum DatagramTransport {
         }
 
         @Override
+        public Class<? extends ServerSocketChannel> serverChannelClass() {
+            return EpollServerSocketChannel.class;
+        }
+
+        @Override
         public Bootstrap reusePort(Bootstrap bootstrap) {
             return bootstrap.option(EpollChannelOption.SO_REUSEPORT, true);
         }
@@ -62,6 +70,11 @@ public enum DatagramTransport {
         @Override
         public Class<? extends DatagramChannel> channelClass() {
             return NioDatagramChannel.class;
+        }
+
+        @Override
+        public Class<? extends ServerSocketChannel> serverChannelClass() {
+            return NioServerSocketChannel.class;
         }
 
         @Override
@@ -95,6 +108,12 @@ public enum DatagramTransport {
 
     /** The datagram channel that runs on this transport's event loops. */
     public abstract Class<? extends DatagramChannel> channelClass();
+
+    /**
+     * The TCP listener that runs on this transport's event loops: the gateway's MQTT adapter shares the loops the
+     * UDP sockets run on, so its channels come from the same transport.
+     */
+    public abstract Class<? extends ServerSocketChannel> serverChannelClass();
 
     /** Lets several sockets bind the same port ({@code SO_REUSEPORT}); only where {@link #supportsReusePort()}. */
     public abstract Bootstrap reusePort(Bootstrap bootstrap);

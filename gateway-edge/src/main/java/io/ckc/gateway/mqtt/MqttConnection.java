@@ -1,0 +1,296 @@
+package io.ckc.gateway.mqtt;
+
+import io.ckc.gateway.core.GatewayCore;
+import io.ckc.gateway.core.GatewayMetrics;
+import io.ckc.gateway.core.Refusal;
+import io.ckc.gateway.core.Session;
+import io.ckc.gateway.core.SessionShard;
+import io.ckc.gateway.core.Uplink;
+import io.netty.buffer.ByteBufUtil;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.handler.codec.TooLongFrameException;
+import io.netty.handler.codec.mqtt.MqttConnAckMessage;
+import io.netty.handler.codec.mqtt.MqttConnectMessage;
+import io.netty.handler.codec.mqtt.MqttConnectReturnCode;
+import io.netty.handler.codec.mqtt.MqttIdentifierRejectedException;
+import io.netty.handler.codec.mqtt.MqttMessage;
+import io.netty.handler.codec.mqtt.MqttMessageBuilders;
+import io.netty.handler.codec.mqtt.MqttFixedHeader;
+import io.netty.handler.codec.mqtt.MqttMessageIdVariableHeader;
+import io.netty.handler.codec.mqtt.MqttMessageType;
+import io.netty.handler.codec.mqtt.MqttProperties;
+import io.netty.handler.codec.mqtt.MqttPublishMessage;
+import io.netty.handler.codec.mqtt.MqttQoS;
+import io.netty.handler.codec.mqtt.MqttReasonCodes;
+import io.netty.handler.codec.mqtt.MqttSubAckMessage;
+import io.netty.handler.codec.mqtt.MqttSubAckPayload;
+import io.netty.handler.codec.mqtt.MqttSubscribeMessage;
+import io.netty.handler.codec.mqtt.MqttTopicSubscription;
+import io.netty.handler.codec.mqtt.MqttUnacceptableProtocolVersionException;
+import io.netty.handler.codec.mqtt.MqttUnsubscribeMessage;
+import io.netty.handler.timeout.IdleStateEvent;
+import io.netty.handler.timeout.IdleStateHandler;
+import io.netty.util.ReferenceCountUtil;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * One device's TCP connection: decodes what it sends into calls on the core, on the shard its node id hashes to
+ * ({@link SessionShard#execute}, so everything of one session runs on that shard's loop, in the order the device sent
+ * it). The codec only encodes and decodes; the session, its deliveries and their expiry are the core's. A malformed
+ * or oversized packet closes this connection (with an MQTT 5 reason code) and is counted; no other is disturbed.
+ */
+final class MqttConnection extends ChannelInboundHandlerAdapter {
+
+    /** In-flight QoS 1 publishes to one device at most, whatever Receive Maximum it asks for. */
+    static final int MAX_INFLIGHT = 1_024;
+
+    private final GatewayCore core;
+    private final GatewayMetrics metrics;
+    /** Null until CONNECT: the shard of the device's node id. */
+    private SessionShard shard;
+    /** The session's link: set and read on the shard's loop only. */
+    private MqttLink link;
+    private int version;
+
+    MqttConnection(GatewayCore core, GatewayMetrics metrics) {
+        this.core = core;
+        this.metrics = metrics;
+    }
+
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+        try {
+            if (!(msg instanceof MqttMessage packet)) {
+                return;
+            }
+            if (packet.decoderResult().isFailure()) {
+                malformed(ctx, packet.decoderResult().cause());
+                return;
+            }
+            if (packet instanceof MqttConnectMessage connect) {
+                connect(ctx, connect);
+                return;
+            }
+            if (shard == null) {
+                protocolError(ctx);
+                return;
+            }
+            switch (packet.fixedHeader().messageType()) {
+                case PUBLISH -> publish(ctx, (MqttPublishMessage) packet);
+                case PUBACK -> {
+                    // MQTT 5's PUBACK header (MqttPubReplyMessageVariableHeader) is one of these too
+                    int packetId = ((MqttMessageIdVariableHeader) packet.variableHeader()).messageId();
+                    onShard(() -> link.pubAck(packetId));
+                }
+                case SUBSCRIBE -> subscribe(ctx, (MqttSubscribeMessage) packet);
+                case UNSUBSCRIBE -> unsubscribe(ctx, (MqttUnsubscribeMessage) packet);
+                case PINGREQ -> ctx.writeAndFlush(MqttMessage.PINGRESP);
+                case DISCONNECT -> {
+                    onShard(() -> shard.disconnect(link.session));
+                    ctx.close();
+                }
+                default -> protocolError(ctx);
+            }
+        } finally {
+            ReferenceCountUtil.release(msg);
+        }
+    }
+
+    private void connect(ChannelHandlerContext ctx, MqttConnectMessage connect) {
+        if (shard != null) {
+            protocolError(ctx);
+            return;
+        }
+        version = connect.variableHeader().version();
+        String clientId = connect.payload().clientIdentifier();
+        if (clientId == null || clientId.isEmpty() || clientId.indexOf('/') >= 0 || clientId.indexOf('+') >= 0
+                || clientId.indexOf('#') >= 0) {
+            refuseConnect(ctx, version == 5 ? MqttConnectReturnCode.CONNECTION_REFUSED_CLIENT_IDENTIFIER_NOT_VALID
+                    : MqttConnectReturnCode.CONNECTION_REFUSED_IDENTIFIER_REJECTED);
+            return;
+        }
+        if (ctx.pipeline().get("connect-timeout") != null) {
+            ctx.pipeline().remove("connect-timeout");
+        }
+        int keepAlive = connect.variableHeader().keepAliveTimeSeconds();
+        if (keepAlive > 0) {
+            // MQTT 3.1.2.10: a server closes a connection silent for one and a half keep-alive periods
+            ctx.pipeline().addFirst("keep-alive", new IdleStateHandler(keepAlive * 1_500L, 0, 0, TimeUnit.MILLISECONDS));
+        }
+        int receiveMaximum = MAX_INFLIGHT;
+        if (version == 5 && connect.variableHeader().properties()
+                .getProperty(MqttProperties.RECEIVE_MAXIMUM) instanceof MqttProperties.IntegerProperty asked) {
+            receiveMaximum = Math.max(1, Math.min(MAX_INFLIGHT, asked.value()));
+        }
+        DeviceTopics topics = new DeviceTopics(clientId);
+        UUID mnId = DeviceTopics.nodeId(clientId);
+        SessionShard target = core.shardOf(mnId);
+        shard = target;
+        int inflight = receiveMaximum;
+        target.execute(() -> {
+            if (!ctx.channel().isActive()) {
+                return;
+            }
+            if (!target.admit()) {
+                refuseConnect(ctx, version == 5 ? MqttConnectReturnCode.CONNECTION_REFUSED_SERVER_BUSY
+                        : MqttConnectReturnCode.CONNECTION_REFUSED_SERVER_UNAVAILABLE);
+                return;
+            }
+            Session existing = target.current(mnId);
+            long epoch = System.currentTimeMillis() * 1_000;
+            if (existing != null) {
+                epoch = Math.max(epoch, existing.epoch() + 1);
+                if (existing.link() instanceof MqttLink previous) {
+                    previous.takenOver();
+                }
+            }
+            link = (MqttLink) target.open(mnId, epoch,
+                    session -> new MqttLink(session, target, ctx.channel(), topics, version, inflight)).link();
+        });
+    }
+
+    private void publish(ChannelHandlerContext ctx, MqttPublishMessage publish) {
+        MqttQoS qos = publish.fixedHeader().qosLevel();
+        if (qos == MqttQoS.EXACTLY_ONCE) {
+            // CONNACK told MQTT 5 clients Maximum QoS 1; QoS 2 would need exactly-once to the application
+            disconnect(ctx, MqttReasonCodes.Disconnect.QOS_NOT_SUPPORTED, "qos-2");
+            return;
+        }
+        int ref = qos == MqttQoS.AT_LEAST_ONCE ? publish.variableHeader().packetId() : 0;
+        String topic = publish.variableHeader().topicName();
+        byte[] payload = ByteBufUtil.getBytes(publish.payload());
+        UUID messageId = messageId(publish.variableHeader().properties());
+        String channel = DeviceTopics.channel(topic);
+        onShard(() -> {
+            shard.heard(link.session);
+            if (channel == null) {
+                shard.reject(link.session, ref, Refusal.FORBIDDEN_CHANNEL,
+                        "publish to app/<channel>; '" + topic + "' is not one");
+                return;
+            }
+            shard.uplink(link.session, ref, new Uplink.ToChannel(messageId, channel, null, payload));
+        });
+    }
+
+    /** The message id a device gives in the user property {@code message-id} (a UUID), or a new one. */
+    static UUID messageId(MqttProperties properties) {
+        for (MqttProperties.MqttProperty<?> property : properties.getProperties(MqttProperties.USER_PROPERTY)) {
+            if (property instanceof MqttProperties.UserProperties user) {
+                for (MqttProperties.StringPair pair : user.value()) {
+                    if ("message-id".equals(pair.key)) {
+                        try {
+                            return UUID.fromString(pair.value);
+                        } catch (IllegalArgumentException notAUuid) {
+                            break;
+                        }
+                    }
+                }
+            }
+        }
+        return UUID.randomUUID();
+    }
+
+    private void subscribe(ChannelHandlerContext ctx, MqttSubscribeMessage subscribe) {
+        int packetId = subscribe.idAndPropertiesVariableHeader().messageId();
+        List<MqttTopicSubscription> asked = List.copyOf(subscribe.payload().topicSubscriptions());
+        onShard(() -> {
+            List<String> granted = new ArrayList<>();
+            int[] codes = new int[asked.size()];
+            for (int i = 0; i < codes.length; i++) {
+                MqttTopicSubscription subscription = asked.get(i);
+                if (link.topics().maySubscribe(subscription.topicFilter())) {
+                    granted.add(subscription.topicFilter());
+                    codes[i] = Math.min(subscription.qualityOfService().value(), MqttQoS.AT_LEAST_ONCE.value());
+                } else {
+                    metrics.rejected.labelValues("SUBSCRIBE_NOT_AUTHORIZED").inc();
+                    codes[i] = version == 5 ? MqttReasonCodes.SubAck.NOT_AUTHORIZED.byteValue() & 0xff
+                            : MqttQoS.FAILURE.value();
+                }
+            }
+            ctx.writeAndFlush(new MqttSubAckMessage(
+                    new MqttFixedHeader(MqttMessageType.SUBACK, false, MqttQoS.AT_MOST_ONCE, false, 0),
+                    MqttMessageIdVariableHeader.from(packetId).withEmptyProperties(), new MqttSubAckPayload(codes)));
+            link.subscribed(granted);
+        });
+    }
+
+    private void unsubscribe(ChannelHandlerContext ctx, MqttUnsubscribeMessage unsubscribe) {
+        List<String> filters = List.copyOf(unsubscribe.payload().topics());
+        int packetId = unsubscribe.idAndPropertiesVariableHeader().messageId();
+        onShard(() -> link.unsubscribed(filters));
+        MqttMessageBuilders.UnsubAckBuilder ack = MqttMessageBuilders.unsubAck().packetId(packetId);
+        if (version == 5) {
+            filters.forEach(f -> ack.addReasonCode((short) MqttReasonCodes.UnsubAck.SUCCESS.byteValue()));
+        }
+        ctx.writeAndFlush(ack.build());
+    }
+
+    @Override
+    public void userEventTriggered(ChannelHandlerContext ctx, Object event) {
+        if (event instanceof IdleStateEvent) {
+            disconnect(ctx, MqttReasonCodes.Disconnect.KEEP_ALIVE_TIMEOUT, "keep-alive");
+        }
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) {
+        if (shard != null) {
+            onShard(() -> shard.fail(link.session, "connection-lost"));
+        }
+    }
+
+    @Override
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+        metrics.malformedFrames.labelValues("mqtt-io").inc();
+        ctx.close();
+    }
+
+    private void malformed(ChannelHandlerContext ctx, Throwable cause) {
+        if (cause instanceof MqttUnacceptableProtocolVersionException) {
+            metrics.malformedFrames.labelValues("mqtt-version").inc();
+            refuseConnect(ctx, MqttConnectReturnCode.CONNECTION_REFUSED_UNACCEPTABLE_PROTOCOL_VERSION);
+        } else if (cause instanceof MqttIdentifierRejectedException) {
+            metrics.malformedFrames.labelValues("mqtt-client-id").inc();
+            refuseConnect(ctx, MqttConnectReturnCode.CONNECTION_REFUSED_IDENTIFIER_REJECTED);
+        } else if (cause instanceof TooLongFrameException) {
+            disconnect(ctx, MqttReasonCodes.Disconnect.PACKET_TOO_LARGE, "mqtt-too-large");
+        } else {
+            disconnect(ctx, MqttReasonCodes.Disconnect.MALFORMED_PACKET, "mqtt-malformed");
+        }
+    }
+
+    private void protocolError(ChannelHandlerContext ctx) {
+        disconnect(ctx, MqttReasonCodes.Disconnect.PROTOCOL_ERROR, "mqtt-protocol");
+    }
+
+    /** Closes the connection, with an MQTT 5 DISCONNECT saying why; counted by {@code reason}. */
+    private void disconnect(ChannelHandlerContext ctx, MqttReasonCodes.Disconnect code, String reason) {
+        metrics.malformedFrames.labelValues(reason).inc();
+        if (version == 5) {
+            ctx.writeAndFlush(MqttMessageBuilders.disconnect().reasonCode(code.byteValue()).build())
+                    .addListener(ChannelFutureListener.CLOSE);
+        } else {
+            ctx.close();
+        }
+    }
+
+    private void refuseConnect(ChannelHandlerContext ctx, MqttConnectReturnCode code) {
+        MqttConnAckMessage refusal = MqttMessageBuilders.connAck().returnCode(code).sessionPresent(false).build();
+        ctx.writeAndFlush(refusal).addListener(ChannelFutureListener.CLOSE);
+    }
+
+    /** Runs on the session's shard loop, unless the session is gone (refused, closed or taken over). */
+    private void onShard(Runnable task) {
+        shard.execute(() -> {
+            if (link != null && shard.current(link.session.mnId()) == link.session) {
+                task.run();
+            }
+        });
+    }
+}

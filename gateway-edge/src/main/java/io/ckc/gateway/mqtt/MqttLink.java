@@ -1,0 +1,338 @@
+package io.ckc.gateway.mqtt;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.ckc.gateway.core.NodeLink;
+import io.ckc.gateway.core.Refusal;
+import io.ckc.gateway.core.Session;
+import io.ckc.gateway.core.SessionShard;
+import io.ckc.protocol.kafka.Json;
+import io.ckc.protocol.records.Endpoint;
+import io.ckc.protocol.records.GatewayEndpoints;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.handler.codec.mqtt.MqttConnectReturnCode;
+import io.netty.handler.codec.mqtt.MqttMessageBuilders;
+import io.netty.handler.codec.mqtt.MqttProperties;
+import io.netty.handler.codec.mqtt.MqttQoS;
+import io.netty.handler.codec.mqtt.MqttReasonCodes;
+
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.UUID;
+
+/**
+ * A device's session as MQTT carries it: its subscriptions, and what the gateway published to it at QoS 1 and it has
+ * not acknowledged (deliveries, latency probes, handovers) under their packet ids. Deliveries wait here while the
+ * device has no subscription to its inbox or its Receive Maximum is reached. Only the core's own state is kept: the
+ * MQTT session is not persistent (CONNACK says so), because the delivery job keeps every unacknowledged unicast and
+ * routes it again when the device's next session opens. Confined to the session's shard event loop; writes go to the
+ * connection's channel.
+ */
+final class MqttLink implements NodeLink {
+
+    private static final ObjectMapper JSON = Json.newMapper();
+    private static final int MAX_PACKET_ID = 65_535;
+
+    /** What a packet id the gateway used waits to hear a PUBACK for. */
+    private sealed interface Outgoing permits Delivery, Probe, Handover {
+    }
+
+    private record Delivery(UUID deliveryId, String sender, byte[] payload, long expiresAt) implements Outgoing {
+    }
+
+    private record Probe(long timestamp) implements Outgoing {
+    }
+
+    private record Handover() implements Outgoing {
+    }
+
+    final Session session;
+    private final SessionShard shard;
+    private final Channel channel;
+    private final DeviceTopics topics;
+    private final int version;
+    private final int receiveMaximum;
+    private final Set<String> filters = new HashSet<>();
+    /** Published at QoS 1 and not acknowledged, by packet id, in the order sent. */
+    private final Map<Integer, Outgoing> unacknowledged = new LinkedHashMap<>();
+    /** Deliveries not sent yet: no inbox subscription, or the device's Receive Maximum reached. */
+    private final ArrayDeque<Delivery> waiting = new ArrayDeque<>();
+    private int nextPacketId = 1;
+    private byte closeReason = MqttReasonCodes.Disconnect.SERVER_SHUTTING_DOWN.byteValue();
+    private boolean closed;
+
+    MqttLink(Session session, SessionShard shard, Channel channel, DeviceTopics topics, int version,
+             int receiveMaximum) {
+        this.session = session;
+        this.shard = shard;
+        this.channel = channel;
+        this.topics = topics;
+        this.version = version;
+        this.receiveMaximum = receiveMaximum;
+    }
+
+    DeviceTopics topics() {
+        return topics;
+    }
+
+    boolean isV5() {
+        return version == 5;
+    }
+
+    @Override
+    public boolean watchesLiveness() {
+        return true; // the TCP connection and the device's keep-alive: MqttConnection closes a silent one
+    }
+
+    @Override
+    public void accepted(String gatewayId, int maxPayloadBytes) {
+        MqttProperties properties = new MqttProperties();
+        if (isV5()) {
+            properties.add(new MqttProperties.IntegerProperty(MqttProperties.MAXIMUM_QOS, 1));
+            properties.add(new MqttProperties.IntegerProperty(MqttProperties.RETAIN_AVAILABLE, 0));
+            properties.add(new MqttProperties.IntegerProperty(MqttProperties.SHARED_SUBSCRIPTION_AVAILABLE, 0));
+            properties.add(new MqttProperties.IntegerProperty(MqttProperties.TOPIC_ALIAS_MAXIMUM, 0));
+        }
+        channel.writeAndFlush(MqttMessageBuilders.connAck().returnCode(MqttConnectReturnCode.CONNECTION_ACCEPTED)
+                .sessionPresent(false).properties(properties).build());
+    }
+
+    /** A QoS 1 publish is acknowledged once Kafka has it; a QoS 0 one (ref 0) has nothing to acknowledge. */
+    @Override
+    public void acknowledge(int ref) {
+        if (ref > 0) {
+            channel.writeAndFlush(MqttMessageBuilders.pubAck().packetId(ref).build());
+        }
+    }
+
+    /**
+     * MQTT 5 hears why in its PUBACK's reason code; MQTT 3.1.1 has no negative acknowledgement, so its connection
+     * closes and the client sends the message again on its next one. A write that failed also ends an MQTT 5
+     * session: the core refuses a session's later messages until the failed one comes again, which an MQTT 5 client
+     * that had its PUBACK never does.
+     */
+    @Override
+    public void reject(int ref, Refusal refusal, String message) {
+        if (ref == 0) {
+            return; // QoS 0: counted by the core, nothing to tell
+        }
+        if (!isV5()) {
+            closeWith(MqttReasonCodes.Disconnect.UNSPECIFIED_ERROR.byteValue());
+            return;
+        }
+        MqttProperties properties = new MqttProperties();
+        properties.add(new MqttProperties.StringProperty(MqttProperties.REASON_STRING, message));
+        channel.writeAndFlush(MqttMessageBuilders.pubAck().packetId(ref).reasonCode(reasonCode(refusal))
+                .properties(properties).build());
+        if (refusal == Refusal.PUBLISH_FAILED) {
+            closeWith(MqttReasonCodes.Disconnect.SERVER_BUSY.byteValue());
+        }
+    }
+
+    static byte reasonCode(Refusal refusal) {
+        return switch (refusal) {
+            case PAYLOAD_TOO_LARGE -> MqttReasonCodes.PubAck.QUOTA_EXCEEDED.byteValue();
+            case FORBIDDEN_CHANNEL, UNKNOWN_CHANNEL -> MqttReasonCodes.PubAck.TOPIC_NAME_INVALID.byteValue();
+            case MALFORMED -> MqttReasonCodes.PubAck.PAYLOAD_FORMAT_INVALID.byteValue();
+            case PUBLISH_FAILED -> MqttReasonCodes.PubAck.IMPLEMENTATION_SPECIFIC_ERROR.byteValue();
+            case BUSY -> MqttReasonCodes.PubAck.QUOTA_EXCEEDED.byteValue();
+        };
+    }
+
+    @Override
+    public void deliver(UUID deliveryId, String sender, byte[] payload, long expiresAt) {
+        if (closed) {
+            return;
+        }
+        waiting.add(new Delivery(deliveryId, sender, payload, expiresAt));
+        sendWaiting();
+    }
+
+    /** Sends what waits while the device subscribes to its inbox and its Receive Maximum allows. */
+    private void sendWaiting() {
+        if (!subscribed(topics.inbox)) {
+            return;
+        }
+        while (!waiting.isEmpty() && unacknowledged.size() < receiveMaximum) {
+            Delivery delivery = waiting.poll();
+            long leftMs = delivery.expiresAt == Long.MAX_VALUE ? Long.MAX_VALUE
+                    : delivery.expiresAt - System.currentTimeMillis();
+            if (leftMs <= 0) {
+                shard.expired(session, delivery.deliveryId); // it never left: the delivery job reports it expired
+                continue;
+            }
+            MqttProperties properties = new MqttProperties();
+            if (isV5()) {
+                if (leftMs != Long.MAX_VALUE) {
+                    // the time it has left, rounded up, as MQTT 5 requires of a server that forwards it
+                    properties.add(new MqttProperties.IntegerProperty(MqttProperties.PUBLICATION_EXPIRY_INTERVAL,
+                            (int) Math.min(Integer.MAX_VALUE, (leftMs + 999) / 1000)));
+                }
+                MqttProperties.UserProperties user = new MqttProperties.UserProperties();
+                user.add("message-id", delivery.deliveryId.toString());
+                if (delivery.sender != null) {
+                    user.add("sender", delivery.sender);
+                }
+                properties.add(user);
+            }
+            publish(topics.inbox, delivery.payload, delivery, properties);
+        }
+    }
+
+    @Override
+    public boolean handover(GatewayEndpoints target) {
+        Optional<Endpoint> endpoint = target.endpoint(Endpoint.MQTT);
+        if (endpoint.isEmpty() || closed) {
+            return false;
+        }
+        if (subscribed(topics.handover)) {
+            publish(topics.handover, json(new Target(target.gatewayId(), endpoint.get().host(), endpoint.get().port())),
+                    new Handover(), MqttProperties.NO_PROPERTIES);
+            return true;
+        }
+        if (isV5()) {
+            // "Use another server" with a Server Reference: the device is on its way; its session here closes with
+            // the connection
+            MqttProperties properties = new MqttProperties();
+            properties.add(new MqttProperties.StringProperty(MqttProperties.SERVER_REFERENCE,
+                    endpoint.get().host() + ":" + endpoint.get().port()));
+            shard.leaving(session);
+            channel.writeAndFlush(MqttMessageBuilders.disconnect()
+                            .reasonCode(MqttReasonCodes.Disconnect.USE_ANOTHER_SERVER.byteValue())
+                            .properties(properties).build())
+                    .addListener(ChannelFutureListener.CLOSE);
+            return true;
+        }
+        return false; // an MQTT 3.1.1 device that does not listen for handovers cannot be moved
+    }
+
+    /** A gateway as a device reads it on its handover and gateway-list topics. */
+    record Target(String gatewayId, String host, int port) {
+    }
+
+    @Override
+    public void gatewayList(List<GatewayEndpoints> gateways) {
+        if (closed || !subscribed(topics.gateways)) {
+            return;
+        }
+        List<Target> targets = new ArrayList<>();
+        for (GatewayEndpoints gateway : gateways) {
+            gateway.endpoint(Endpoint.MQTT).ifPresent(e -> targets.add(new Target(gateway.gatewayId(), e.host(),
+                    e.port())));
+        }
+        channel.writeAndFlush(MqttMessageBuilders.publish().topicName(topics.gateways).qos(MqttQoS.AT_MOST_ONCE)
+                .payload(Unpooled.wrappedBuffer(json(targets))).build());
+    }
+
+    /** The gateway's latency probe: a QoS 1 publish to the device's ping topic, timed to its PUBACK. */
+    @Override
+    public void ping(long timestamp) {
+        if (!closed && subscribed(topics.ping)) {
+            publish(topics.ping, Long.toString(timestamp).getBytes(StandardCharsets.US_ASCII), new Probe(timestamp),
+                    MqttProperties.NO_PROPERTIES);
+        }
+    }
+
+    @Override
+    public List<UUID> close() {
+        List<UUID> open = new ArrayList<>();
+        for (Outgoing outgoing : unacknowledged.values()) {
+            if (outgoing instanceof Delivery delivery) {
+                open.add(delivery.deliveryId);
+            }
+        }
+        for (Delivery delivery : waiting) {
+            open.add(delivery.deliveryId);
+        }
+        unacknowledged.clear();
+        waiting.clear();
+        if (!closed) {
+            closeWith(closeReason);
+        }
+        return open;
+    }
+
+    /** The next close tells the device another connection took its session over. */
+    void takenOver() {
+        closeReason = MqttReasonCodes.Disconnect.SESSION_TAKEN_OVER.byteValue();
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    // from the device, on the shard's loop (MqttConnection hands them over)
+
+    void subscribed(List<String> granted) {
+        filters.addAll(granted);
+        sendWaiting();
+    }
+
+    void unsubscribed(List<String> gone) {
+        gone.forEach(filters::remove);
+    }
+
+    void pubAck(int packetId) {
+        Outgoing outgoing = unacknowledged.remove(packetId);
+        if (outgoing instanceof Delivery delivery) {
+            shard.delivered(session, delivery.deliveryId);
+            sendWaiting();
+        } else if (outgoing instanceof Probe probe) {
+            shard.pong(session, probe.timestamp);
+        } else if (outgoing instanceof Handover) {
+            shard.leaving(session);
+        }
+    }
+
+    // ---------------------------------------------------------------------------------------------
+
+    private boolean subscribed(String topic) {
+        for (String filter : filters) {
+            if (DeviceTopics.matches(filter, topic)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private void publish(String topic, byte[] payload, Outgoing outgoing, MqttProperties properties) {
+        int packetId = nextPacketId();
+        unacknowledged.put(packetId, outgoing);
+        channel.writeAndFlush(MqttMessageBuilders.publish().topicName(topic).qos(MqttQoS.AT_LEAST_ONCE)
+                .messageId(packetId).properties(properties).payload(Unpooled.wrappedBuffer(payload)).build());
+    }
+
+    private int nextPacketId() {
+        do {
+            int id = nextPacketId;
+            nextPacketId = id == MAX_PACKET_ID ? 1 : id + 1;
+            if (!unacknowledged.containsKey(id)) {
+                return id;
+            }
+        } while (true); // at most receiveMaximum (< 65,535) are in use
+    }
+
+    private void closeWith(byte reason) {
+        closed = true;
+        if (isV5()) {
+            channel.writeAndFlush(MqttMessageBuilders.disconnect().reasonCode(reason).build())
+                    .addListener(ChannelFutureListener.CLOSE);
+        } else {
+            channel.close();
+        }
+    }
+
+    private static byte[] json(Object value) {
+        try {
+            return JSON.writeValueAsBytes(value);
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException("cannot write " + value, e);
+        }
+    }
+}

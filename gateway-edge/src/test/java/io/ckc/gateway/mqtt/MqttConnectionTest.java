@@ -1,0 +1,269 @@
+package io.ckc.gateway.mqtt;
+
+import io.ckc.gateway.GatewayConfig;
+import io.ckc.gateway.core.FakePublisher;
+import io.ckc.gateway.core.GatewayCore;
+import io.ckc.gateway.core.GatewayMetrics;
+import io.ckc.protocol.kafka.Topics;
+import io.ckc.protocol.records.AppMessage;
+import io.ckc.protocol.records.GatewayCommand;
+import io.ckc.protocol.records.MnEvent;
+import io.ckc.protocol.records.Receipt;
+import io.ckc.protocol.records.Unicast;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.embedded.EmbeddedChannel;
+import io.netty.handler.codec.mqtt.MqttConnAckMessage;
+import io.netty.handler.codec.mqtt.MqttConnectReturnCode;
+import io.netty.handler.codec.mqtt.MqttDecoder;
+import io.netty.handler.codec.mqtt.MqttMessage;
+import io.netty.handler.codec.mqtt.MqttMessageBuilders;
+import io.netty.handler.codec.mqtt.MqttMessageType;
+import io.netty.handler.codec.mqtt.MqttProperties;
+import io.netty.handler.codec.mqtt.MqttPubReplyMessageVariableHeader;
+import io.netty.handler.codec.mqtt.MqttPublishMessage;
+import io.netty.handler.codec.mqtt.MqttQoS;
+import io.netty.handler.codec.mqtt.MqttReasonCodeAndPropertiesVariableHeader;
+import io.netty.handler.codec.mqtt.MqttReasonCodes;
+import io.netty.handler.codec.mqtt.MqttSubAckMessage;
+import io.netty.handler.codec.mqtt.MqttVersion;
+import io.netty.util.ReferenceCountUtil;
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import org.junit.jupiter.api.Test;
+
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Set;
+import java.util.UUID;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * A device's connection on Netty's embedded channel, the core's one shard on another, with a fake publisher: what
+ * the device sends becomes calls on the core, and what the core sends the device comes out as MQTT packets.
+ */
+class MqttConnectionTest {
+
+    private final EmbeddedChannel loop = new EmbeddedChannel();
+    private final FakePublisher publisher = new FakePublisher(Set.of("echo"));
+    private final GatewayMetrics metrics = new GatewayMetrics("gw-t", new PrometheusRegistry());
+    private final GatewayCore core = new GatewayCore(
+            GatewayConfig.forTest("gw-t", "unused:9092", Topics.DEFAULT).core(), publisher, metrics,
+            List.of(loop.eventLoop()));
+
+    private EmbeddedChannel device() {
+        return new EmbeddedChannel(new MqttConnection(core, metrics));
+    }
+
+    private MqttMessage connect(EmbeddedChannel device, String clientId, MqttVersion version) {
+        device.writeInbound(MqttMessageBuilders.connect().clientId(clientId).protocolVersion(version)
+                .keepAlive(30).cleanSession(true).build());
+        loop.runPendingTasks();
+        return device.readOutbound();
+    }
+
+    private void send(EmbeddedChannel device, MqttMessage packet) {
+        device.writeInbound(packet);
+        loop.runPendingTasks();
+    }
+
+    private static MqttPublishMessage publish(String topic, MqttQoS qos, int packetId, String payload) {
+        return MqttMessageBuilders.publish().topicName(topic).qos(qos).messageId(packetId)
+                .payload(Unpooled.copiedBuffer(payload, StandardCharsets.UTF_8)).build();
+    }
+
+    private static MqttMessage subscribe(int packetId, String... filters) {
+        MqttMessageBuilders.SubscribeBuilder builder = MqttMessageBuilders.subscribe().messageId(packetId);
+        for (String filter : filters) {
+            builder.addSubscription(MqttQoS.AT_LEAST_ONCE, filter);
+        }
+        return builder.build();
+    }
+
+    private static MqttMessage pubAck(int packetId) {
+        return MqttMessageBuilders.pubAck().packetId(packetId).build();
+    }
+
+    private static int reasonOf(MqttMessage packet) {
+        Object header = packet.variableHeader();
+        if (header instanceof MqttPubReplyMessageVariableHeader reply) {
+            return reply.reasonCode() & 0xff;
+        }
+        return ((MqttReasonCodeAndPropertiesVariableHeader) header).reasonCode() & 0xff;
+    }
+
+    @Test
+    void aDeviceIsConnectedOnlyOnceItsConnectedEventIsInKafkaAndToldMaximumQosOne() {
+        EmbeddedChannel device = device();
+        publisher.hold();
+        device.writeInbound(MqttMessageBuilders.connect().clientId("sensor-7").protocolVersion(MqttVersion.MQTT_5)
+                .keepAlive(30).cleanSession(true).build());
+        loop.runPendingTasks();
+        assertThat((Object) device.readOutbound()).isNull();
+        MnEvent connected = publisher.of(MnEvent.class).get(0);
+        assertThat(connected.mnId()).isEqualTo(DeviceTopics.nodeId("sensor-7").toString());
+        assertThat(connected.type()).isEqualTo(MnEvent.Type.CONNECTED);
+
+        publisher.completeHeld();
+        loop.runPendingTasks();
+        MqttConnAckMessage ack = device.readOutbound();
+        assertThat(ack.variableHeader().connectReturnCode()).isEqualTo(MqttConnectReturnCode.CONNECTION_ACCEPTED);
+        assertThat(ack.variableHeader().isSessionPresent()).isFalse();
+        assertThat(ack.variableHeader().properties().getProperty(MqttProperties.MAXIMUM_QOS).value()).isEqualTo(1);
+    }
+
+    @Test
+    void aQos1PublishToAnAppTopicIsAcknowledgedOnlyOnceKafkaHasItAndQos0NotAtAll() {
+        EmbeddedChannel device = device();
+        connect(device, "n1", MqttVersion.MQTT_5);
+        publisher.hold();
+        send(device, publish("app/echo", MqttQoS.AT_LEAST_ONCE, 7, "hello"));
+        assertThat((Object) device.readOutbound()).isNull();
+        publisher.completeHeld();
+        loop.runPendingTasks();
+        MqttMessage ack = device.readOutbound();
+        assertThat(ack.fixedHeader().messageType()).isEqualTo(MqttMessageType.PUBACK);
+        assertThat(((MqttPubReplyMessageVariableHeader) ack.variableHeader()).messageId()).isEqualTo(7);
+        assertThat(reasonOf(ack)).isZero();
+
+        send(device, publish("app/echo", MqttQoS.AT_MOST_ONCE, 0, "fire and forget"));
+        assertThat((Object) device.readOutbound()).isNull();
+        assertThat(publisher.of(AppMessage.class)).extracting(AppMessage::channel, m -> new String(m.payload()),
+                        AppMessage::mnId)
+                .containsExactly(
+                        org.assertj.core.groups.Tuple.tuple("echo", "hello", DeviceTopics.nodeId("n1").toString()),
+                        org.assertj.core.groups.Tuple.tuple("echo", "fire and forget", DeviceTopics.nodeId("n1").toString()));
+    }
+
+    @Test
+    void aPublishToAnyOtherTopicIsRefusedWithAReasonCodeCountedAndNeverForwarded() {
+        EmbeddedChannel device = device();
+        connect(device, "n2", MqttVersion.MQTT_5);
+        send(device, publish("sensors/temperature", MqttQoS.AT_LEAST_ONCE, 3, "21.5"));
+        MqttMessage ack = device.readOutbound();
+        assertThat(ack.fixedHeader().messageType()).isEqualTo(MqttMessageType.PUBACK);
+        assertThat(reasonOf(ack)).isEqualTo(MqttReasonCodes.PubAck.TOPIC_NAME_INVALID.byteValue() & 0xff);
+        assertThat(publisher.of(AppMessage.class)).isEmpty();
+        assertThat(metrics.rejected.labelValues("FORBIDDEN_CHANNEL").get()).isEqualTo(1.0);
+        assertThat(device.isActive()).isTrue();
+    }
+
+    @Test
+    void aDeviceMaySubscribeToItsOwnTopicsOnly() {
+        EmbeddedChannel device = device();
+        connect(device, "n3", MqttVersion.MQTT_5);
+        send(device, subscribe(11, "ckc/n3/inbox", "ckc/n4/inbox", "ckc/n3/#", "#"));
+        MqttSubAckMessage ack = device.readOutbound();
+        assertThat(ack.payload().reasonCodes()).containsExactly(1, 0x87, 1, 0x87);
+        assertThat(metrics.rejected.labelValues("SUBSCRIBE_NOT_AUTHORIZED").get()).isEqualTo(2.0);
+    }
+
+    @Test
+    void aUnicastWaitsForTheInboxSubscriptionThenGoesOutAtQos1WithItsTimeLeftAndCountsOnlyOnPuback() {
+        EmbeddedChannel device = device();
+        connect(device, "n5", MqttVersion.MQTT_5);
+        MnEvent connected = publisher.of(MnEvent.class).get(0);
+        long expiresAt = System.currentTimeMillis() + 30_000;
+        core.command(new GatewayCommand.Deliver(new Unicast("m-1", "app", connected.mnId(), "hi".getBytes(), null,
+                System.currentTimeMillis(), true), connected.epoch(), expiresAt));
+        loop.runPendingTasks();
+        assertThat((Object) device.readOutbound()).isNull(); // no subscription to the inbox yet
+
+        send(device, subscribe(1, "ckc/n5/inbox"));
+        assertThat(((MqttMessage) device.readOutbound()).fixedHeader().messageType()).isEqualTo(MqttMessageType.SUBACK);
+        MqttPublishMessage delivery = device.readOutbound();
+        try {
+            assertThat(delivery.variableHeader().topicName()).isEqualTo("ckc/n5/inbox");
+            assertThat(delivery.fixedHeader().qosLevel()).isEqualTo(MqttQoS.AT_LEAST_ONCE);
+            assertThat(delivery.payload().toString(StandardCharsets.UTF_8)).isEqualTo("hi");
+            int expiry = (Integer) delivery.variableHeader().properties()
+                    .getProperty(MqttProperties.PUBLICATION_EXPIRY_INTERVAL).value();
+            assertThat(expiry).isBetween(29, 30);
+            assertThat(publisher.of(Receipt.class)).isEmpty();
+
+            send(device, pubAck(delivery.variableHeader().packetId()));
+            assertThat(publisher.of(Receipt.class)).extracting(Receipt::messageId, Receipt::outcome)
+                    .containsExactly(org.assertj.core.groups.Tuple.tuple("m-1", Receipt.Outcome.DELIVERED));
+        } finally {
+            ReferenceCountUtil.release(delivery);
+        }
+    }
+
+    @Test
+    void aSecondConnectWithTheSameClientIdTakesTheSessionOverWithANewerEpoch() {
+        EmbeddedChannel first = device();
+        connect(first, "n6", MqttVersion.MQTT_5);
+        EmbeddedChannel second = device();
+        MqttConnAckMessage ack = (MqttConnAckMessage) connect(second, "n6", MqttVersion.MQTT_5);
+        assertThat(ack.variableHeader().connectReturnCode()).isEqualTo(MqttConnectReturnCode.CONNECTION_ACCEPTED);
+
+        MqttMessage disconnect = first.readOutbound();
+        assertThat(disconnect.fixedHeader().messageType()).isEqualTo(MqttMessageType.DISCONNECT);
+        assertThat(reasonOf(disconnect)).isEqualTo(MqttReasonCodes.Disconnect.SESSION_TAKEN_OVER.byteValue() & 0xff);
+        assertThat(first.isActive()).isFalse();
+        List<MnEvent> events = publisher.of(MnEvent.class);
+        assertThat(events).extracting(MnEvent::type).containsExactly(MnEvent.Type.CONNECTED,
+                MnEvent.Type.DISCONNECTED, MnEvent.Type.CONNECTED);
+        assertThat(events.get(2).epoch()).isGreaterThan(events.get(0).epoch());
+        assertThat(second.isActive()).isTrue();
+    }
+
+    @Test
+    void qos2IsRefusedByClosingTheConnectionWithItsReasonCode() {
+        EmbeddedChannel device = device();
+        connect(device, "n7", MqttVersion.MQTT_5);
+        send(device, publish("app/echo", MqttQoS.EXACTLY_ONCE, 9, "twice?"));
+        MqttMessage disconnect = device.readOutbound();
+        assertThat(reasonOf(disconnect)).isEqualTo(MqttReasonCodes.Disconnect.QOS_NOT_SUPPORTED.byteValue() & 0xff);
+        assertThat(device.isActive()).isFalse();
+        assertThat(publisher.of(AppMessage.class)).isEmpty();
+    }
+
+    @Test
+    void malformedOrOversizedBytesCloseThatConnectionOnlyAndAreCounted() {
+        EmbeddedChannel garbage = new EmbeddedChannel(new MqttDecoder(1024), new MqttConnection(core, metrics));
+        EmbeddedChannel other = device();
+        connect(other, "n8", MqttVersion.MQTT_5);
+        // a whole CONNECT whose protocol is "MQXX", version 9
+        ByteBuf bytes = Unpooled.wrappedBuffer(new byte[]{0x10, 12, 0, 4, 'M', 'Q', 'X', 'X', 9, 2, 0, 60, 0, 0});
+        garbage.writeInbound(bytes);
+        loop.runPendingTasks();
+        assertThat(garbage.isActive()).isFalse();
+        double counted = metrics.malformedFrames.labelValues("mqtt-malformed").get()
+                + metrics.malformedFrames.labelValues("mqtt-version").get();
+        assertThat(counted).isEqualTo(1.0);
+
+        EmbeddedChannel big = new EmbeddedChannel(new MqttDecoder(64), new MqttConnection(core, metrics));
+        ByteBuf connectOfMoreThan64 = Unpooled.buffer();
+        connectOfMoreThan64.writeByte(0x10).writeByte(100) // an MQTT 5 CONNECT of client "ab", then 85 bytes more
+                .writeBytes(new byte[]{0, 4, 'M', 'Q', 'T', 'T', 5, 2, 0, 60, 0, 0, 2, 'a', 'b'}).writeZero(85);
+        big.writeInbound(connectOfMoreThan64);
+        assertThat(big.isActive()).isFalse();
+        assertThat(metrics.malformedFrames.labelValues("mqtt-too-large").get()).isEqualTo(1.0);
+        assertThat(other.isActive()).isTrue();
+    }
+
+    @Test
+    void aClientIdThatIsNotAUuidMapsToAStableNameBasedOneAndAUuidToItself() {
+        UUID id = UUID.randomUUID();
+        assertThat(DeviceTopics.nodeId(id.toString())).isEqualTo(id);
+        assertThat(DeviceTopics.nodeId("kitchen-sensor")).isEqualTo(DeviceTopics.nodeId("kitchen-sensor"))
+                .isNotEqualTo(DeviceTopics.nodeId("kitchen-sensor-2"));
+    }
+
+    @Test
+    void topicFiltersMatchAsMqttSaysAndAppTopicsNameAChannel() {
+        assertThat(DeviceTopics.matches("ckc/n1/inbox", "ckc/n1/inbox")).isTrue();
+        assertThat(DeviceTopics.matches("ckc/+/inbox", "ckc/n1/inbox")).isTrue();
+        assertThat(DeviceTopics.matches("ckc/n1/#", "ckc/n1/inbox")).isTrue();
+        assertThat(DeviceTopics.matches("ckc/n1/#", "ckc/n1")).isTrue();
+        assertThat(DeviceTopics.matches("#", "ckc/n1/inbox")).isTrue();
+        assertThat(DeviceTopics.matches("ckc/+", "ckc/n1/inbox")).isFalse();
+        assertThat(DeviceTopics.matches("ckc/n1/inbo", "ckc/n1/inbox")).isFalse();
+        assertThat(DeviceTopics.matches("ckc/n1/inbox/x", "ckc/n1/inbox")).isFalse();
+        assertThat(DeviceTopics.channel("app/echo")).isEqualTo("echo");
+        assertThat(DeviceTopics.channel("app/")).isNull();
+        assertThat(DeviceTopics.channel("app/a/b")).isNull();
+        assertThat(DeviceTopics.channel("echo")).isNull();
+    }
+}
