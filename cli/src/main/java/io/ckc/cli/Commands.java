@@ -75,6 +75,9 @@ final class Commands {
             }
             StackShape stack = new Stack(home).ensure(StackShape.of(gateways, appParallelism, List.of())
                     .withChannels(PerfCommands.channelOf(demoOptions)));
+            if (!demoOptions.contains("--mqtt-gateways")) {
+                args.addAll(List.of("--mqtt-gateways", String.join(",", stack.mqttAddresses())));
+            }
             args.addAll(List.of("--gateways", String.join(",", stack.gatewayAddresses()), "--gateway-count",
                     String.valueOf(stack.gateways()), "--app-parallelism", String.valueOf(stack.appParallelism())));
             return Simulator.demo(home).run(args, null).exitCode();

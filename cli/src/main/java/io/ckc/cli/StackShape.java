@@ -83,6 +83,15 @@ record StackShape(int gateways, String gatewayProcesses, int appParallelism, int
         return addresses;
     }
 
+    /** Where the gateways take MQTT devices, as {@link #gatewayAddresses} are their UDP addresses. */
+    List<String> mqttAddresses() {
+        List<String> addresses = new ArrayList<>();
+        for (int i = 0; i < gateways; i++) {
+            addresses.add("127.0.0.1:" + (FIRST_MQTT_PORT + i));
+        }
+        return addresses;
+    }
+
     String firstGateway() {
         return gatewayAddresses().get(0);
     }

@@ -22,6 +22,8 @@ class ArchitectureTest {
     /** The UDP protocol: frames, the reliable session, datagram handlers, and the gateway's adapter. */
     private static final String[] UDP = {"io.ckc.protocol.frame..", "io.ckc.protocol.mrudp..",
             "io.ckc.protocol.netty..", "io.ckc.gateway.udp.."};
+    /** The MQTT protocol: Netty's codec and the gateway's adapter. */
+    private static final String[] MQTT = {"io.netty.handler.codec.mqtt..", "io.ckc.gateway.mqtt.."};
     /** Netty's transports and sockets: an adapter's business, never the core's. */
     private static final String[] TRANSPORTS = {"io.netty.channel.socket..", "io.netty.channel.epoll..",
             "io.netty.channel.nio..", "io.netty.bootstrap.."};
@@ -46,8 +48,9 @@ class ArchitectureTest {
     void theGatewayCoreKnowsNoProtocolNoTransportAndNoAdapter() {
         noClasses().that().resideInAPackage("io.ckc.gateway.core..")
                 .should().dependOnClassesThat().resideInAnyPackage(UDP)
+                .orShould().dependOnClassesThat().resideInAnyPackage(MQTT)
                 .orShould().dependOnClassesThat().resideInAnyPackage(TRANSPORTS)
-                .as("the gateway core imports no adapter, frame or transport")
+                .as("the gateway core imports no adapter, frame, codec or transport")
                 .check(classes);
     }
 
@@ -63,7 +66,7 @@ class ArchitectureTest {
 
     @Test
     void aProtocolAdapterImportsNothingOfTheProcessThatStartsIt() {
-        noClasses().that().resideInAPackage("io.ckc.gateway.udp..")
+        noClasses().that().resideInAnyPackage("io.ckc.gateway.udp..", "io.ckc.gateway.mqtt..")
                 .should().dependOnClassesThat().resideInAPackage("io.ckc.gateway")
                 .orShould().dependOnClassesThat().resideInAnyPackage("io.ckc.jobs..", "io.ckc.client..",
                         "io.ckc.perf..")
@@ -72,9 +75,23 @@ class ArchitectureTest {
     }
 
     @Test
+    void oneAdapterKnowsNothingOfAnother() {
+        noClasses().that().resideInAPackage("io.ckc.gateway.mqtt..")
+                .should().dependOnClassesThat().resideInAnyPackage("io.ckc.gateway.udp..", "io.ckc.protocol.frame..",
+                        "io.ckc.protocol.mrudp..")
+                .as("the MQTT adapter shares the core and the Netty transport with the UDP one, nothing else")
+                .check(classes);
+        noClasses().that().resideInAPackage("io.ckc.gateway.udp..")
+                .should().dependOnClassesThat().resideInAnyPackage(MQTT)
+                .as("the UDP adapter knows no MQTT")
+                .check(classes);
+    }
+
+    @Test
     void theJobsKnowNoProtocol() {
         noClasses().that().resideInAPackage("io.ckc.jobs..")
                 .should().dependOnClassesThat().resideInAnyPackage(UDP)
+                .orShould().dependOnClassesThat().resideInAnyPackage(MQTT)
                 .orShould().dependOnClassesThat().resideInAnyPackage("io.ckc.gateway..", "io.ckc.client..",
                         "io.ckc.perf..")
                 .as("the Flink jobs decide without knowing which protocol a node speaks")

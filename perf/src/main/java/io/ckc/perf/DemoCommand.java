@@ -51,7 +51,16 @@ final class DemoCommand implements Callable<Integer> {
     @Option(names = "--io-threads", defaultValue = "2", description = "Simulator I/O threads (default ${DEFAULT-VALUE})")
     int ioThreads;
 
-    private final PrintStream out = System.out;
+    @Option(names = "--protocol", defaultValue = "udp", description = "How the simulated nodes connect: udp (CKC's "
+            + "reliable UDP, the SDK's MobileNode) or mqtt (MQTT 5 devices on the gateways' MQTT ports, "
+            + "--mqtt-gateways) (default ${DEFAULT-VALUE})")
+    String protocol;
+
+    @Option(names = "--mqtt-gateways", split = ",", paramLabel = "HOST:PORT",
+            description = "The gateways' MQTT addresses, for --protocol mqtt")
+    List<String> mqttGateways = List.of();
+
+    PrintStream out = System.out;
 
     @Override
     public Integer call() throws Exception {
@@ -65,6 +74,35 @@ final class DemoCommand implements Callable<Integer> {
         long sent;
         long delivered;
         long duplicates;
+        if (protocol.equals("mqtt")) {
+            if (mqttGateways.isEmpty()) {
+                throw new picocli.CommandLine.ParameterException(new picocli.CommandLine(this),
+                        "--protocol mqtt needs --mqtt-gateways");
+            }
+            try (MqttFleet fleet = new MqttFleet(nodes, mqttGateways.stream().map(DemoCommand::address).toList(),
+                    ioThreads).channel(channel)) {
+                progress = new FleetProgress(fleet.trips, fleet.connected::get, nodes, expected, out, () -> "");
+                long start = System.nanoTime();
+                fleet.connectAll((long) (connectIntervalMs * 1000));
+                Fleet.waitFor(() -> fleet.connected.get() >= nodes, 120, progress);
+                out.printf(Locale.ROOT, "%n%d MQTT devices connected in %.1f s; sending...%n", fleet.connected.get(),
+                        (System.nanoTime() - start) / 1e9);
+                fleet.runSchedule(messages, ratePerMinute, progress);
+                fleet.awaitEchoes(drainSeconds, progress);
+                total = fleet.total();
+                sent = fleet.trips.sent.get();
+                delivered = fleet.trips.delivered.get();
+                duplicates = fleet.trips.duplicates.get();
+                out.println();
+                if (fleet.refused.get() > 0 || fleet.errors.get() > 0) {
+                    out.printf("Refused by the gateway: %d, errors: %d%n", fleet.refused.get(), fleet.errors.get());
+                }
+            }
+            return report(gatewaysInStack, expected, total, sent, delivered, duplicates);
+        } else if (!protocol.equals("udp")) {
+            throw new picocli.CommandLine.ParameterException(new picocli.CommandLine(this),
+                    "--protocol is udp or mqtt, not " + protocol);
+        }
         try (Fleet fleet = new Fleet(nodes, addresses, ioThreads).channel(channel)) {
             progress = new FleetProgress(fleet, expected, out, () -> "");
             long start = System.nanoTime();
@@ -86,12 +124,18 @@ final class DemoCommand implements Callable<Integer> {
                 out.printf("Unsent (reported by the client SDK): %d, errors: %d%n", fleet.unsent.get(), fleet.errors.get());
             }
         }
+        return report(gatewaysInStack, expected, total, sent, delivered, duplicates);
+    }
+
+    private int report(int gatewaysInStack, long expected, Histogram total, long sent, long delivered,
+                       long duplicates) {
         double te = sent == 0 ? 0 : 100.0 * delivered / sent;
         Report.figure4(out, List.of(new Report.Row(nodes, appParallelism, gatewaysInStack, total, te)));
         out.printf(Locale.ROOT,
-                "RESULT nodes=%d gateways=%d sent=%d delivered=%d duplicates=%d te=%.2f rtt_mean_ms=%.2f rtt_p50_ms=%.2f rtt_p99_ms=%.2f%n",
+                "RESULT nodes=%d gateways=%d sent=%d delivered=%d duplicates=%d te=%.2f rtt_mean_ms=%.2f rtt_p50_ms=%.2f rtt_p99_ms=%.2f "
+                        + "protocol=%s%n",
                 nodes, gatewaysInStack, sent, delivered, duplicates, te, total.getMean() / 1000.0,
-                total.getValueAtPercentile(50) / 1000.0, total.getValueAtPercentile(99) / 1000.0);
+                total.getValueAtPercentile(50) / 1000.0, total.getValueAtPercentile(99) / 1000.0, protocol);
         return delivered == sent && sent == expected ? 0 : 1;
     }
 

@@ -29,6 +29,8 @@ public final class GatewayMetrics {
     public final Counter gatewayLists;
     public final Counter groupcastsIn;
     public final Counter broadcasts;
+    /** MQTT Wills published for devices whose connection ended without a DISCONNECT. */
+    public final Counter wills;
     public final Counter contextUnchanged;
     /** Ping round trips of the nodes here: the paper's latency measure, the PoA manager's input. */
     public final Histogram pingRoundTrip;
@@ -86,6 +88,9 @@ public final class GatewayMetrics {
                 .constLabels(labels).register(registry);
         broadcasts = Counter.builder().name("ckc_gateway_broadcast_deliveries")
                 .help("Broadcast deliveries started, one per connected node and broadcast")
+                .constLabels(labels).register(registry);
+        wills = Counter.builder().name("ckc_gateway_mqtt_wills")
+                .help("MQTT Will messages published for devices whose connection ended without a DISCONNECT")
                 .constLabels(labels).register(registry);
         deliveryAge = Gauge.builder().name("ckc_gateway_delivery_age_seconds")
                 .help("Median age of the deliveries read in the latest window (now minus their Kafka timestamp)")

@@ -23,6 +23,7 @@ import io.netty.handler.codec.mqtt.MqttMessageType;
 import io.netty.handler.codec.mqtt.MqttProperties;
 import io.netty.handler.codec.mqtt.MqttPublishMessage;
 import io.netty.handler.codec.mqtt.MqttQoS;
+import io.netty.handler.codec.mqtt.MqttReasonCodeAndPropertiesVariableHeader;
 import io.netty.handler.codec.mqtt.MqttReasonCodes;
 import io.netty.handler.codec.mqtt.MqttSubAckMessage;
 import io.netty.handler.codec.mqtt.MqttSubAckPayload;
@@ -57,6 +58,8 @@ final class MqttConnection extends ChannelInboundHandlerAdapter {
     /** The session's link: set and read on the shard's loop only. */
     private MqttLink link;
     private int version;
+    /** The Will the device left at CONNECT, until a DISCONNECT without it; read on the connection's loop. */
+    private Uplink.ToChannel will;
 
     MqttConnection(GatewayCore core, GatewayMetrics metrics) {
         this.core = core;
@@ -92,7 +95,18 @@ final class MqttConnection extends ChannelInboundHandlerAdapter {
                 case UNSUBSCRIBE -> unsubscribe(ctx, (MqttUnsubscribeMessage) packet);
                 case PINGREQ -> ctx.writeAndFlush(MqttMessage.PINGRESP);
                 case DISCONNECT -> {
-                    onShard(() -> shard.disconnect(link.session));
+                    // MQTT 5's 0x04 "Disconnect with Will Message" asks for the Will; any other DISCONNECT drops it
+                    byte withWill = MqttReasonCodes.Disconnect.DISCONNECT_WITH_WILL_MESSAGE.byteValue();
+                    if (!(packet.variableHeader() instanceof MqttReasonCodeAndPropertiesVariableHeader reason
+                            && reason.reasonCode() == withWill)) {
+                        will = null;
+                    }
+                    Uplink.ToChannel lastWill = will;
+                    onShard(() -> {
+                        publishWill(lastWill);
+                        shard.disconnect(link.session);
+                    });
+                    will = null;
                     ctx.close();
                 }
                 default -> protocolError(ctx);
@@ -117,6 +131,13 @@ final class MqttConnection extends ChannelInboundHandlerAdapter {
         }
         if (ctx.pipeline().get("connect-timeout") != null) {
             ctx.pipeline().remove("connect-timeout");
+        }
+        try {
+            will = will(connect);
+        } catch (IllegalArgumentException notAnAppTopic) {
+            refuseConnect(ctx, version == 5 ? MqttConnectReturnCode.CONNECTION_REFUSED_TOPIC_NAME_INVALID
+                    : MqttConnectReturnCode.CONNECTION_REFUSED_NOT_AUTHORIZED);
+            return;
         }
         int keepAlive = connect.variableHeader().keepAliveTimeSeconds();
         if (keepAlive > 0) {
@@ -241,8 +262,37 @@ final class MqttConnection extends ChannelInboundHandlerAdapter {
     @Override
     public void channelInactive(ChannelHandlerContext ctx) {
         if (shard != null) {
-            onShard(() -> shard.fail(link.session, "connection-lost"));
+            Uplink.ToChannel lastWill = will;
+            onShard(() -> {
+                publishWill(lastWill);
+                shard.fail(link.session, "connection-lost");
+            });
         }
+    }
+
+    /**
+     * The device's Will (MQTT 3.1.2.5), when its connection ended without a DISCONNECT: the gateway publishes it on
+     * the device's behalf, as a message of its session, before the session closes. A Will to any topic but
+     * {@code app/<channel>} was refused at CONNECT.
+     */
+    private void publishWill(Uplink.ToChannel lastWill) {
+        if (lastWill != null) {
+            metrics.wills.inc();
+            shard.uplink(link.session, 0, lastWill);
+        }
+    }
+
+    /** The Will of a CONNECT, or null; throws when it names a topic a device may not publish to. */
+    private static Uplink.ToChannel will(MqttConnectMessage connect) {
+        if (!connect.variableHeader().isWillFlag()) {
+            return null;
+        }
+        String channel = DeviceTopics.channel(connect.payload().willTopic());
+        if (channel == null) {
+            throw new IllegalArgumentException(connect.payload().willTopic());
+        }
+        return new Uplink.ToChannel(messageId(connect.payload().willProperties()), channel, null,
+                connect.payload().willMessageInBytes());
     }
 
     @Override

@@ -244,6 +244,33 @@ class MqttConnectionTest {
     }
 
     @Test
+    void aWillToAnAppTopicIsPublishedWhenTheConnectionEndsWithoutDisconnectAndOnlyThen() {
+        EmbeddedChannel vanishing = device();
+        send(vanishing, MqttMessageBuilders.connect().clientId("n9").protocolVersion(MqttVersion.MQTT_5).keepAlive(30)
+                .willFlag(true).willTopic("app/echo").willMessage("n9 is gone".getBytes())
+                .willQoS(MqttQoS.AT_LEAST_ONCE).build());
+        vanishing.close(); // no DISCONNECT: the TCP connection just ends
+        loop.runPendingTasks();
+        assertThat(publisher.of(AppMessage.class)).extracting(m -> new String(m.payload()), AppMessage::mnId)
+                .containsExactly(org.assertj.core.groups.Tuple.tuple("n9 is gone", DeviceTopics.nodeId("n9").toString()));
+        assertThat(metrics.wills.get()).isEqualTo(1.0);
+
+        EmbeddedChannel leaving = device();
+        send(leaving, MqttMessageBuilders.connect().clientId("n10").protocolVersion(MqttVersion.MQTT_5).keepAlive(30)
+                .willFlag(true).willTopic("app/echo").willMessage("n10 is gone".getBytes()).build());
+        send(leaving, MqttMessage.DISCONNECT);
+        assertThat(publisher.of(AppMessage.class)).hasSize(1);
+
+        EmbeddedChannel elsewhere = device();
+        send(elsewhere, MqttMessageBuilders.connect().clientId("n11").protocolVersion(MqttVersion.MQTT_5).keepAlive(30)
+                .willFlag(true).willTopic("alarms/n11").willMessage("x".getBytes()).build());
+        MqttConnAckMessage refused = elsewhere.readOutbound();
+        assertThat(refused.variableHeader().connectReturnCode())
+                .isEqualTo(MqttConnectReturnCode.CONNECTION_REFUSED_TOPIC_NAME_INVALID);
+        assertThat(elsewhere.isActive()).isFalse();
+    }
+
+    @Test
     void aClientIdThatIsNotAUuidMapsToAStableNameBasedOneAndAUuidToItself() {
         UUID id = UUID.randomUUID();
         assertThat(DeviceTopics.nodeId(id.toString())).isEqualTo(id);

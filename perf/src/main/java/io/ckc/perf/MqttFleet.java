@@ -1,0 +1,243 @@
+package io.ckc.perf;
+
+import io.netty.bootstrap.Bootstrap;
+import io.netty.buffer.ByteBufUtil;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.SimpleChannelInboundHandler;
+import io.netty.channel.nio.NioIoHandler;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.channel.socket.nio.NioSocketChannel;
+import io.netty.handler.codec.mqtt.MqttConnAckMessage;
+import io.netty.handler.codec.mqtt.MqttConnectReturnCode;
+import io.netty.handler.codec.mqtt.MqttDecoder;
+import io.netty.handler.codec.mqtt.MqttEncoder;
+import io.netty.handler.codec.mqtt.MqttMessage;
+import io.netty.handler.codec.mqtt.MqttMessageBuilders;
+import io.netty.handler.codec.mqtt.MqttProperties;
+import io.netty.handler.codec.mqtt.MqttPubReplyMessageVariableHeader;
+import io.netty.handler.codec.mqtt.MqttPublishMessage;
+import io.netty.handler.codec.mqtt.MqttQoS;
+import io.netty.handler.codec.mqtt.MqttSubAckMessage;
+import io.netty.handler.codec.mqtt.MqttVersion;
+import org.HdrHistogram.Histogram;
+
+import java.net.InetSocketAddress;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * Simulated MQTT 5 devices, a TCP connection each (Netty's MQTT codec, as the gateway uses): each connects with its
+ * own client id, subscribes to its inbox ({@code ckc/<client-id>/inbox}) and sends its echo requests to
+ * {@code app/<channel>} at QoS 1; an echo on its inbox is acknowledged (PUBACK) and counted in {@link #trips}, the
+ * same round-trip record the UDP {@link Fleet} keeps. Devices are split over the gateways in turn.
+ */
+final class MqttFleet implements AutoCloseable {
+
+    private final EventLoopGroup loops;
+    private final List<InetSocketAddress> gateways;
+    private final List<Device> devices = new ArrayList<>();
+    private final String idPrefix = "sim-" + Long.toHexString(UUID.randomUUID().getMostSignificantBits()) + "-";
+    final RoundTrips trips;
+    final AtomicInteger connected = new AtomicInteger();
+    /** QoS 1 publishes the gateway refused (a PUBACK reason code of 0x80 or more). */
+    final AtomicLong refused = new AtomicLong();
+    final AtomicLong errors = new AtomicLong();
+    private String channel = StackOptions.ECHO_CHANNEL;
+
+    MqttFleet(int deviceCount, List<InetSocketAddress> gateways, int ioThreads) {
+        if (gateways.isEmpty()) {
+            throw new IllegalArgumentException("MQTT devices need at least one gateway's MQTT address");
+        }
+        this.loops = new MultiThreadIoEventLoopGroup(ioThreads, NioIoHandler.newFactory());
+        this.gateways = gateways;
+        this.trips = new RoundTrips(deviceCount);
+        for (int i = 0; i < deviceCount; i++) {
+            devices.add(new Device(i));
+        }
+    }
+
+    MqttFleet channel(String name) {
+        this.channel = name;
+        return this;
+    }
+
+    int size() {
+        return devices.size();
+    }
+
+    /** Connects every device, pausing between connections. */
+    void connectAll(long intervalMicros) throws InterruptedException {
+        long start = System.nanoTime();
+        for (int i = 0; i < devices.size(); i++) {
+            devices.get(i).connect();
+            long wait = start + TimeUnit.MICROSECONDS.toNanos(intervalMicros * (i + 1)) - System.nanoTime();
+            if (wait > 0) {
+                TimeUnit.NANOSECONDS.sleep(wait);
+            }
+        }
+    }
+
+    /** Each device sends {@code messages} echo requests at {@code ratePerMinute}, counted in {@code trips.sent}. */
+    void runSchedule(int messages, double ratePerMinute, Runnable tick) throws InterruptedException {
+        Schedule.run(devices.size(), messages, ratePerMinute, Schedule.Arrivals.CONSTANT,
+                (device, seq) -> devices.get(device).sendEcho(seq), trips.sent, tick);
+    }
+
+    void awaitEchoes(int quietSeconds, Runnable progress) throws InterruptedException {
+        trips.awaitEchoes(quietSeconds, progress);
+    }
+
+    Histogram total() {
+        return trips.total();
+    }
+
+    /** One device: its connection, its packet ids, what comes back. */
+    private final class Device extends SimpleChannelInboundHandler<MqttMessage> {
+
+        private final int index;
+        private final String clientId;
+        private volatile Channel channel;
+        private int nextPacketId = 1;
+
+        Device(int index) {
+            this.index = index;
+            this.clientId = idPrefix + index;
+        }
+
+        void connect() {
+            new Bootstrap().group(loops).channel(NioSocketChannel.class)
+                    .option(ChannelOption.TCP_NODELAY, true)
+                    .handler(new ChannelInitializer<SocketChannel>() {
+                        @Override
+                        protected void initChannel(SocketChannel ch) {
+                            ch.pipeline().addLast(new MqttDecoder(64 * 1024), MqttEncoder.INSTANCE, Device.this);
+                        }
+                    })
+                    .connect(gateways.get(index % gateways.size()))
+                    .addListener(f -> {
+                        if (!f.isSuccess()) {
+                            errors.incrementAndGet();
+                        }
+                    });
+        }
+
+        @Override
+        public void channelActive(ChannelHandlerContext ctx) {
+            channel = ctx.channel();
+            ctx.writeAndFlush(MqttMessageBuilders.connect().clientId(clientId).protocolVersion(MqttVersion.MQTT_5)
+                    .cleanSession(true).keepAlive(60).build());
+        }
+
+        /** Sends on the connection's loop, so packet ids are the loop's alone. */
+        void sendEcho(int seq) {
+            Channel ch = channel;
+            if (ch == null) {
+                errors.incrementAndGet();
+                return;
+            }
+            byte[] payload = new EchoPayload(index, seq, System.nanoTime()).encode();
+            String topic = "app/" + MqttFleet.this.channel;
+            ch.eventLoop().execute(() -> ch.writeAndFlush(MqttMessageBuilders.publish().topicName(topic)
+                    .qos(MqttQoS.AT_LEAST_ONCE).messageId(packetId()).payload(Unpooled.wrappedBuffer(payload))
+                    .build()));
+        }
+
+        private int packetId() {
+            int id = nextPacketId;
+            nextPacketId = id == 65_535 ? 1 : id + 1;
+            return id;
+        }
+
+        @Override
+        protected void channelRead0(ChannelHandlerContext ctx, MqttMessage packet) {
+            switch (packet.fixedHeader().messageType()) {
+                case CONNACK -> {
+                    if (((MqttConnAckMessage) packet).variableHeader().connectReturnCode()
+                            != MqttConnectReturnCode.CONNECTION_ACCEPTED) {
+                        errors.incrementAndGet();
+                        ctx.close();
+                        return;
+                    }
+                    ctx.writeAndFlush(MqttMessageBuilders.subscribe().messageId(packetId())
+                            .addSubscription(MqttQoS.AT_LEAST_ONCE, "ckc/" + clientId + "/inbox").build());
+                }
+                case SUBACK -> {
+                    if (((MqttSubAckMessage) packet).payload().reasonCodes().get(0) == 1) {
+                        connected.incrementAndGet();
+                    } else {
+                        errors.incrementAndGet();
+                    }
+                }
+                case PUBACK -> {
+                    if (packet.variableHeader() instanceof MqttPubReplyMessageVariableHeader reply
+                            && (reply.reasonCode() & 0xff) >= 0x80) {
+                        refused.incrementAndGet();
+                    }
+                }
+                case PUBLISH -> {
+                    MqttPublishMessage publish = (MqttPublishMessage) packet;
+                    EchoPayload echo = EchoPayload.decode(ByteBufUtil.getBytes(publish.payload()));
+                    trips.arrived(echo.node(), echo.seq(),
+                            TimeUnit.NANOSECONDS.toMicros(System.nanoTime() - echo.sentNanos()),
+                            messageId(publish.variableHeader().properties()));
+                    if (publish.fixedHeader().qosLevel() == MqttQoS.AT_LEAST_ONCE) {
+                        ctx.writeAndFlush(MqttMessageBuilders.pubAck().packetId(publish.variableHeader().packetId())
+                                .build());
+                    }
+                }
+                case DISCONNECT -> ctx.close();
+                default -> { }
+            }
+        }
+
+        @Override
+        public void channelInactive(ChannelHandlerContext ctx) {
+            if (channel != null) {
+                channel = null;
+                connected.decrementAndGet();
+            }
+        }
+
+        @Override
+        public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+            errors.incrementAndGet();
+            ctx.close();
+        }
+    }
+
+    /** The delivery id the gateway puts in the user property {@code message-id}, or null. */
+    private static UUID messageId(MqttProperties properties) {
+        for (MqttProperties.MqttProperty<?> property : properties.getProperties(MqttProperties.USER_PROPERTY)) {
+            if (property instanceof MqttProperties.UserProperties user) {
+                for (MqttProperties.StringPair pair : user.value()) {
+                    if ("message-id".equals(pair.key)) {
+                        return UUID.fromString(pair.value);
+                    }
+                }
+            }
+        }
+        return null;
+    }
+
+    @Override
+    public void close() throws InterruptedException {
+        for (Device device : devices) {
+            Channel ch = device.channel;
+            if (ch != null) {
+                ch.writeAndFlush(MqttMessage.DISCONNECT);
+                ch.close();
+            }
+        }
+        loops.shutdownGracefully(0, 1, TimeUnit.SECONDS).sync();
+    }
+}

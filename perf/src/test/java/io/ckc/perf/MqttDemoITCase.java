@@ -1,0 +1,81 @@
+package io.ckc.perf;
+
+import io.ckc.gateway.Gateway;
+import io.ckc.gateway.GatewayConfig;
+import io.ckc.jobs.delivery.DeliveryJob;
+import io.ckc.jobs.echo.EchoJob;
+import io.ckc.protocol.kafka.Topics;
+import io.ckc.testing.EmbeddedKafkaExtension;
+import org.apache.flink.core.execution.JobClient;
+import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.test.junit5.MiniClusterExtension;
+import org.apache.flink.util.ParameterTool;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import picocli.CommandLine;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The demo's echo round trip on real parts (an in-JVM KRaft broker, a MiniCluster running the delivery and echo
+ * jobs, one gateway) by simulated MQTT 5 devices, beside the same demo by UDP nodes on the same gateway: every
+ * message of both comes back once.
+ */
+class MqttDemoITCase {
+
+    @RegisterExtension
+    static final EmbeddedKafkaExtension KAFKA = new EmbeddedKafkaExtension();
+
+    @RegisterExtension
+    static final MiniClusterExtension FLINK = new MiniClusterExtension(
+            new MiniClusterResourceConfiguration.Builder().setNumberTaskManagers(1).setNumberSlotsPerTaskManager(2)
+                    .build());
+
+    @Test
+    void mqttDevicesAndUdpNodesGetEveryEchoOnce() throws Exception {
+        Topics topics = KAFKA.freshTopics();
+        KAFKA.createTopics(topics, List.of("echo"), List.of("gw-1"));
+        ParameterTool params = ParameterTool.fromArgs(new String[] {"--bootstrap", KAFKA.bootstrapServers(),
+                "--topic-prefix", topics.prefix(), "--app-topic-prefix", topics.appPrefix(), "--parallelism", "1"});
+        JobClient delivery = submit(DeliveryJob.NAME, env -> DeliveryJob.fromArgs(params).build(env));
+        JobClient echo = submit(EchoJob.NAME, env -> EchoJob.fromArgs(params).build(env));
+        GatewayConfig config = GatewayConfig.forTest("gw-1", KAFKA.bootstrapServers(), topics).toBuilder()
+                .mqttPort(0).build();
+        try (Gateway gateway = Gateway.start(config)) {
+            String udp = "127.0.0.1:" + gateway.udpAddress().getPort();
+            String mqtt = "127.0.0.1:" + gateway.mqttAddress().orElseThrow().getPort();
+            for (String protocol : List.of("mqtt", "udp")) {
+                ByteArrayOutputStream printed = new ByteArrayOutputStream();
+                DemoCommand demo = new DemoCommand();
+                new CommandLine(demo).parseArgs("--gateways", udp, "--mqtt-gateways", mqtt, "--protocol", protocol,
+                        "--nodes", "50", "--messages", "4", "--rate", "120", "--io-threads", "1");
+                demo.out = new PrintStream(printed, true, StandardCharsets.UTF_8);
+                int exit = demo.call();
+                String output = printed.toString(StandardCharsets.UTF_8);
+                assertThat(exit).as(output).isZero();
+                assertThat(output).contains("RESULT nodes=50 gateways=1 sent=200 delivered=200 duplicates=0 te=100.00")
+                        .contains("protocol=" + protocol);
+            }
+        } finally {
+            delivery.cancel().get(30, TimeUnit.SECONDS);
+            echo.cancel().get(30, TimeUnit.SECONDS);
+        }
+    }
+
+    private static JobClient submit(String name, Job job) throws Exception {
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+        job.build(env);
+        return env.executeAsync(name);
+    }
+
+    private interface Job {
+        void build(StreamExecutionEnvironment env) throws Exception;
+    }
+}
