@@ -248,7 +248,7 @@ final class Commands {
         boolean adaptive;
 
         @Option(names = "--taskmanagers", defaultValue = "1", description = "TaskManager processes (default "
-                + "${DEFAULT-VALUE}); a second is a standby: the jobs of one that dies restart in its free slots at once")
+                + "${DEFAULT-VALUE}); the jobs spread over them, and those of one that dies restart in another's free slots at once")
         int taskManagers;
 
         @Override

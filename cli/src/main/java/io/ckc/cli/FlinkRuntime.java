@@ -175,8 +175,9 @@ final class FlinkRuntime {
 
     /**
      * A standalone session cluster: a JobManager and {@code taskManagers} TaskManager processes; with {@code adaptive},
-     * in-place rescaling. A second TaskManager is a standby: when one dies, its jobs restart at once in the other's
-     * free slots instead of waiting for a new process to start and register (about 10 s here).
+     * in-place rescaling. The jobs spread over the TaskManagers (config.yaml), each keeping free slots: when one dies, its
+     * jobs restart at once in the other's free slots instead of waiting for a new process to start and register (about
+     * 10 s here).
      */
     void startCluster(boolean adaptive, int taskManagers) {
         if (taskManagers < 1) {
@@ -308,15 +309,15 @@ final class FlinkRuntime {
         processes.start(name, home.logs.resolve(name + ".out"), CLUSTER_PROCESS_ENV, command);
     }
 
-    /** A TaskManager killed: its name, and when its jobs ran again on the standby (-1: there was none). */
+    /** A TaskManager killed: its name, and when its jobs ran again on another (-1: there was none). */
     record Killed(String name, long jobsBackMs) {
     }
 
     /**
      * {@code kill -9} of the standalone cluster's TaskManager that runs the most tasks, then a new one started under
-     * its name; returns once that has registered with the JobManager. With a standby TaskManager, the new one starts
-     * only once every job runs again in the standby's slots (at most 60 s): a JVM starting on this 2-core machine
-     * slowed the jobs' restore by seconds, and a deployment replaces a lost process while the standby serves.
+     * its name; returns once that has registered with the JobManager. With another TaskManager, the new one starts
+     * only once every job runs again in the other's slots (at most 60 s): a JVM starting on this 2-core machine
+     * slowed the jobs' restore by seconds, and a deployment replaces a lost process while the others serve.
      */
     Killed killTaskManager(FlinkRest rest) {
         List<String> running = runningTaskManagers();

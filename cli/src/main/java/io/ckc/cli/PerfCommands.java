@@ -217,8 +217,8 @@ final class PerfCommands implements Runnable {
 
     /**
      * A scenario on 3 gateways (a JVM each) and the jobs on the standalone Flink cluster, started if it is not, with
-     * a standby TaskManager: a TaskManager that dies is replaced at once, as a deployment that must recover in
-     * seconds would run it.
+     * two TaskManagers sharing the jobs: the jobs of one that dies restart at once in the other's free slots, as a
+     * deployment that must recover in seconds would run it.
      */
     abstract static class OnClusterStack extends OnStack {
         StackShape shape() {

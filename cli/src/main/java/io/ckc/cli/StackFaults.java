@@ -56,7 +56,7 @@ final class StackFaults implements FaultInjector {
         long restartsBefore = jobRestarts();
         FlinkRuntime.Killed killed = stack.flink().killTaskManager(flink());
         out.printf("  %s killed; %sa new one registered %d ms after the kill%n", killed.name(),
-                killed.jobsBackMs() < 0 ? "no standby; " : String.format("every job's tasks ran on the standby %d ms after "
+                killed.jobsBackMs() < 0 ? "no other TaskManager; " : String.format("every job's tasks ran again %d ms after "
                         + "it; ", killed.jobsBackMs()), (System.nanoTime() - started) / 1_000_000);
         reportJobsBack(started, restartsBefore, killed.jobsBackMs() < 0 ? null : killed.jobsBackMs(), out);
     }
