@@ -1,6 +1,7 @@
 package io.ckc.perf;
 
 import org.HdrHistogram.Histogram;
+import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -9,6 +10,7 @@ import java.net.InetSocketAddress;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
+import java.util.function.IntSupplier;
 
 /**
  * {@code ./ckc demo}: a simulated fleet sends messages through gateways, Kafka and the echo
@@ -52,8 +54,8 @@ final class DemoCommand implements Callable<Integer> {
     int ioThreads;
 
     @Option(names = "--protocol", defaultValue = "udp", description = "How the simulated nodes connect: udp (CKC's "
-            + "reliable UDP, the SDK's MobileNode) or mqtt (MQTT 5 devices on the gateways' MQTT ports, "
-            + "--mqtt-gateways) (default ${DEFAULT-VALUE})")
+            + "reliable UDP, the SDK's MobileNode), mqtt (MQTT 5 devices on the gateways' MQTT ports, "
+            + "--mqtt-gateways), or mixed (half of each, sending at once) (default ${DEFAULT-VALUE})")
     String protocol;
 
     @Option(names = "--mqtt-gateways", split = ",", paramLabel = "HOST:PORT",
@@ -69,59 +71,83 @@ final class DemoCommand implements Callable<Integer> {
         long expected = (long) nodes * messages;
         out.printf(Locale.ROOT, "Demo: %d nodes on %d gateway(s), echo parallelism %d, %d messages each at %.1f/min%n",
                 nodes, gatewaysInStack, appParallelism, messages, ratePerMinute);
-        FleetProgress progress;
+        int udpNodes = switch (protocol) {
+            case "udp" -> nodes;
+            case "mqtt" -> 0;
+            case "mixed" -> nodes / 2;
+            default -> throw new CommandLine.ParameterException(new CommandLine(this),
+                    "--protocol is udp, mqtt or mixed, not " + protocol);
+        };
+        int mqttNodes = nodes - udpNodes;
+        if (mqttNodes > 0 && mqttGateways.isEmpty()) {
+            throw new CommandLine.ParameterException(new CommandLine(this), "--protocol " + protocol
+                    + " needs --mqtt-gateways");
+        }
         Histogram total;
         long sent;
         long delivered;
         long duplicates;
-        if (protocol.equals("mqtt")) {
-            if (mqttGateways.isEmpty()) {
-                throw new picocli.CommandLine.ParameterException(new picocli.CommandLine(this),
-                        "--protocol mqtt needs --mqtt-gateways");
-            }
-            try (MqttFleet fleet = new MqttFleet(nodes, mqttGateways.stream().map(DemoCommand::address).toList(),
-                    ioThreads).channel(channel)) {
-                progress = new FleetProgress(fleet.trips, fleet.connected::get, nodes, expected, out, () -> "");
-                long start = System.nanoTime();
-                fleet.connectAll((long) (connectIntervalMs * 1000));
-                Fleet.waitFor(() -> fleet.connected.get() >= nodes, 120, progress);
-                out.printf(Locale.ROOT, "%n%d MQTT devices connected in %.1f s; sending...%n", fleet.connected.get(),
-                        (System.nanoTime() - start) / 1e9);
-                fleet.runSchedule(messages, ratePerMinute, progress);
-                fleet.awaitEchoes(drainSeconds, progress);
-                total = fleet.total();
-                sent = fleet.trips.sent.get();
-                delivered = fleet.trips.delivered.get();
-                duplicates = fleet.trips.duplicates.get();
-                out.println();
-                if (fleet.refused.get() > 0 || fleet.errors.get() > 0) {
-                    out.printf("Refused by the gateway: %d, errors: %d%n", fleet.refused.get(), fleet.errors.get());
-                }
-            }
-            return report(gatewaysInStack, expected, total, sent, delivered, duplicates);
-        } else if (!protocol.equals("udp")) {
-            throw new picocli.CommandLine.ParameterException(new picocli.CommandLine(this),
-                    "--protocol is udp or mqtt, not " + protocol);
-        }
-        try (Fleet fleet = new Fleet(nodes, addresses, ioThreads).channel(channel)) {
-            progress = new FleetProgress(fleet, expected, out, () -> "");
+        // null resources are skipped: a run of one protocol has one fleet
+        try (Fleet udp = udpNodes == 0 ? null : new Fleet(udpNodes, addresses, ioThreads).channel(channel);
+             MqttFleet mqtt = mqttNodes == 0 ? null : new MqttFleet(mqttNodes,
+                     mqttGateways.stream().map(DemoCommand::address).toList(), ioThreads).channel(channel)) {
+            IntSupplier connected = () -> (udp == null ? 0 : udp.connected.get())
+                    + (mqtt == null ? 0 : mqtt.connected.get());
+            FleetProgress progress = udp != null
+                    ? new FleetProgress(udp, (long) udpNodes * messages, out,
+                            () -> mqtt == null ? "" : "  MQTT delivered " + mqtt.trips.delivered.get())
+                    : new FleetProgress(mqtt.trips, mqtt.connected::get, mqttNodes, expected, out, () -> "");
             long start = System.nanoTime();
-            fleet.connectAll((long) (connectIntervalMs * 1000));
-            Fleet.waitFor(() -> fleet.connected.get() >= nodes, 120, progress);
-            if (fleet.connected.get() < nodes) {
-                out.printf("%nOnly %d of %d nodes connected: is the stack up?%n", fleet.connected.get(), nodes);
+            long intervalMicros = (long) (connectIntervalMs * 1000);
+            if (udp != null) {
+                udp.connectAll(intervalMicros);
             }
-            out.printf(Locale.ROOT, "%n%d nodes connected in %.1f s; sending...%n", fleet.connected.get(),
-                    (System.nanoTime() - start) / 1e9);
-            fleet.runSchedule(messages, ratePerMinute, progress);
-            fleet.awaitEchoes(drainSeconds, progress);
-            total = fleet.total();
-            sent = fleet.sent.get();
-            delivered = fleet.delivered.get();
-            duplicates = fleet.duplicates.get();
+            if (mqtt != null) {
+                mqtt.connectAll(intervalMicros);
+            }
+            Fleet.waitFor(() -> connected.getAsInt() >= nodes, 120, progress);
+            if (connected.getAsInt() < nodes) {
+                out.printf("%nOnly %d of %d nodes connected: is the stack up?%n", connected.getAsInt(), nodes);
+            }
+            out.printf(Locale.ROOT, "%n%d nodes connected (%d UDP, %d MQTT) in %.1f s; sending...%n",
+                    connected.getAsInt(), udpNodes, mqttNodes, (System.nanoTime() - start) / 1e9);
+            if (udp != null && mqtt != null) {
+                // both at once, each at the demo's rate per node: the MQTT devices' schedule on a thread of its own
+                Thread mqttSchedule = new Thread(() -> {
+                    try {
+                        mqtt.runSchedule(messages, ratePerMinute, () -> { });
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                }, "mqtt-schedule");
+                mqttSchedule.start();
+                udp.runSchedule(messages, ratePerMinute, progress);
+                mqttSchedule.join();
+            } else if (udp != null) {
+                udp.runSchedule(messages, ratePerMinute, progress);
+            } else {
+                mqtt.runSchedule(messages, ratePerMinute, progress);
+            }
+            if (udp != null) {
+                udp.awaitEchoes(drainSeconds, progress);
+            }
+            if (mqtt != null) {
+                mqtt.awaitEchoes(drainSeconds, progress);
+            }
+            total = (udp != null ? udp.total() : mqtt.total()).copy();
+            if (udp != null && mqtt != null) {
+                total.add(mqtt.total());
+            }
+            sent = (udp == null ? 0 : udp.sent.get()) + (mqtt == null ? 0 : mqtt.trips.sent.get());
+            delivered = (udp == null ? 0 : udp.delivered.get()) + (mqtt == null ? 0 : mqtt.trips.delivered.get());
+            duplicates = (udp == null ? 0 : udp.duplicates.get()) + (mqtt == null ? 0 : mqtt.trips.duplicates.get());
             out.println();
-            if (fleet.unsent.get() > 0 || fleet.errors.get() > 0) {
-                out.printf("Unsent (reported by the client SDK): %d, errors: %d%n", fleet.unsent.get(), fleet.errors.get());
+            if (udp != null && (udp.unsent.get() > 0 || udp.errors.get() > 0)) {
+                out.printf("Unsent (reported by the client SDK): %d, errors: %d%n", udp.unsent.get(), udp.errors.get());
+            }
+            if (mqtt != null && (mqtt.refused.get() > 0 || mqtt.errors.get() > 0)) {
+                out.printf("MQTT publishes refused by the gateway: %d, errors: %d%n", mqtt.refused.get(),
+                        mqtt.errors.get());
             }
         }
         return report(gatewaysInStack, expected, total, sent, delivered, duplicates);

@@ -25,8 +25,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The demo's echo round trip on real parts (an in-JVM KRaft broker, a MiniCluster running the delivery and echo
- * jobs, one gateway) by simulated MQTT 5 devices, beside the same demo by UDP nodes on the same gateway: every
- * message of both comes back once.
+ * jobs, one gateway) by simulated MQTT 5 devices, by UDP nodes, and by half of each at once: every
+ * message of each comes back once.
  */
 class MqttDemoITCase {
 
@@ -51,7 +51,7 @@ class MqttDemoITCase {
         try (Gateway gateway = Gateway.start(config)) {
             String udp = "127.0.0.1:" + gateway.udpAddress().getPort();
             String mqtt = "127.0.0.1:" + gateway.mqttAddress().orElseThrow().getPort();
-            for (String protocol : List.of("mqtt", "udp")) {
+            for (String protocol : List.of("mqtt", "udp", "mixed")) {
                 ByteArrayOutputStream printed = new ByteArrayOutputStream();
                 DemoCommand demo = new DemoCommand();
                 new CommandLine(demo).parseArgs("--gateways", udp, "--mqtt-gateways", mqtt, "--protocol", protocol,
