@@ -24,6 +24,7 @@ import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.ExecutionException;
 import java.util.function.Supplier;
 
@@ -128,7 +129,7 @@ public final class Gateway implements AutoCloseable {
     }
 
     /** Where the MQTT adapter listens, when MQTT is on. */
-    public java.util.Optional<InetSocketAddress> mqttAddress() {
+    public Optional<InetSocketAddress> mqttAddress() {
         return adapters.stream().filter(a -> a instanceof MqttAdapter).map(a -> ((MqttAdapter) a).localAddress())
                 .findFirst();
     }

@@ -9,6 +9,7 @@ import io.ckc.protocol.mrudp.ReliabilityConfig;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 import static io.ckc.gateway.GatewaySettings.*;
 
@@ -141,10 +142,10 @@ public record GatewayConfig(String gatewayId, String kafkaBootstrap, String udpH
     }
 
     /** The MQTT adapter's part of this configuration; empty when MQTT is off. */
-    public java.util.Optional<MqttOptions> mqtt() {
+    public Optional<MqttOptions> mqtt() {
         // room for the topic, the packet's header and its properties beside the largest payload
-        return mqttPort < 0 ? java.util.Optional.empty()
-                : java.util.Optional.of(new MqttOptions(udpHost, mqttPort, publicHost, maxPayloadBytes + 4 * 1024));
+        return mqttPort < 0 ? Optional.empty()
+                : Optional.of(new MqttOptions(udpHost, mqttPort, publicHost, maxPayloadBytes + 4 * 1024));
     }
 
     /** A builder that starts from this configuration: the one way to derive a changed copy. */

@@ -107,6 +107,8 @@ final class MqttFleet implements AutoCloseable {
         private final int index;
         private final String clientId;
         private volatile Channel channel;
+        /** Whether this device counts in {@link #connected}: from its SUBACK until its connection ends. */
+        private boolean counted;
         private int nextPacketId = 1;
 
         Device(int index) {
@@ -173,6 +175,7 @@ final class MqttFleet implements AutoCloseable {
                 }
                 case SUBACK -> {
                     if (((MqttSubAckMessage) packet).payload().reasonCodes().get(0) == 1) {
+                        counted = true;
                         connected.incrementAndGet();
                     } else {
                         errors.incrementAndGet();
@@ -202,8 +205,9 @@ final class MqttFleet implements AutoCloseable {
 
         @Override
         public void channelInactive(ChannelHandlerContext ctx) {
-            if (channel != null) {
-                channel = null;
+            channel = null;
+            if (counted) {
+                counted = false;
                 connected.decrementAndGet();
             }
         }

@@ -8,7 +8,6 @@ import io.ckc.protocol.kafka.Topics;
 import io.ckc.testing.EmbeddedKafkaExtension;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
-import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.flink.util.ParameterTool;
 import org.junit.jupiter.api.Test;
@@ -44,8 +43,8 @@ class MqttDemoITCase {
         KAFKA.createTopics(topics, List.of("echo"), List.of("gw-1"));
         ParameterTool params = ParameterTool.fromArgs(new String[] {"--bootstrap", KAFKA.bootstrapServers(),
                 "--topic-prefix", topics.prefix(), "--app-topic-prefix", topics.appPrefix(), "--parallelism", "1"});
-        JobClient delivery = submit(DeliveryJob.NAME, env -> DeliveryJob.fromArgs(params).build(env));
-        JobClient echo = submit(EchoJob.NAME, env -> EchoJob.fromArgs(params).build(env));
+        JobClient delivery = QuickScenarioITCase.submit(DeliveryJob.NAME, DeliveryJob.fromArgs(params)::build);
+        JobClient echo = QuickScenarioITCase.submit(EchoJob.NAME, EchoJob.fromArgs(params)::build);
         GatewayConfig config = GatewayConfig.forTest("gw-1", KAFKA.bootstrapServers(), topics).toBuilder()
                 .mqttPort(0).build();
         try (Gateway gateway = Gateway.start(config)) {
@@ -67,15 +66,5 @@ class MqttDemoITCase {
             delivery.cancel().get(30, TimeUnit.SECONDS);
             echo.cancel().get(30, TimeUnit.SECONDS);
         }
-    }
-
-    private static JobClient submit(String name, Job job) throws Exception {
-        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
-        job.build(env);
-        return env.executeAsync(name);
-    }
-
-    private interface Job {
-        void build(StreamExecutionEnvironment env) throws Exception;
     }
 }

@@ -142,13 +142,14 @@ class QuickScenarioITCase {
         assertThat(printed.toString(StandardCharsets.UTF_8)).contains("RESULT config=1 path=ckc", "RESULT step=2 path=kafka");
     }
 
-    private static JobClient submit(String name, Builder job) throws Exception {
+    /** Submits a job to the MiniCluster of the test that calls it; the other perf ITCases use it too. */
+    static JobClient submit(String name, Builder job) throws Exception {
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
         job.build(env);
         return env.executeAsync(name);
     }
 
-    private interface Builder {
+    interface Builder {
         void build(StreamExecutionEnvironment env) throws Exception;
     }
 }
