@@ -121,6 +121,12 @@ public final class RecordSchemas {
             Map.entry("AppMessage.payload", "The message's bytes."),
             Map.entry("AppMessage.context", "The node's context sent with the message, or null."),
             Map.entry("AppMessage.receivedAt", "When the gateway received it, epoch ms."),
+            Map.entry("AppMessage.ttlMs", "How long after receivedAt the node wants it handled, ms (an MQTT 5 "
+                    + "device's Message Expiry Interval), or null for no limit."),
+            Map.entry("AppMessage.replyTo", "Where the node wants the answer (an MQTT 5 Response Topic): copy it to "
+                    + "the answer's replyTo. Null: its inbox."),
+            Map.entry("AppMessage.correlation", "What the node wants back with the answer (MQTT 5 Correlation Data): "
+                    + "copy it to the answer's correlation. Null: nothing."),
             Map.entry("Context.latitude", "Degrees, or null."),
             Map.entry("Context.longitude", "Degrees, or null."),
             Map.entry("Context.battery", "Share of a full battery in [0, 1], or null."),
@@ -134,6 +140,11 @@ public final class RecordSchemas {
                     + "job's default (--mtd-default-ttl-ms, 5 min)."),
             Map.entry("Unicast.createdAt", "When the sender created it, epoch ms; the TTL counts from it."),
             Map.entry("Unicast.receipt", "True: a receipt on ckc.receipts when it is delivered, expires or is dropped."),
+            Map.entry("Unicast.group", "The group it went to, <definerId>/<name>, or * for a broadcast, so a node "
+                    + "may read it on that group's topic; null (the usual) for a message to this node alone."),
+            Map.entry("Unicast.replyTo", "For an answer: the request's replyTo, the node's topic for it; null: its "
+                    + "inbox."),
+            Map.entry("Unicast.correlation", "For an answer: the request's correlation data, bytes, or null."),
             Map.entry("Groupcast.messageId", "The sender's id for the message; every member gets it with this id."),
             Map.entry("Groupcast.sender", "The application's name, or the node id when a node sent it."),
             Map.entry("Groupcast.group", "<definerId>/<name>, as the group definers name groups."),

@@ -32,6 +32,8 @@ public final class GatewayMetrics {
     /** MQTT Wills published for devices whose connection ended without a DISCONNECT. */
     public final Counter wills;
     public final Counter contextUnchanged;
+    /** Deliveries a node's protocol can never take (larger than an MQTT 5 device's Maximum Packet Size): dropped. */
+    public final Counter undeliverable;
     /** Ping round trips of the nodes here: the paper's latency measure, the PoA manager's input. */
     public final Histogram pingRoundTrip;
     /** From a record handed to the Kafka producer to its acknowledgement: what a node's message waits for. */
@@ -91,6 +93,10 @@ public final class GatewayMetrics {
                 .constLabels(labels).register(registry);
         wills = Counter.builder().name("ckc_gateway_mqtt_wills")
                 .help("MQTT Will messages published for devices whose connection ended without a DISCONNECT")
+                .constLabels(labels).register(registry);
+        undeliverable = Counter.builder().name("ckc_gateway_undeliverable_messages")
+                .help("Deliveries dropped because the node's protocol can never take them, such as a publish larger "
+                        + "than an MQTT 5 device's Maximum Packet Size")
                 .constLabels(labels).register(registry);
         deliveryAge = Gauge.builder().name("ckc_gateway_delivery_age_seconds")
                 .help("Median age of the deliveries read in the latest window (now minus their Kafka timestamp)")

@@ -1,6 +1,7 @@
 package io.ckc.gateway.core;
 
 import io.ckc.protocol.records.GatewayEndpoints;
+import io.ckc.protocol.records.Unicast;
 
 import java.util.List;
 import java.util.UUID;
@@ -23,12 +24,13 @@ public interface NodeLink {
     void reject(int ref, Refusal refusal, String message);
 
     /**
-     * Sends a unicast to the node reliably, never after {@code expiresAt} (epoch milliseconds; {@link Long#MAX_VALUE}
+     * Sends a unicast (its sender, payload, and where the node reads it: the group, the reply topic and correlation
+     * data, for a protocol that has topics) to the node reliably, never after {@code expiresAt} (epoch milliseconds; {@link Long#MAX_VALUE}
      * for no deadline). When the node acknowledges it, the adapter calls {@link SessionShard#delivered}; when the
      * node says it never had it and the deadline has passed, {@link SessionShard#expired}; when the link gives up,
      * {@link SessionShard#fail}.
      */
-    void deliver(UUID deliveryId, String sender, byte[] payload, long expiresAt);
+    void deliver(UUID deliveryId, Unicast unicast, long expiresAt);
 
     /**
      * Asks the node to move to another gateway, at the target's endpoint of this link's protocol; the

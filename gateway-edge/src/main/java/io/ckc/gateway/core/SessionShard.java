@@ -1,6 +1,7 @@
 package io.ckc.gateway.core;
 
 import io.ckc.protocol.records.Broadcast;
+import io.ckc.protocol.records.Context;
 import io.ckc.protocol.records.GatewayEndpoints;
 import io.ckc.protocol.records.MnEvent;
 import io.ckc.protocol.records.Unicast;
@@ -174,9 +175,19 @@ public final class SessionShard {
         this.uplink.uplink(session, ref, uplink);
     }
 
+    /** The node's context, reported apart from a message (to ckc.context when it changed or a refresh is due). */
+    public void context(Session session, Context context) {
+        uplink.context(session, context);
+    }
+
     /** Refuses an uplink message: counted, and the node is told why. */
     public void reject(Session session, int ref, Refusal refusal, String message) {
         uplink.reject(session, ref, refusal, message);
+    }
+
+    /** The link can never send this delivery to the node: dropped, and its sender told why ({@link ShardDownlink}). */
+    public void undeliverable(Session session, UUID deliveryId, String detail) {
+        downlink.undeliverable(session, deliveryId, detail);
     }
 
     /** The node acknowledged a delivery ({@link ShardDownlink}). */

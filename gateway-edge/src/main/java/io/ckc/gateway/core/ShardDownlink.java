@@ -65,7 +65,7 @@ final class ShardDownlink {
             }
             session.broadcasts.add(deliveryId);
         }
-        session.link.deliver(deliveryId, unicast.sender(), unicast.payload(), expiresAt == null ? Long.MAX_VALUE : expiresAt);
+        session.link.deliver(deliveryId, unicast, expiresAt == null ? Long.MAX_VALUE : expiresAt);
     }
 
     /** The node acknowledged a delivery: its receipt for the delivery job, and the mini-buffer keeps it. */
@@ -92,6 +92,23 @@ final class ShardDownlink {
         Unicast unicast = settle(session, deliveryId);
         if (unicast != null && !session.broadcasts.remove(deliveryId)) {
             unsent(unicast, session.epoch, UnsentMessage.Reason.EXPIRED, false, true);
+        }
+    }
+
+    /**
+     * The link cannot ever send a delivery to this node (a protocol limit of the node's, such as the largest packet it
+     * takes): settled with a DROPPED receipt on ckc.delivered, so the delivery job lets it go and its sender hears
+     * why, and counted.
+     */
+    void undeliverable(Session session, UUID deliveryId, String detail) {
+        Unicast unicast = settle(session, deliveryId);
+        if (unicast == null) {
+            return;
+        }
+        metrics.undeliverable.inc();
+        if (!session.broadcasts.remove(deliveryId)) {
+            publisher.delivered(Receipt.of(unicast, Receipt.Outcome.DROPPED, config.gatewayId(), detail,
+                    System.currentTimeMillis()));
         }
     }
 

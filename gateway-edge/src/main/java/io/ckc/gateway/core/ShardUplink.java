@@ -87,13 +87,19 @@ final class ShardUplink {
         reportContext(session, message.context(), now);
         acknowledgeOnceWritten(session, ref, message.messageId(), metrics.messagesIn,
                 publisher.appMessage(new AppMessage(message.messageId().toString(), mnId, config.gatewayId(),
-                        message.channel(), message.payload(), message.context(), now)));
+                        message.channel(), message.payload(), message.context(), now, message.ttlMs(),
+                        message.replyTo(), message.correlation())));
     }
 
     /** Refuses an uplink: counted by reason, and the node is told why. */
     void reject(Session session, int ref, Refusal refusal, String message) {
         metrics.rejected.labelValues(refusal.name()).inc();
         session.link.reject(ref, refusal, message);
+    }
+
+    /** The node's context, reported apart from any message: to ckc.context when it changed or a refresh is due. */
+    void context(Session session, Context context) {
+        reportContext(session, context, System.currentTimeMillis());
     }
 
     private void reportContext(Session session, Context context, long now) {

@@ -14,8 +14,20 @@ public sealed interface Uplink {
     /** The node's context when it sent the message, or null. */
     Context context();
 
-    /** To the applications reading channel {@code channel} (Kafka topic {@code app.<channel>}). */
-    record ToChannel(UUID messageId, String channel, Context context, byte[] payload) implements Uplink {
+    /**
+     * To the applications reading channel {@code channel} (Kafka topic {@code app.<channel>}).
+     *
+     * @param ttlMs       how long the node wants it handled, or null for no limit
+     * @param replyTo     the node's topic for answers, or null
+     * @param correlation what the node wants back with an answer, or null
+     */
+    record ToChannel(UUID messageId, String channel, Context context, byte[] payload, Long ttlMs, String replyTo,
+                     byte[] correlation) implements Uplink {
+
+        /** A message with none of a TTL, a reply topic or correlation data. */
+        public ToChannel(UUID messageId, String channel, Context context, byte[] payload) {
+            this(messageId, channel, context, payload, null, null, null);
+        }
     }
 
     /**

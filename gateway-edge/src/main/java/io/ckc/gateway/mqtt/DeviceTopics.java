@@ -4,21 +4,26 @@ import java.nio.charset.StandardCharsets;
 import java.util.UUID;
 
 /**
- * The MQTT topics a device uses with CKC, in one place (docs/mqtt.md lists them): it publishes to
- * {@code app/<channel>} (Kafka {@code app.<channel>}), and subscribes to {@code ckc/<client-id>/inbox} for its
- * unicasts, {@code ckc/<client-id>/gateways} for the gateway list, {@code ckc/<client-id>/handover} for handover
- * commands and {@code ckc/<client-id>/ping} for the gateway's latency probes ({@code ckc/<client-id>/#} takes them
- * all). The client id names the node.
+ * The MQTT topics a device uses with CKC, in one place (docs/mqtt.md lists them). It publishes to {@code app/<channel>}
+ * (Kafka {@code app.<channel>}), to {@code ckc/groups/<definerId>/<name>} (a groupcast) and to
+ * {@code ckc/<client-id>/context} (its context). It subscribes to {@code ckc/<client-id>/inbox} for its unicasts,
+ * {@code ckc/<client-id>/gateways} for the gateway list, {@code ckc/<client-id>/handover} for handover commands,
+ * {@code ckc/<client-id>/ping} for the gateway's latency probes ({@code ckc/<client-id>/#} takes them all), any other
+ * topic of its own it names as a Response Topic, and {@code ckc/groups/...} and {@code ckc/broadcast} to read
+ * groupcasts and broadcasts apart from its inbox. The client id names the node.
  */
 final class DeviceTopics {
 
     static final String APP_PREFIX = "app/";
+    static final String GROUP_PREFIX = "ckc/groups/";
+    static final String BROADCAST = "ckc/broadcast";
 
     final String clientId;
     final String inbox;
     final String gateways;
     final String handover;
     final String ping;
+    final String context;
     private final String own;
 
     DeviceTopics(String clientId) {
@@ -28,6 +33,7 @@ final class DeviceTopics {
         this.gateways = own + "gateways";
         this.handover = own + "handover";
         this.ping = own + "ping";
+        this.context = own + "context";
     }
 
     /**
@@ -55,10 +61,28 @@ final class DeviceTopics {
         return channel.isEmpty() || channel.indexOf('/') >= 0 ? null : channel;
     }
 
-    /** Whether a device may subscribe to this filter: one that names its own topics, and no one else's. */
+    /** The group ({@code <definerId>/<name>}) a publish to {@code topic} goes to, or null when it names none. */
+    static String group(String topic) {
+        return topic.startsWith(GROUP_PREFIX) ? topic.substring(GROUP_PREFIX.length()) : null;
+    }
+
+    /** The topic a device reads a group's messages on. */
+    static String groupTopic(String group) {
+        return GROUP_PREFIX + group;
+    }
+
+    /** Whether the topic is one of the device's own, {@code ckc/<client-id>/...}. */
+    boolean isOwn(String topic) {
+        return topic.startsWith(own) && topic.length() > own.length();
+    }
+
+    /**
+     * Whether a device may subscribe to this filter: its own topics, groups' topics and the broadcast topic, and no
+     * filter that would take another device's topics.
+     */
     boolean maySubscribe(String filter) {
-        return filter.startsWith(own) && (matches(filter, inbox) || matches(filter, gateways)
-                || matches(filter, handover) || matches(filter, ping));
+        return isOwn(filter) || (filter.startsWith(GROUP_PREFIX) && filter.length() > GROUP_PREFIX.length())
+                || filter.equals(BROADCAST);
     }
 
     /** MQTT topic matching (section 4.7): {@code +} matches one level, a trailing {@code #} any number, even none. */

@@ -1,11 +1,14 @@
 package io.ckc.gateway.mqtt;
 
+import com.fasterxml.jackson.databind.ObjectReader;
 import io.ckc.gateway.core.GatewayCore;
 import io.ckc.gateway.core.GatewayMetrics;
 import io.ckc.gateway.core.Refusal;
 import io.ckc.gateway.core.Session;
 import io.ckc.gateway.core.SessionShard;
 import io.ckc.gateway.core.Uplink;
+import io.ckc.protocol.kafka.Json;
+import io.ckc.protocol.records.Context;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
@@ -35,6 +38,7 @@ import io.netty.handler.timeout.IdleStateEvent;
 import io.netty.handler.timeout.IdleStateHandler;
 import io.netty.util.ReferenceCountUtil;
 
+import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
@@ -50,6 +54,9 @@ final class MqttConnection extends ChannelInboundHandlerAdapter {
 
     /** In-flight QoS 1 publishes to one device at most, whatever Receive Maximum it asks for. */
     static final int MAX_INFLIGHT = 1_024;
+    /** The topic aliases a device may set (CONNACK's Topic Alias Maximum). */
+    static final int TOPIC_ALIAS_MAXIMUM = 32;
+    private static final ObjectReader CONTEXT_READER = Json.newMapper().readerFor(Context.class);
 
     private final GatewayCore core;
     private final GatewayMetrics metrics;
@@ -60,6 +67,8 @@ final class MqttConnection extends ChannelInboundHandlerAdapter {
     private int version;
     /** The Will the device left at CONNECT, until a DISCONNECT without it; read on the connection's loop. */
     private Uplink.ToChannel will;
+    /** The topics a device set aliases for, by alias; null until it sets one. On the connection's loop. */
+    private String[] topicAliases;
 
     MqttConnection(GatewayCore core, GatewayMetrics metrics) {
         this.core = core;
@@ -149,6 +158,9 @@ final class MqttConnection extends ChannelInboundHandlerAdapter {
                 .getProperty(MqttProperties.RECEIVE_MAXIMUM) instanceof MqttProperties.IntegerProperty asked) {
             receiveMaximum = Math.max(1, Math.min(MAX_INFLIGHT, asked.value()));
         }
+        int maximumPacketSize = version == 5 && connect.variableHeader().properties()
+                .getProperty(MqttProperties.MAXIMUM_PACKET_SIZE) instanceof MqttProperties.IntegerProperty largest
+                ? largest.value() : Integer.MAX_VALUE;
         DeviceTopics topics = new DeviceTopics(clientId);
         UUID mnId = DeviceTopics.nodeId(clientId);
         SessionShard target = core.shardOf(mnId);
@@ -172,7 +184,8 @@ final class MqttConnection extends ChannelInboundHandlerAdapter {
                 }
             }
             link = (MqttLink) target.open(mnId, epoch,
-                    session -> new MqttLink(session, target, ctx.channel(), topics, version, inflight)).link();
+                    session -> new MqttLink(session, target, ctx.channel(), topics, version, inflight,
+                            maximumPacketSize)).link();
         });
     }
 
@@ -183,20 +196,76 @@ final class MqttConnection extends ChannelInboundHandlerAdapter {
             disconnect(ctx, MqttReasonCodes.Disconnect.QOS_NOT_SUPPORTED, "qos-2");
             return;
         }
+        MqttProperties properties = publish.variableHeader().properties();
+        String topic = aliasedTopic(publish.variableHeader().topicName(), properties);
+        if (topic == null) {
+            disconnect(ctx, MqttReasonCodes.Disconnect.TOPIC_ALIAS_INVALID, "mqtt-topic-alias");
+            return;
+        }
         int ref = qos == MqttQoS.AT_LEAST_ONCE ? publish.variableHeader().packetId() : 0;
-        String topic = publish.variableHeader().topicName();
         byte[] payload = ByteBufUtil.getBytes(publish.payload());
-        UUID messageId = messageId(publish.variableHeader().properties());
-        String channel = DeviceTopics.channel(topic);
+        UUID messageId = messageId(properties);
+        Long ttlMs = properties.getProperty(MqttProperties.PUBLICATION_EXPIRY_INTERVAL)
+                instanceof MqttProperties.IntegerProperty expiry ? expiry.value() * 1_000L : null;
         onShard(() -> {
             shard.heard(link.session);
-            if (channel == null) {
-                shard.reject(link.session, ref, Refusal.FORBIDDEN_CHANNEL,
-                        "publish to app/<channel>; '" + topic + "' is not one");
-                return;
+            String channel = DeviceTopics.channel(topic);
+            String group = DeviceTopics.group(topic);
+            if (channel != null) {
+                shard.uplink(link.session, ref, new Uplink.ToChannel(messageId, channel, null, payload, ttlMs,
+                        stringProperty(properties, MqttProperties.RESPONSE_TOPIC),
+                        properties.getProperty(MqttProperties.CORRELATION_DATA)
+                                instanceof MqttProperties.BinaryProperty data ? data.value() : null));
+            } else if (group != null) {
+                shard.uplink(link.session, ref, new Uplink.ToGroup(messageId, group, null, payload, ttlMs));
+            } else if (topic.equals(link.topics().context)) {
+                context(ref, payload);
+            } else {
+                shard.reject(link.session, ref, Refusal.FORBIDDEN_CHANNEL, "publish to app/<channel>, "
+                        + DeviceTopics.GROUP_PREFIX + "<definerId>/<name> or " + link.topics().context + "; '" + topic
+                        + "' is none of them");
             }
-            shard.uplink(link.session, ref, new Uplink.ToChannel(messageId, channel, null, payload));
         });
+    }
+
+    /**
+     * The topic a publish names, through MQTT 5's Topic Alias (section 3.3.2.3.4): a publish with a topic and an alias
+     * sets the alias, one with an empty topic uses it. Null for an alias out of range or not set.
+     */
+    private String aliasedTopic(String topic, MqttProperties properties) {
+        if (!(properties.getProperty(MqttProperties.TOPIC_ALIAS) instanceof MqttProperties.IntegerProperty alias)) {
+            return topic.isEmpty() ? null : topic;
+        }
+        int index = alias.value();
+        if (index < 1 || index > TOPIC_ALIAS_MAXIMUM) {
+            return null;
+        }
+        if (topicAliases == null) {
+            topicAliases = new String[TOPIC_ALIAS_MAXIMUM + 1];
+        }
+        if (topic.isEmpty()) {
+            return topicAliases[index];
+        }
+        topicAliases[index] = topic;
+        return topic;
+    }
+
+    /** A context report, JSON {@code {"latitude","longitude","battery","attributes"}}, to ckc.context. */
+    private void context(int ref, byte[] payload) {
+        Context context;
+        try {
+            context = CONTEXT_READER.readValue(payload);
+        } catch (IOException | RuntimeException e) {
+            shard.reject(link.session, ref, Refusal.MALFORMED, "a context report is JSON {\"latitude\", "
+                    + "\"longitude\", \"battery\", \"attributes\"}: " + e.getMessage());
+            return;
+        }
+        shard.context(link.session, context);
+        link.acknowledge(ref);
+    }
+
+    private static String stringProperty(MqttProperties properties, int type) {
+        return properties.getProperty(type) instanceof MqttProperties.StringProperty value ? value.value() : null;
     }
 
     /** The message id a device gives in the user property {@code message-id} (a UUID), or a new one. */

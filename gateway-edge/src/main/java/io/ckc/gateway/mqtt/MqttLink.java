@@ -9,12 +9,15 @@ import io.ckc.gateway.core.SessionShard;
 import io.ckc.protocol.kafka.Json;
 import io.ckc.protocol.records.Endpoint;
 import io.ckc.protocol.records.GatewayEndpoints;
+import io.ckc.protocol.records.Unicast;
+import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.handler.codec.mqtt.MqttConnectReturnCode;
 import io.netty.handler.codec.mqtt.MqttMessageBuilders;
 import io.netty.handler.codec.mqtt.MqttProperties;
+import io.netty.handler.codec.mqtt.MqttPublishMessage;
 import io.netty.handler.codec.mqtt.MqttQoS;
 import io.netty.handler.codec.mqtt.MqttReasonCodes;
 
@@ -31,8 +34,8 @@ import java.util.UUID;
 
 /**
  * A device's session as MQTT carries it: its subscriptions, and what the gateway published to it at QoS 1 and it has
- * not acknowledged (deliveries, latency probes, handovers) under their packet ids. Deliveries wait here while the
- * device has no subscription to its inbox or its Receive Maximum is reached. Only the core's own state is kept: the
+ * not acknowledged (deliveries, latency probes, handovers) under their packet ids. Deliveries wait here, in order,
+ * while the device has no subscription to where they go or its Receive Maximum is reached. Only the core's own state is kept: the
  * MQTT session is not persistent (CONNACK says so), because the delivery job keeps every unacknowledged unicast and
  * routes it again when the device's next session opens. Confined to the session's shard event loop; writes go to the
  * connection's channel.
@@ -46,7 +49,7 @@ final class MqttLink implements NodeLink {
     private sealed interface Outgoing permits Delivery, Probe, Handover {
     }
 
-    private record Delivery(UUID deliveryId, String sender, byte[] payload, long expiresAt) implements Outgoing {
+    private record Delivery(UUID deliveryId, Unicast unicast, long expiresAt) implements Outgoing {
     }
 
     private record Probe(long timestamp) implements Outgoing {
@@ -61,6 +64,8 @@ final class MqttLink implements NodeLink {
     private final DeviceTopics topics;
     private final int version;
     private final int receiveMaximum;
+    /** The largest packet the device takes (MQTT 5 Maximum Packet Size), or {@link Integer#MAX_VALUE}. */
+    private final int maximumPacketSize;
     private final Set<String> filters = new HashSet<>();
     /** Published at QoS 1 and not acknowledged, by packet id, in the order sent. */
     private final Map<Integer, Outgoing> unacknowledged = new LinkedHashMap<>();
@@ -71,13 +76,14 @@ final class MqttLink implements NodeLink {
     private boolean closed;
 
     MqttLink(Session session, SessionShard shard, Channel channel, DeviceTopics topics, int version,
-             int receiveMaximum) {
+             int receiveMaximum, int maximumPacketSize) {
         this.session = session;
         this.shard = shard;
         this.channel = channel;
         this.topics = topics;
         this.version = version;
         this.receiveMaximum = receiveMaximum;
+        this.maximumPacketSize = maximumPacketSize;
     }
 
     DeviceTopics topics() {
@@ -100,7 +106,8 @@ final class MqttLink implements NodeLink {
             properties.add(new MqttProperties.IntegerProperty(MqttProperties.MAXIMUM_QOS, 1));
             properties.add(new MqttProperties.IntegerProperty(MqttProperties.RETAIN_AVAILABLE, 0));
             properties.add(new MqttProperties.IntegerProperty(MqttProperties.SHARED_SUBSCRIPTION_AVAILABLE, 0));
-            properties.add(new MqttProperties.IntegerProperty(MqttProperties.TOPIC_ALIAS_MAXIMUM, 0));
+            properties.add(new MqttProperties.IntegerProperty(MqttProperties.TOPIC_ALIAS_MAXIMUM,
+                    MqttConnection.TOPIC_ALIAS_MAXIMUM));
         }
         channel.writeAndFlush(MqttMessageBuilders.connAck().returnCode(MqttConnectReturnCode.CONNECTION_ACCEPTED)
                 .sessionPresent(false).properties(properties).build());
@@ -149,21 +156,41 @@ final class MqttLink implements NodeLink {
     }
 
     @Override
-    public void deliver(UUID deliveryId, String sender, byte[] payload, long expiresAt) {
+    public void deliver(UUID deliveryId, Unicast unicast, long expiresAt) {
         if (closed) {
             return;
         }
-        waiting.add(new Delivery(deliveryId, sender, payload, expiresAt));
+        waiting.add(new Delivery(deliveryId, unicast, expiresAt));
         sendWaiting();
     }
 
-    /** Sends what waits while the device subscribes to its inbox and its Receive Maximum allows. */
-    private void sendWaiting() {
-        if (!subscribed(topics.inbox)) {
-            return;
+    /**
+     * The topic a device reads a delivery on: the reply topic it named, its group's or the broadcast topic, when it
+     * subscribes to that, or else its inbox; null while it subscribes to none of them.
+     */
+    String topicOf(Unicast unicast) {
+        if (unicast.replyTo() != null && topics.isOwn(unicast.replyTo()) && subscribed(unicast.replyTo())) {
+            return unicast.replyTo();
         }
+        if (unicast.group() != null) {
+            String groupTopic = Unicast.BROADCAST.equals(unicast.group()) ? DeviceTopics.BROADCAST
+                    : DeviceTopics.groupTopic(unicast.group());
+            if (subscribed(groupTopic)) {
+                return groupTopic;
+            }
+        }
+        return subscribed(topics.inbox) ? topics.inbox : null;
+    }
+
+    /** Sends what waits, in order, while the device subscribes to where it goes and its Receive Maximum allows. */
+    private void sendWaiting() {
         while (!waiting.isEmpty() && unacknowledged.size() < receiveMaximum) {
-            Delivery delivery = waiting.poll();
+            Delivery delivery = waiting.peek();
+            String topic = topicOf(delivery.unicast);
+            if (topic == null) {
+                return; // it waits for a subscription; nothing overtakes it
+            }
+            waiting.poll();
             long leftMs = delivery.expiresAt == Long.MAX_VALUE ? Long.MAX_VALUE
                     : delivery.expiresAt - System.currentTimeMillis();
             if (leftMs <= 0) {
@@ -177,15 +204,53 @@ final class MqttLink implements NodeLink {
                     properties.add(new MqttProperties.IntegerProperty(MqttProperties.PUBLICATION_EXPIRY_INTERVAL,
                             (int) Math.min(Integer.MAX_VALUE, (leftMs + 999) / 1000)));
                 }
+                if (delivery.unicast.correlation() != null) {
+                    properties.add(new MqttProperties.BinaryProperty(MqttProperties.CORRELATION_DATA,
+                            delivery.unicast.correlation()));
+                }
                 MqttProperties.UserProperties user = new MqttProperties.UserProperties();
                 user.add("message-id", delivery.deliveryId.toString());
-                if (delivery.sender != null) {
-                    user.add("sender", delivery.sender);
+                if (delivery.unicast.sender() != null) {
+                    user.add("sender", delivery.unicast.sender());
                 }
                 properties.add(user);
             }
-            publish(topics.inbox, delivery.payload, delivery, properties);
+            MqttPublishMessage publish = publishOf(topic, delivery.unicast.payload(), nextPacketId(), properties);
+            if (packetSize(publish) > maximumPacketSize) {
+                // MQTT 5 3.1.2.24: a packet larger than the device takes is never sent; the delivery job hears why
+                publish.release();
+                shard.undeliverable(session, delivery.deliveryId,
+                        "larger than the device's Maximum Packet Size of " + maximumPacketSize + " bytes");
+                continue;
+            }
+            unacknowledged.put(publish.variableHeader().packetId(), delivery);
+            channel.writeAndFlush(publish);
         }
+    }
+
+    /** The size of an MQTT 5 publish on the wire, the whole packet, as Maximum Packet Size counts it. */
+    static int packetSize(MqttPublishMessage publish) {
+        int properties = 0;
+        for (MqttProperties.MqttProperty<?> property : publish.variableHeader().properties().listAll()) {
+            if (property instanceof MqttProperties.UserProperties user) {
+                for (MqttProperties.StringPair pair : user.value()) {
+                    properties += 1 + 2 + ByteBufUtil.utf8Bytes(pair.key) + 2 + ByteBufUtil.utf8Bytes(pair.value);
+                }
+            } else if (property instanceof MqttProperties.BinaryProperty binary) {
+                properties += 1 + 2 + binary.value().length;
+            } else if (property instanceof MqttProperties.StringProperty string) {
+                properties += 1 + 2 + ByteBufUtil.utf8Bytes(string.value());
+            } else {
+                properties += 1 + 4; // the integer properties a delivery carries are four-byte ones
+            }
+        }
+        int remaining = 2 + ByteBufUtil.utf8Bytes(publish.variableHeader().topicName()) + 2
+                + variableByteIntegerSize(properties) + properties + publish.payload().readableBytes();
+        return 1 + variableByteIntegerSize(remaining) + remaining;
+    }
+
+    private static int variableByteIntegerSize(int value) {
+        return value < 128 ? 1 : value < 16_384 ? 2 : value < 2_097_152 ? 3 : 4;
     }
 
     @Override
@@ -302,10 +367,14 @@ final class MqttLink implements NodeLink {
     }
 
     private void publish(String topic, byte[] payload, Outgoing outgoing, MqttProperties properties) {
-        int packetId = nextPacketId();
-        unacknowledged.put(packetId, outgoing);
-        channel.writeAndFlush(MqttMessageBuilders.publish().topicName(topic).qos(MqttQoS.AT_LEAST_ONCE)
-                .messageId(packetId).properties(properties).payload(Unpooled.wrappedBuffer(payload)).build());
+        MqttPublishMessage publish = publishOf(topic, payload, nextPacketId(), properties);
+        unacknowledged.put(publish.variableHeader().packetId(), outgoing);
+        channel.writeAndFlush(publish);
+    }
+
+    private static MqttPublishMessage publishOf(String topic, byte[] payload, int packetId, MqttProperties properties) {
+        return MqttMessageBuilders.publish().topicName(topic).qos(MqttQoS.AT_LEAST_ONCE).messageId(packetId)
+                .properties(properties).payload(Unpooled.wrappedBuffer(payload)).build();
     }
 
     private int nextPacketId() {

@@ -11,6 +11,7 @@ import io.ckc.protocol.frame.GatewayAddress;
 import io.ckc.protocol.mrudp.ReliabilityConfig;
 import io.ckc.protocol.mrudp.ReliableSession;
 import io.ckc.protocol.records.GatewayEndpoints;
+import io.ckc.protocol.records.Unicast;
 
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
@@ -76,11 +77,11 @@ final class UdpLink implements NodeLink {
     }
 
     @Override
-    public void deliver(UUID deliveryId, String sender, byte[] payload, long expiresAt) {
+    public void deliver(UUID deliveryId, Unicast unicast, long expiresAt) {
         long now = SessionShard.nowMs();
         long expiresAtMs = expiresAt == Long.MAX_VALUE ? ReliableSession.NO_EXPIRY
                 : now + Math.max(0, expiresAt - System.currentTimeMillis()); // on the session's clock
-        sendReliably(new Body.Delivery(deliveryId, sender, payload, expiresAt), now, expiresAtMs);
+        sendReliably(new Body.Delivery(deliveryId, unicast.sender(), unicast.payload(), expiresAt), now, expiresAtMs);
     }
 
     @Override

@@ -1,6 +1,7 @@
 package io.ckc.gateway.core;
 
 import io.ckc.protocol.records.GatewayEndpoints;
+import io.ckc.protocol.records.Unicast;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -37,11 +38,11 @@ public final class FakeLink implements NodeLink {
     @Override public void ping(long timestamp) { call("ping"); }
 
     @Override
-    public void deliver(UUID deliveryId, String sender, byte[] payload, long expiresAt) {
+    public void deliver(UUID deliveryId, Unicast unicast, long expiresAt) {
         call("deliver " + deliveryId);
         delivered.add(deliveryId);
         deadlines.add(expiresAt);
-        payloads.add(payload);
+        payloads.add(unicast.payload());
     }
 
     /** The node has acknowledged none of what it was sent: all of it goes back, in order. */

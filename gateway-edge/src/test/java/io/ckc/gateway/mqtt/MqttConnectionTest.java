@@ -6,7 +6,9 @@ import io.ckc.gateway.core.GatewayCore;
 import io.ckc.gateway.core.GatewayMetrics;
 import io.ckc.protocol.kafka.Topics;
 import io.ckc.protocol.records.AppMessage;
+import io.ckc.protocol.records.ContextReport;
 import io.ckc.protocol.records.GatewayCommand;
+import io.ckc.protocol.records.Groupcast;
 import io.ckc.protocol.records.MnEvent;
 import io.ckc.protocol.records.Receipt;
 import io.ckc.protocol.records.Unicast;
@@ -16,6 +18,7 @@ import io.netty.channel.embedded.EmbeddedChannel;
 import io.netty.handler.codec.mqtt.MqttConnAckMessage;
 import io.netty.handler.codec.mqtt.MqttConnectReturnCode;
 import io.netty.handler.codec.mqtt.MqttDecoder;
+import io.netty.handler.codec.mqtt.MqttEncoder;
 import io.netty.handler.codec.mqtt.MqttMessage;
 import io.netty.handler.codec.mqtt.MqttMessageBuilders;
 import io.netty.handler.codec.mqtt.MqttMessageType;
@@ -152,10 +155,11 @@ class MqttConnectionTest {
     void aDeviceMaySubscribeToItsOwnTopicsOnly() {
         EmbeddedChannel device = device();
         connect(device, "n3", MqttVersion.MQTT_5);
-        send(device, subscribe(11, "ckc/n3/inbox", "ckc/n4/inbox", "ckc/n3/#", "#"));
+        send(device, subscribe(11, "ckc/n3/inbox", "ckc/n4/inbox", "ckc/n3/#", "#", "ckc/groups/zones/+",
+                "ckc/broadcast", "ckc/+/inbox", "ckc/groups/"));
         MqttSubAckMessage ack = device.readOutbound();
-        assertThat(ack.payload().reasonCodes()).containsExactly(1, 0x87, 1, 0x87);
-        assertThat(metrics.rejected.labelValues("SUBSCRIBE_NOT_AUTHORIZED").get()).isEqualTo(2.0);
+        assertThat(ack.payload().reasonCodes()).containsExactly(1, 0x87, 1, 0x87, 1, 1, 0x87, 0x87);
+        assertThat(metrics.rejected.labelValues("SUBSCRIBE_NOT_AUTHORIZED").get()).isEqualTo(4.0);
     }
 
     @Test
@@ -186,6 +190,162 @@ class MqttConnectionTest {
                     .containsExactly(org.assertj.core.groups.Tuple.tuple("m-1", Receipt.Outcome.DELIVERED));
         } finally {
             ReferenceCountUtil.release(delivery);
+        }
+    }
+
+    @Test
+    void aPublishCarriesItsExpiryResponseTopicAndCorrelationDataToTheApplication() {
+        EmbeddedChannel device = device();
+        connect(device, "n12", MqttVersion.MQTT_5);
+        MqttProperties properties = new MqttProperties();
+        properties.add(new MqttProperties.IntegerProperty(MqttProperties.PUBLICATION_EXPIRY_INTERVAL, 90));
+        properties.add(new MqttProperties.StringProperty(MqttProperties.RESPONSE_TOPIC, "ckc/n12/answers"));
+        properties.add(new MqttProperties.BinaryProperty(MqttProperties.CORRELATION_DATA, new byte[] {4, 2}));
+        send(device, MqttMessageBuilders.publish().topicName("app/echo").qos(MqttQoS.AT_LEAST_ONCE).messageId(5)
+                .properties(properties).payload(Unpooled.copiedBuffer("q", StandardCharsets.UTF_8)).build());
+
+        AppMessage message = publisher.of(AppMessage.class).get(0);
+        assertThat(message.ttlMs()).isEqualTo(90_000L);
+        assertThat(message.replyTo()).isEqualTo("ckc/n12/answers");
+        assertThat(message.correlation()).containsExactly(4, 2);
+        Unicast answer = message.answer("echo", message.payload());
+        assertThat(answer.replyTo()).isEqualTo("ckc/n12/answers");
+        assertThat(answer.correlation()).containsExactly(4, 2);
+    }
+
+    @Test
+    void aPublishToAGroupTopicIsAGroupcastAndOneToTheContextTopicAContextReport() {
+        EmbeddedChannel device = device();
+        connect(device, "n13", MqttVersion.MQTT_5);
+        send(device, publish("ckc/groups/zones/a", MqttQoS.AT_LEAST_ONCE, 1, "to zone a"));
+        send(device, publish("ckc/n13/context", MqttQoS.AT_LEAST_ONCE, 2,
+                "{\"latitude\":-22.9,\"longitude\":-43.2,\"battery\":0.5,\"attributes\":{\"zone\":\"a\"}}"));
+        send(device, publish("ckc/n13/context", MqttQoS.AT_LEAST_ONCE, 3, "not json"));
+
+        assertThat(publisher.of(Groupcast.class)).extracting(Groupcast::group, g -> new String(g.payload()),
+                        Groupcast::sender)
+                .containsExactly(org.assertj.core.groups.Tuple.tuple("zones/a", "to zone a",
+                        DeviceTopics.nodeId("n13").toString()));
+        assertThat(publisher.of(ContextReport.class)).extracting(r -> r.context().battery(),
+                r -> r.context().attributes().get("zone")).containsExactly(org.assertj.core.groups.Tuple.tuple(0.5, "a"));
+        List<Integer> reasons = List.of(reasonOf(device.readOutbound()), reasonOf(device.readOutbound()),
+                reasonOf(device.readOutbound()));
+        assertThat(reasons).containsExactly(0, 0, MqttReasonCodes.PubAck.PAYLOAD_FORMAT_INVALID.byteValue() & 0xff);
+        assertThat(metrics.rejected.labelValues("MALFORMED").get()).isEqualTo(1.0);
+    }
+
+    @Test
+    void aDeliveryGoesToTheReplyGroupOrBroadcastTopicTheDeviceSubscribesToAndElseToItsInbox() {
+        EmbeddedChannel device = device();
+        connect(device, "n14", MqttVersion.MQTT_5);
+        MnEvent connected = publisher.of(MnEvent.class).get(0);
+        send(device, subscribe(1, "ckc/n14/inbox", "ckc/n14/answers", "ckc/groups/zones/+"));
+        ReferenceCountUtil.release(device.readOutbound());
+        String node = connected.mnId();
+        long now = System.currentTimeMillis();
+        List<Unicast> unicasts = List.of(
+                new Unicast("m-reply", "echo", node, "r".getBytes(), null, now, false, null, "ckc/n14/answers",
+                        new byte[] {7}),
+                new Unicast("m-group", "app", node, "g".getBytes(), null, now, false, "zones/a", null, null),
+                new Unicast("m-broadcast", "app", node, "b".getBytes(), null, now, false, Unicast.BROADCAST, null,
+                        null),
+                new Unicast("m-reply-elsewhere", "echo", node, "x".getBytes(), null, now, false, null,
+                        "ckc/n15/answers", null));
+        for (Unicast unicast : unicasts) {
+            core.command(new GatewayCommand.Deliver(unicast, connected.epoch(), Long.MAX_VALUE));
+        }
+        loop.runPendingTasks();
+        List<String> topics = new java.util.ArrayList<>();
+        for (int i = 0; i < unicasts.size(); i++) {
+            MqttPublishMessage delivery = device.readOutbound();
+            topics.add(delivery.variableHeader().topicName());
+            if (i == 0) {
+                assertThat((byte[]) delivery.variableHeader().properties()
+                        .getProperty(MqttProperties.CORRELATION_DATA).value()).containsExactly(7);
+            }
+            ReferenceCountUtil.release(delivery);
+        }
+        assertThat(topics).containsExactly("ckc/n14/answers", "ckc/groups/zones/a", "ckc/n14/inbox", "ckc/n14/inbox");
+    }
+
+    @Test
+    void aTopicAliasSetByOnePublishNamesTheTopicOfTheNextAndAnUnknownOneClosesTheConnection() {
+        EmbeddedChannel device = device();
+        MqttConnAckMessage ack = (MqttConnAckMessage) connect(device, "n16", MqttVersion.MQTT_5);
+        assertThat(ack.variableHeader().properties().getProperty(MqttProperties.TOPIC_ALIAS_MAXIMUM).value())
+                .isEqualTo(MqttConnection.TOPIC_ALIAS_MAXIMUM);
+        send(device, aliased("app/echo", 3, "first"));
+        send(device, aliased("", 3, "second"));
+        assertThat(publisher.of(AppMessage.class)).extracting(m -> new String(m.payload()), AppMessage::channel)
+                .containsExactly(org.assertj.core.groups.Tuple.tuple("first", "echo"),
+                        org.assertj.core.groups.Tuple.tuple("second", "echo"));
+
+        send(device, aliased("", 4, "to an alias never set"));
+        MqttMessage disconnect = device.readOutbound();
+        assertThat(reasonOf(disconnect)).isEqualTo(MqttReasonCodes.Disconnect.TOPIC_ALIAS_INVALID.byteValue() & 0xff);
+        assertThat(device.isActive()).isFalse();
+        assertThat(publisher.of(AppMessage.class)).hasSize(2);
+    }
+
+    private static MqttPublishMessage aliased(String topic, int alias, String payload) {
+        MqttProperties properties = new MqttProperties();
+        properties.add(new MqttProperties.IntegerProperty(MqttProperties.TOPIC_ALIAS, alias));
+        return MqttMessageBuilders.publish().topicName(topic).qos(MqttQoS.AT_MOST_ONCE).properties(properties)
+                .payload(Unpooled.copiedBuffer(payload, StandardCharsets.UTF_8)).build();
+    }
+
+    @Test
+    void aDeliveryLargerThanTheDevicesMaximumPacketSizeIsNeverSentAndDroppedWithAReceipt() {
+        EmbeddedChannel device = device();
+        MqttProperties limits = new MqttProperties();
+        limits.add(new MqttProperties.IntegerProperty(MqttProperties.MAXIMUM_PACKET_SIZE, 200));
+        device.writeInbound(MqttMessageBuilders.connect().clientId("n17").protocolVersion(MqttVersion.MQTT_5)
+                .keepAlive(30).cleanSession(true).properties(limits).build());
+        loop.runPendingTasks();
+        ReferenceCountUtil.release(device.readOutbound());
+        send(device, subscribe(1, "ckc/n17/inbox"));
+        ReferenceCountUtil.release(device.readOutbound());
+        MnEvent connected = publisher.of(MnEvent.class).get(0);
+        long now = System.currentTimeMillis();
+        core.command(new GatewayCommand.Deliver(new Unicast("big", "app", connected.mnId(), new byte[300], null, now,
+                true), connected.epoch(), Long.MAX_VALUE));
+        core.command(new GatewayCommand.Deliver(new Unicast("small", "app", connected.mnId(), new byte[10], null, now,
+                true), connected.epoch(), Long.MAX_VALUE));
+        loop.runPendingTasks();
+
+        MqttPublishMessage delivery = device.readOutbound();
+        try {
+            assertThat(delivery.payload().readableBytes()).isEqualTo(10);
+        } finally {
+            ReferenceCountUtil.release(delivery);
+        }
+        assertThat((Object) device.readOutbound()).isNull();
+        assertThat(publisher.of(Receipt.class)).extracting(Receipt::messageId, Receipt::outcome)
+                .containsExactly(org.assertj.core.groups.Tuple.tuple("big", Receipt.Outcome.DROPPED));
+        assertThat(metrics.undeliverable.get()).isEqualTo(1.0);
+    }
+
+    @Test
+    void thePacketSizeALinkReckonsIsTheSizeNettyEncodes() {
+        EmbeddedChannel encoder = new EmbeddedChannel(MqttEncoder.INSTANCE);
+        encoder.writeOutbound(MqttMessageBuilders.connect().clientId("x").protocolVersion(MqttVersion.MQTT_5).build());
+        ReferenceCountUtil.release(encoder.readOutbound()); // the encoder now writes MQTT 5
+        for (int payload : new int[] {0, 10, 200, 20_000}) {
+            MqttProperties properties = new MqttProperties();
+            properties.add(new MqttProperties.IntegerProperty(MqttProperties.PUBLICATION_EXPIRY_INTERVAL, 30));
+            properties.add(new MqttProperties.BinaryProperty(MqttProperties.CORRELATION_DATA, new byte[] {1, 2, 3}));
+            MqttProperties.UserProperties user = new MqttProperties.UserProperties();
+            user.add("message-id", UUID.randomUUID().toString());
+            user.add("sender", "écho");
+            properties.add(user);
+            MqttPublishMessage publish = MqttMessageBuilders.publish().topicName("ckc/ñ1/inbox")
+                    .qos(MqttQoS.AT_LEAST_ONCE).messageId(9).properties(properties)
+                    .payload(Unpooled.wrappedBuffer(new byte[payload])).build();
+            int reckoned = MqttLink.packetSize(publish);
+            encoder.writeOutbound(publish);
+            ByteBuf encoded = encoder.readOutbound();
+            assertThat(reckoned).as("payload %d", payload).isEqualTo(encoded.readableBytes());
+            encoded.release();
         }
     }
 

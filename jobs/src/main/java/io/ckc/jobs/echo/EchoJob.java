@@ -61,12 +61,12 @@ public final class EchoJob {
                 Scaling.fromArgs(params, 1));
     }
 
-    /** The reply to one message: same payload, back to the sending node, with an id derived from the request's. */
+    /**
+     * The reply to one message: same payload, back to the sending node (on the reply topic it named, with its
+     * correlation data), with an id derived from the request's.
+     */
     public static Unicast replyTo(AppMessage message) {
-        String replyId = UUID.nameUUIDFromBytes(("echo:" + message.messageId()).getBytes(StandardCharsets.UTF_8))
-                .toString();
-        return new Unicast(replyId, SENDER, message.mnId(), message.payload(), null, System.currentTimeMillis(),
-                false);
+        return message.answer(SENDER, message.payload());
     }
 
     /** Parses application messages; one without sender or payload is a dead letter. */

@@ -1,6 +1,7 @@
 package io.ckc.protocol.kafka;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.ckc.protocol.records.AppMessage;
 import io.ckc.protocol.records.Broadcast;
 import io.ckc.protocol.records.Groupcast;
 import io.ckc.protocol.records.Unicast;
@@ -65,6 +66,16 @@ public final class CoreMessenger implements AutoCloseable {
         Unicast unicast = new Unicast(newId(), sender, mnId, payload, null, System.currentTimeMillis(), false);
         send(unicast);
         return unicast.messageId();
+    }
+
+    /**
+     * Answers a node's message: to its node, on the reply topic and with the correlation data it gave; the answer's
+     * id is derived from the request's, so a request read twice draws one answer at the node. Returns the answer's id.
+     */
+    public String reply(AppMessage request, byte[] payload) {
+        Unicast answer = request.answer(sender, payload);
+        send(answer);
+        return answer.messageId();
     }
 
     /** Sends a unicast built by the caller (own id, TTL, receipt). Completes when Kafka has it. */

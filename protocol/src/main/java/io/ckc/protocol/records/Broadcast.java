@@ -15,7 +15,7 @@ public record Broadcast(String messageId, String sender, byte[] payload, Long tt
 
     /** The unicast one connected node gets. */
     public Unicast toNode(String mnId) {
-        return new Unicast(messageId, sender, mnId, payload, ttlMs, createdAt, false);
+        return new Unicast(messageId, sender, mnId, payload, ttlMs, createdAt, false, Unicast.BROADCAST, null, null);
     }
 
     /** The deadline by the TTL in epoch ms, or null for none. */

@@ -17,7 +17,7 @@ public record Groupcast(String messageId, String sender, String group, byte[] pa
 
     /** The unicast one member gets. */
     public Unicast toMember(String mnId) {
-        return new Unicast(messageId, sender, mnId, payload, ttlMs, createdAt, receipt);
+        return new Unicast(messageId, sender, mnId, payload, ttlMs, createdAt, receipt, group, null, null);
     }
 
     @Override
