@@ -27,7 +27,7 @@ import java.util.concurrent.Callable;
         subcommands = {PerfCommands.Scenario1.class, PerfCommands.Stepped.class, PerfCommands.Overload.class,
                 PerfCommands.Capacity.class, PerfCommands.Mtd.class, PerfCommands.Groupcast.class,
                 PerfCommands.Rebalance.class, PerfCommands.Rescale.class, PerfCommands.Faults.class, PerfCommands.Soak.class, PerfCommands.Quick.class,
-                PerfCommands.Handoff.class, PerfCommands.Report.class, PerfSuite.class, PerfAb.class})
+                PerfCommands.Handoff.class, PerfCommands.Mqtt.class, PerfCommands.Report.class, PerfSuite.class, PerfAb.class})
 final class PerfCommands implements Runnable {
 
     @Spec
@@ -124,9 +124,13 @@ final class PerfCommands implements Runnable {
             Path results = home.newResults(scenario());
             args.addAll(List.of("--results", results.toString()));
             StackShape stack = new Stack(home).ensure(shape().withChannels(channelOf(options)));
-            int code = Simulator.measuring(home).run(withGateways(args, stack.gatewayAddresses()),
-                    results.resolve("run.log")).exitCode();
+            int code = Simulator.measuring(home).run(withStack(args, stack), results.resolve("run.log")).exitCode();
             return Math.max(code, finish(home, results));
+        }
+
+        /** The simulator's command line with where the stack is: its gateways' UDP addresses. */
+        List<String> withStack(List<String> args, StackShape stack) {
+            return withGateways(args, stack.gatewayAddresses());
         }
     }
 
@@ -192,6 +196,31 @@ final class PerfCommands implements Runnable {
     static final class Stepped extends OnShapedStack {
         String scenario() {
             return "stepped";
+        }
+    }
+
+    @Command(name = "mqtt", description = "MQTT 5 devices on CKC beside CKC's UDP nodes and beside a Mosquitto broker "
+            + "(started by the run) with an echo client: RTT p50/p99 at a fixed load with the CPU of each process, the "
+            + "stepped load to saturation, and the idle connections one gateway and Mosquitto hold, memory per connection.")
+    static final class Mqtt extends OnStack {
+        String scenario() {
+            return "mqtt";
+        }
+
+        StackShape shape() {
+            return StackShape.of(1, 1, List.of());
+        }
+
+        @Override
+        Set<String> setHere() {
+            return Set.of("--gateways", "--mqtt-gateways", "--results", "--pids-dir");
+        }
+
+        @Override
+        List<String> withStack(List<String> args, StackShape stack) {
+            List<String> all = withGateways(args, stack.gatewayAddresses());
+            all.addAll(1, List.of("--mqtt-gateways", String.join(",", stack.mqttAddresses())));
+            return all;
         }
     }
 

@@ -99,7 +99,8 @@ final class Stack {
         StringBuilder metrics = new StringBuilder();
         for (int i = 0; i < shape.gateways(); i++) {
             gateways.append("gw-").append(i + 1).append(" udp://").append(shape.gatewayAddresses().get(i))
-                    .append(" mqtt://127.0.0.1:").append(StackShape.FIRST_MQTT_PORT + i).append("  ");
+                    .append(" mqtt://127.0.0.1:").append(StackShape.FIRST_MQTT_PORT + i)
+                    .append(" ws://127.0.0.1:").append(StackShape.FIRST_MQTT_WS_PORT + i).append("/mqtt  ");
             metrics.append("http://127.0.0.1:").append(StackShape.FIRST_METRICS_PORT + i).append("/metrics  ");
         }
         return "CKC is up (" + seconds + " s):\n"
@@ -127,6 +128,7 @@ final class Stack {
                     "CKC_KAFKA_BOOTSTRAP", KafkaBroker.BOOTSTRAP, "CKC_UDP_HOST", "127.0.0.1",
                     "CKC_UDP_PORT", String.valueOf(StackShape.FIRST_UDP_PORT),
                     "CKC_MQTT_PORT", String.valueOf(StackShape.FIRST_MQTT_PORT),
+                    "CKC_MQTT_WS_PORT", String.valueOf(StackShape.FIRST_MQTT_WS_PORT),
                     "CKC_METRICS_PORT", String.valueOf(StackShape.FIRST_METRICS_PORT)),
                     List.of("java", "-Xmx3g", "-XX:+UseG1GC", processes.gcLog("gateways"), "-jar",
                             home.gatewayJar().toString()));
@@ -150,6 +152,7 @@ final class Stack {
                 "CKC_KAFKA_BOOTSTRAP", KafkaBroker.BOOTSTRAP, "CKC_UDP_HOST", "127.0.0.1",
                 "CKC_UDP_PORT", String.valueOf(StackShape.FIRST_UDP_PORT + i - 1),
                 "CKC_MQTT_PORT", String.valueOf(StackShape.FIRST_MQTT_PORT + i - 1),
+                "CKC_MQTT_WS_PORT", String.valueOf(StackShape.FIRST_MQTT_WS_PORT + i - 1),
                 "CKC_METRICS_PORT", String.valueOf(StackShape.FIRST_METRICS_PORT + i - 1)),
                 List.of("java", "-Xmx2g", "-XX:+UseG1GC", processes.gcLog("gateway-" + i), "-jar", home.gatewayJar().toString()));
     }

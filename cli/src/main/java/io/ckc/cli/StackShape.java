@@ -26,6 +26,8 @@ record StackShape(int gateways, String gatewayProcesses, int appParallelism, int
 
     static final int FIRST_UDP_PORT = 5500;
     static final int FIRST_MQTT_PORT = 1883;
+    /** MQTT over WebSocket, path /mqtt. */
+    static final int FIRST_MQTT_WS_PORT = 8083;
     static final int FIRST_METRICS_PORT = 9400;
 
     StackShape {

@@ -113,7 +113,8 @@ public final class Gateway implements AutoCloseable {
         consumer.start();
         Gateway gateway = new Gateway(config, ownHost, core, adapters, udp, publisher, consumer, metricsServer);
         LOG.info("Gateway {} listening on udp://{} and {}, announced as {} ({} event loops, {} socket(s) on {}; metrics {})",
-                config.gatewayId(), gateway.udpAddress(), gateway.mqttAddress().map(a -> "mqtt://" + a).orElse("no MQTT"),
+                config.gatewayId(), gateway.udpAddress(), gateway.mqttAddress().map(a -> "mqtt://" + a
+                        + gateway.mqttWebSocketAddress().map(w -> " ws://" + w + "/mqtt").orElse("")).orElse("no MQTT"),
                 adapters.stream().map(ProtocolAdapter::endpoint).toList(),
                 loops.size(), udp.sockets(), DatagramTransport.current(),
                 metricsServer == null ? "off" : "http://" + config.udpHost() + ":" + metricsServer.getPort() + "/metrics");
@@ -132,6 +133,12 @@ public final class Gateway implements AutoCloseable {
     public Optional<InetSocketAddress> mqttAddress() {
         return adapters.stream().filter(a -> a instanceof MqttAdapter).map(a -> ((MqttAdapter) a).localAddress())
                 .findFirst();
+    }
+
+    /** Where MQTT devices connect over WebSocket (path {@code /mqtt}), when that listener is on. */
+    public Optional<InetSocketAddress> mqttWebSocketAddress() {
+        return adapters.stream().filter(a -> a instanceof MqttAdapter).map(a -> (MqttAdapter) a)
+                .flatMap(a -> a.webSocketAddress().stream()).findFirst();
     }
 
     /** The metrics port, or -1 when the endpoint is off. */

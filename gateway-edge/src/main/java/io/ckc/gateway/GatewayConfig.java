@@ -18,7 +18,7 @@ import static io.ckc.gateway.GatewaySettings.*;
  * declared, with its default and meaning, in {@link GatewaySettings} (and listed in docs/configuration.md).
  */
 public record GatewayConfig(String gatewayId, String kafkaBootstrap, String udpHost, int udpPort, int mqttPort,
-                            int metricsPort,
+                            int mqttWebSocketPort, int metricsPort,
                             Topics topics, int maxPayloadBytes, long sessionTimeoutMs, ReliabilityConfig reliability,
                             int kafkaLingerMs, String publicHost, long reportPeriodMs, long pingIntervalMs,
                             long pingWindowMs, int reportChunk, long gatewayListIntervalMs,
@@ -28,6 +28,8 @@ public record GatewayConfig(String gatewayId, String kafkaBootstrap, String udpH
 
     public static final int DEFAULT_UDP_PORT = 5500;
     public static final int DEFAULT_MQTT_PORT = 1883;
+    /** MQTT over WebSocket, path {@code /mqtt} (the port EMQX and HiveMQ use for it). */
+    public static final int DEFAULT_MQTT_WEBSOCKET_PORT = 8083;
 
     public GatewayConfig {
         if (!Topics.isValidGatewayId(gatewayId)) {
@@ -59,6 +61,10 @@ public record GatewayConfig(String gatewayId, String kafkaBootstrap, String udpH
         if (mqttPort < -1 || mqttPort > 65_535) {
             throw new IllegalArgumentException("CKC_MQTT_PORT must be a port, 0 (any free one) or -1 (off), got " + mqttPort);
         }
+        if (mqttWebSocketPort < -1 || mqttWebSocketPort > 65_535) {
+            throw new IllegalArgumentException("CKC_MQTT_WS_PORT must be a port, 0 (any free one) or -1 (off), got "
+                    + mqttWebSocketPort);
+        }
         if (eventLoops <= 0) {
             throw new IllegalArgumentException("CKC_EVENT_LOOPS must be positive, got " + eventLoops);
         }
@@ -73,6 +79,7 @@ public record GatewayConfig(String gatewayId, String kafkaBootstrap, String udpH
                 udpHost,
                 UDP_PORT.integer(env),
                 MQTT_PORT.integer(env),
+                MQTT_WS_PORT.integer(env),
                 METRICS_PORT.integer(env),
                 new Topics(TOPIC_PREFIX.string(env), APP_TOPIC_PREFIX.string(env)),
                 MAX_PAYLOAD_BYTES.integer(env),
@@ -114,6 +121,8 @@ public record GatewayConfig(String gatewayId, String kafkaBootstrap, String udpH
             int n = hosted.size();
             hosted.add(first.toBuilder().gatewayId(id.trim()).udpPort(first.udpPort == 0 ? 0 : first.udpPort + n)
                     .mqttPort(first.mqttPort <= 0 ? first.mqttPort : first.mqttPort + n)
+                    .mqttWebSocketPort(first.mqttWebSocketPort <= 0 ? first.mqttWebSocketPort
+                            : first.mqttWebSocketPort + n)
                     .metricsPort(first.metricsPort <= 0 ? first.metricsPort : first.metricsPort + n).build());
         }
         if (hosted.stream().map(GatewayConfig::gatewayId).distinct().count() < hosted.size()) {
@@ -125,7 +134,7 @@ public record GatewayConfig(String gatewayId, String kafkaBootstrap, String udpH
     /** Defaults for tests and embedding: the given id and Kafka, any free UDP port, no MQTT, no metrics server. */
     public static GatewayConfig forTest(String gatewayId, String kafkaBootstrap, Topics topics) {
         return fromEnv(Map.of()).toBuilder().gatewayId(gatewayId).kafkaBootstrap(kafkaBootstrap).udpPort(0).mqttPort(-1)
-                .metricsPort(-1).topics(topics).build();
+                .mqttWebSocketPort(-1).metricsPort(-1).topics(topics).build();
     }
 
     /** The gateway core's part of this configuration. */
@@ -145,7 +154,8 @@ public record GatewayConfig(String gatewayId, String kafkaBootstrap, String udpH
     public Optional<MqttOptions> mqtt() {
         // room for the topic, the packet's header and its properties beside the largest payload
         return mqttPort < 0 ? Optional.empty()
-                : Optional.of(new MqttOptions(udpHost, mqttPort, publicHost, maxPayloadBytes + 4 * 1024));
+                : Optional.of(new MqttOptions(udpHost, mqttPort, mqttWebSocketPort, publicHost,
+                        maxPayloadBytes + 4 * 1024));
     }
 
     /** A builder that starts from this configuration: the one way to derive a changed copy. */
@@ -160,6 +170,7 @@ public record GatewayConfig(String gatewayId, String kafkaBootstrap, String udpH
         private String udpHost;
         private int udpPort;
         private int mqttPort;
+        private int mqttWebSocketPort;
         private int metricsPort;
         private Topics topics;
         private int maxPayloadBytes;
@@ -189,6 +200,7 @@ public record GatewayConfig(String gatewayId, String kafkaBootstrap, String udpH
             this.udpHost = from.udpHost;
             this.udpPort = from.udpPort;
             this.mqttPort = from.mqttPort;
+            this.mqttWebSocketPort = from.mqttWebSocketPort;
             this.metricsPort = from.metricsPort;
             this.topics = from.topics;
             this.maxPayloadBytes = from.maxPayloadBytes;
@@ -230,6 +242,11 @@ public record GatewayConfig(String gatewayId, String kafkaBootstrap, String udpH
 
         public Builder udpPort(int value) {
             this.udpPort = value;
+            return this;
+        }
+
+        public Builder mqttWebSocketPort(int value) {
+            this.mqttWebSocketPort = value;
             return this;
         }
 
@@ -349,7 +366,7 @@ public record GatewayConfig(String gatewayId, String kafkaBootstrap, String udpH
         }
 
         public GatewayConfig build() {
-            return new GatewayConfig(gatewayId, kafkaBootstrap, udpHost, udpPort, mqttPort, metricsPort, topics, maxPayloadBytes, sessionTimeoutMs, reliability, kafkaLingerMs, publicHost, reportPeriodMs, pingIntervalMs, pingWindowMs, reportChunk, gatewayListIntervalMs, miniBuffer, pingSample, contextRefreshMs, eventLoops, udpSocketPerLoop, admitPerSecond, admitPending, downlinkBacklog, uplinkTargetAgeMs, uplinkBurstMs);
+            return new GatewayConfig(gatewayId, kafkaBootstrap, udpHost, udpPort, mqttPort, mqttWebSocketPort, metricsPort, topics, maxPayloadBytes, sessionTimeoutMs, reliability, kafkaLingerMs, publicHost, reportPeriodMs, pingIntervalMs, pingWindowMs, reportChunk, gatewayListIntervalMs, miniBuffer, pingSample, contextRefreshMs, eventLoops, udpSocketPerLoop, admitPerSecond, admitPending, downlinkBacklog, uplinkTargetAgeMs, uplinkBurstMs);
         }
     }
 }

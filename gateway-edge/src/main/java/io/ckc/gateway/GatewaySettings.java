@@ -18,7 +18,7 @@ public final class GatewaySettings {
             "this gateway's id; it reads only its own delivery topic, ckc.gw.<id>");
     public static final Setting GATEWAY_IDS = Setting.derived("CKC_GATEWAY_IDS", "CKC_GATEWAY_ID",
             "several gateways in one process, comma-separated: the n-th (from 0) listens on CKC_UDP_PORT + n and "
-                    + "CKC_MQTT_PORT + n, and serves metrics on CKC_METRICS_PORT + n; all share the process's event loops and one Kafka "
+                    + "CKC_MQTT_PORT + n and CKC_MQTT_WS_PORT + n, and serves metrics on CKC_METRICS_PORT + n; all share the process's event loops and one Kafka "
                     + "producer (what ./ckc up runs)");
     public static final Setting KAFKA_BOOTSTRAP = Setting.of("CKC_KAFKA_BOOTSTRAP", "127.0.0.1:9092",
             "Kafka bootstrap servers");
@@ -28,6 +28,9 @@ public final class GatewaySettings {
             "the reliable-UDP port (5500: the original gateway's)");
     public static final Setting MQTT_PORT = Setting.of("CKC_MQTT_PORT", GatewayConfig.DEFAULT_MQTT_PORT,
             "the MQTT 3.1.1 and 5 port (TCP, on CKC_UDP_HOST); -1 turns MQTT off, 0 picks a free port");
+    public static final Setting MQTT_WS_PORT = Setting.of("CKC_MQTT_WS_PORT", GatewayConfig.DEFAULT_MQTT_WEBSOCKET_PORT,
+            "MQTT 3.1.1 and 5 over WebSocket (path /mqtt, subprotocol mqtt, on CKC_UDP_HOST); -1 turns it off, 0 picks "
+                    + "a free port");
     public static final Setting PUBLIC_HOST = Setting.derived("CKC_PUBLIC_HOST", "CKC_UDP_HOST",
             "the host mobile nodes use to reach this gateway, as the gateway announces it (HelloPoA, gateway list)");
     public static final Setting METRICS_PORT = Setting.of("CKC_METRICS_PORT", 9400,
@@ -90,7 +93,7 @@ public final class GatewaySettings {
 
     /** Every setting a gateway process reads, in the order the documentation lists them. */
     public static final List<Setting> ALL = List.of(GATEWAY_ID, GATEWAY_IDS, KAFKA_BOOTSTRAP,
-            KafkaClientConfig.SETTING, UDP_HOST, UDP_PORT, MQTT_PORT, PUBLIC_HOST, METRICS_PORT, TOPIC_PREFIX, APP_TOPIC_PREFIX,
+            KafkaClientConfig.SETTING, UDP_HOST, UDP_PORT, MQTT_PORT, MQTT_WS_PORT, PUBLIC_HOST, METRICS_PORT, TOPIC_PREFIX, APP_TOPIC_PREFIX,
             MAX_PAYLOAD_BYTES, SESSION_TIMEOUT_MS, RETRANSMIT_MS, MAX_RETRIES, KAFKA_LINGER_MS, REPORT_PERIOD_MS,
             PING_INTERVAL_MS, PING_WINDOW_MS, REPORT_CHUNK, PING_SAMPLE, GATEWAY_LIST_INTERVAL_MS, MINI_BUFFER,
             CONTEXT_REFRESH_MS, EVENT_LOOPS, UDP_SOCKET_PER_LOOP, DatagramTransport.SETTING, ADMIT_PER_SECOND,

@@ -143,6 +143,11 @@ final class Charts {
             }
             chart.addSeries(b.name(), categories, values).setFillColor(colour);
         }
+        if (logY) {
+            // bars rise from the axis's minimum: on a log axis it must be set, below the smallest bar
+            bars.stream().flatMapToDouble(b -> java.util.Arrays.stream(b.values())).filter(v -> v > 0).min()
+                    .ifPresent(min -> chart.getStyler().setYAxisMin(Math.pow(10, Math.floor(Math.log10(min)))));
+        }
         return image(chart, title, bars.stream().map(Bars::name).toList());
     }
 

@@ -53,6 +53,15 @@ final class JvmProbe implements AutoCloseable {
                 process.getThreadCount());
     }
 
+    /**
+     * The resident memory of any process, JVM or not, in MB (NaN if it is gone). Only this for a process that is not
+     * a JVM: the attach API would send it SIGQUIT, which ends most programs.
+     */
+    double residentMb(long pid) {
+        OSProcess process = os.getProcess((int) pid);
+        return process == null ? Double.NaN : process.getResidentSetSize() / 1048576.0;
+    }
+
     private double heapAfterGcMb(long pid) {
         try {
             MBeanServerConnection beans = pid == ProcessHandle.current().pid()

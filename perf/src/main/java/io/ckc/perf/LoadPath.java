@@ -1,10 +1,18 @@
 package io.ckc.perf;
 
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.nio.NioIoHandler;
+
 import java.io.PrintStream;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
 
 /**
- * One path an open-loop load runs over: the CKC stack (a fleet of simulated nodes on the
- * gateways) or the bare-Kafka echo. Both count their echoes in {@link #trips()}.
+ * One path an open-loop load runs over: the CKC stack (a fleet of simulated UDP nodes or MQTT devices on the
+ * gateways), a Mosquitto broker with an echo client, or the bare-Kafka echo. Each counts its echoes in
+ * {@link #trips()}.
  */
 interface LoadPath extends AutoCloseable {
 
@@ -25,8 +33,47 @@ interface LoadPath extends AutoCloseable {
     /** Nodes connected now; the baseline has no sessions and counts all. */
     int connected();
 
-    /** The CKC path with {@code nodes} nodes connected, or the baseline; ckc needs gateways. */
+    /** Processes of its own the path runs, by name, beside the stack's (the Mosquitto broker); none by default. */
+    default Map<String, Integer> processes() {
+        return Map.of();
+    }
+
+    /**
+     * The path named {@code path} with {@code nodes} nodes connected: ckc (UDP nodes on the gateways), mqtt (MQTT 5
+     * devices on the gateways' MQTT ports), mosquitto (MQTT 5 devices on a Mosquitto broker started for it, with
+     * {@link MqttEchoResponder} answering), or kafka (the bare-Kafka echo).
+     */
     static LoadPath open(String path, StackOptions stack, int nodes, PrintStream out) throws Exception {
+        if (path.equals(Results.MQTT)) {
+            if (stack.mqttGateways.isEmpty()) {
+                throw new IllegalArgumentException("the mqtt path needs --mqtt-gateways");
+            }
+            return mqtt(MqttFleet.connected(nodes, stack.mqttAddresses(), stack.ioThreads, stack.channel, out),
+                    () -> { }, Map.of());
+        }
+        if (path.equals(Results.MOSQUITTO)) {
+            String missing = Mosquitto.unavailable(stack.mosquitto);
+            if (missing != null) {
+                throw new IllegalStateException(missing);
+            }
+            Mosquitto broker = Mosquitto.start(stack.mosquitto, stack.mosquittoPort,
+                    stack.resultsDir.resolve("mosquitto"));
+            EventLoopGroup loop = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
+            try {
+                MqttEchoResponder responder = new MqttEchoResponder(loop, broker.address(), stack.channel);
+                MqttFleet fleet = MqttFleet.connected(nodes, List.of(broker.address()), stack.ioThreads, stack.channel,
+                        out);
+                return mqtt(fleet, () -> {
+                    responder.close();
+                    loop.shutdownGracefully(0, 1, TimeUnit.SECONDS).sync();
+                    broker.close();
+                }, Map.of(Results.MOSQUITTO, broker.pid()));
+            } catch (Exception e) {
+                loop.shutdownGracefully(0, 1, TimeUnit.SECONDS);
+                broker.close();
+                throw e;
+            }
+        }
         if (path.equals(Results.CKC)) {
             Fleet fleet = Fleet.connected(nodes, stack, Fleet.SHEDDING, out);
             long disconnectsBefore = fleet.disconnects.get();
@@ -92,6 +139,47 @@ interface LoadPath extends AutoCloseable {
                 }
             };
         }
-        throw new IllegalArgumentException("unknown path " + path + ": ckc or kafka");
+        throw new IllegalArgumentException("unknown path " + path + ": ckc, mqtt, mosquitto or kafka");
+    }
+
+    /** A path of MQTT devices; {@code after} stops what the path started once the fleet is closed. */
+    private static LoadPath mqtt(MqttFleet fleet, AutoCloseable after, Map<String, Integer> processes) {
+        return new LoadPath() {
+            public RoundTrips trips() {
+                return fleet.trips;
+            }
+
+            public void send(int node, int seq) {
+                fleet.sendEcho(node, seq);
+            }
+
+            public long shed() {
+                return fleet.refused.get();
+            }
+
+            public long droppedSessions() {
+                return fleet.size() - fleet.connected.get();
+            }
+
+            public String droppedSessionCauses() {
+                return fleet.errors.get() == 0 ? "" : "errors=" + fleet.errors.get();
+            }
+
+            public int connected() {
+                return fleet.connected.get();
+            }
+
+            public Map<String, Integer> processes() {
+                return processes;
+            }
+
+            public void close() throws Exception {
+                try {
+                    fleet.close();
+                } finally {
+                    after.close();
+                }
+            }
+        };
     }
 }

@@ -38,8 +38,10 @@ import java.util.concurrent.atomic.AtomicLong;
 /**
  * Simulated MQTT 5 devices, a TCP connection each (Netty's MQTT codec, as the gateway uses): each connects with its
  * own client id, subscribes to its inbox ({@code ckc/<client-id>/inbox}) and sends its echo requests to
- * {@code app/<channel>} at QoS 1; an echo on its inbox is acknowledged (PUBACK) and counted in {@link #trips}, the
- * same round-trip record the UDP {@link Fleet} keeps. Devices are split over the gateways in turn.
+ * {@code app/<channel>} at QoS 1, naming its inbox as the Response Topic; an echo on its inbox is acknowledged
+ * (PUBACK) and counted in {@link #trips}, the same round-trip record the UDP {@link Fleet} keeps. Devices are split
+ * over the servers in turn: CKC's gateways, or any MQTT 5 broker with an application that answers to the Response
+ * Topic ({@link MqttEchoResponder} beside Mosquitto).
  */
 final class MqttFleet implements AutoCloseable {
 
@@ -53,6 +55,17 @@ final class MqttFleet implements AutoCloseable {
     final AtomicLong refused = new AtomicLong();
     final AtomicLong errors = new AtomicLong();
     private String channel = StackOptions.ECHO_CHANNEL;
+    private int keepAliveSeconds = 60;
+
+    /** A fleet connected to {@code servers}: every device has its SUBACK, or 180 s went by (the count says). */
+    static MqttFleet connected(int deviceCount, List<InetSocketAddress> servers, int ioThreads, String channel,
+                               java.io.PrintStream out) throws InterruptedException {
+        MqttFleet fleet = new MqttFleet(deviceCount, servers, ioThreads).channel(channel);
+        fleet.connectAll(1000);
+        Fleet.waitFor(() -> fleet.connected.get() + fleet.errors.get() >= deviceCount, 180, () -> { });
+        out.printf("%d of %d MQTT devices connected to %s%n", fleet.connected.get(), deviceCount, servers);
+        return fleet;
+    }
 
     MqttFleet(int deviceCount, List<InetSocketAddress> gateways, int ioThreads) {
         if (gateways.isEmpty()) {
@@ -71,8 +84,19 @@ final class MqttFleet implements AutoCloseable {
         return this;
     }
 
+    /** The keep-alive the devices ask for at CONNECT; they send PINGREQ at half of it. */
+    MqttFleet keepAlive(int seconds) {
+        this.keepAliveSeconds = seconds;
+        return this;
+    }
+
     int size() {
         return devices.size();
+    }
+
+    /** The {@code seq}-th echo request of device {@code device}. */
+    void sendEcho(int device, int seq) {
+        devices.get(device).sendEcho(seq);
     }
 
     /** Connects every device, pausing between connections. */
@@ -110,10 +134,18 @@ final class MqttFleet implements AutoCloseable {
         /** Whether this device counts in {@link #connected}: from its SUBACK until its connection ends. */
         private boolean counted;
         private int nextPacketId = 1;
+        private java.util.concurrent.ScheduledFuture<?> pings;
+        /** Its inbox as the Response Topic of every request: where CKC's echo and the responder answer. */
+        private final MqttProperties requestProperties = new MqttProperties();
 
         Device(int index) {
             this.index = index;
             this.clientId = idPrefix + index;
+            requestProperties.add(new MqttProperties.StringProperty(MqttProperties.RESPONSE_TOPIC, inbox()));
+        }
+
+        private String inbox() {
+            return "ckc/" + clientId + "/inbox";
         }
 
         void connect() {
@@ -137,7 +169,12 @@ final class MqttFleet implements AutoCloseable {
         public void channelActive(ChannelHandlerContext ctx) {
             channel = ctx.channel();
             ctx.writeAndFlush(MqttMessageBuilders.connect().clientId(clientId).protocolVersion(MqttVersion.MQTT_5)
-                    .cleanSession(true).keepAlive(60).build());
+                    .cleanSession(true).keepAlive(keepAliveSeconds).build());
+            if (keepAliveSeconds > 0) {
+                long every = keepAliveSeconds * 500L;
+                pings = ctx.executor().scheduleAtFixedRate(() -> ctx.writeAndFlush(MqttMessage.PINGREQ), every, every,
+                        TimeUnit.MILLISECONDS);
+            }
         }
 
         /** Sends on the connection's loop, so packet ids are the loop's alone. */
@@ -150,8 +187,8 @@ final class MqttFleet implements AutoCloseable {
             byte[] payload = new EchoPayload(index, seq, System.nanoTime()).encode();
             String topic = "app/" + MqttFleet.this.channel;
             ch.eventLoop().execute(() -> ch.writeAndFlush(MqttMessageBuilders.publish().topicName(topic)
-                    .qos(MqttQoS.AT_LEAST_ONCE).messageId(packetId()).payload(Unpooled.wrappedBuffer(payload))
-                    .build()));
+                    .qos(MqttQoS.AT_LEAST_ONCE).messageId(packetId()).properties(requestProperties)
+                    .payload(Unpooled.wrappedBuffer(payload)).build()));
         }
 
         private int packetId() {
@@ -171,7 +208,7 @@ final class MqttFleet implements AutoCloseable {
                         return;
                     }
                     ctx.writeAndFlush(MqttMessageBuilders.subscribe().messageId(packetId())
-                            .addSubscription(MqttQoS.AT_LEAST_ONCE, "ckc/" + clientId + "/inbox").build());
+                            .addSubscription(MqttQoS.AT_LEAST_ONCE, inbox()).build());
                 }
                 case SUBACK -> {
                     if (((MqttSubAckMessage) packet).payload().reasonCodes().get(0) == 1) {
@@ -206,6 +243,9 @@ final class MqttFleet implements AutoCloseable {
         @Override
         public void channelInactive(ChannelHandlerContext ctx) {
             channel = null;
+            if (pings != null) {
+                pings.cancel(false);
+            }
             if (counted) {
                 counted = false;
                 connected.decrementAndGet();

@@ -77,6 +77,13 @@ final class ProcessSampler implements AutoCloseable {
         return pids;
     }
 
+    /** The stack's processes ({@link #stackProcesses}) and those the load path runs itself. */
+    static Map<String, Integer> processes(Path pidsDir, LoadPath path) throws IOException {
+        Map<String, Integer> pids = stackProcesses(pidsDir);
+        pids.putAll(path.processes());
+        return pids;
+    }
+
     private synchronized void sample() {
         double seconds = (System.nanoTime() - start) / 1e9;
         pids.forEach((name, pid) -> {
@@ -94,6 +101,11 @@ final class ProcessSampler implements AutoCloseable {
             previous.put(name, now);
             samples.add(new Sample(seconds, name, cpu, now.getResidentSetSize() / 1048576.0));
         });
+    }
+
+    /** Seconds since sampling began, on the samples' clock. */
+    double elapsedSeconds() {
+        return (System.nanoTime() - start) / 1e9;
     }
 
     synchronized List<Sample> samples() {

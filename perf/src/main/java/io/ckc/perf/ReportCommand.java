@@ -224,13 +224,25 @@ final class ReportCommand implements Callable<Integer> {
                     times(c == null || k == null ? Optional.empty()
                             : Optional.of(ratio(c.p99Ms().mean(), k.p99Ms().mean()))));
         }
-        for (String path : List.of(Results.CKC, Results.KAFKA)) {
+        for (Results.StepRow s : steps) {
+            if (!s.path().equals(Results.CKC) && !s.path().equals(Results.KAFKA)) {
+                out.printf(Locale.ROOT, "%-9s step %d %9.0f offered/s | %-25s msg/s %-25s p99 ms | lost %d%n",
+                        s.path(), s.step(), s.offeredPerSecond(), interval(s.throughput()), interval(s.p99Ms()),
+                        s.lost());
+            }
+        }
+        for (String path : steppedPaths(steps)) {
             Optional<Results.StepRow> saturated = saturation(steps, path);
             out.println(saturated.map(s -> String.format(Locale.ROOT,
                             "%s saturates at step %d: %.0f msg/s offered (p99 %.1f ms, lost %d)", path, s.step(),
                             s.offeredPerSecond(), s.p99Ms().mean(), s.lost()))
                     .orElse(path + ": no saturation within the steps run"));
         }
+    }
+
+    /** The paths a stepped run loaded, in the order they ran. */
+    static List<String> steppedPaths(List<Results.StepRow> steps) {
+        return steps.stream().map(Results.StepRow::path).distinct().toList();
     }
 
     /** The first step past saturation on a path. */
@@ -365,6 +377,9 @@ final class ReportCommand implements Callable<Integer> {
                 }
                 html.append("</div>");
             }
+            if (Files.exists(results.dir().resolve(MqttCommand.FIXED_CSV))) {
+                mqttSection(html, results);
+            }
             if (!steps.isEmpty()) {
                 steppedSection(html, steps);
             }
@@ -494,11 +509,55 @@ final class ReportCommand implements Callable<Integer> {
                     false);
         }
 
+        /** perf mqtt: each path's RTT at the fixed load with the CPU of each process, and the idle connections. */
+        private static void mqttSection(StringBuilder html, Results results) throws IOException {
+            List<String[]> rows = Files.readAllLines(results.dir().resolve(MqttCommand.FIXED_CSV)).stream().skip(1)
+                    .map(l -> l.split(",")).toList();
+            html.append("<h2>MQTT devices on CKC, beside UDP nodes and Mosquitto</h2><p class=\"note\">mqtt: MQTT 5 "
+                    + "devices on CKC's gateway, through Kafka and the echo job; ckc: CKC's UDP nodes, the same way; "
+                    + "mosquitto: MQTT 5 devices on a Mosquitto broker, an MQTT echo client answering. The same fixed "
+                    + "load on each, one after the other, each after a warm-up; CPU in % of one core.</p>");
+            html.append("<table><tr><th>path</th><th>offered/s</th><th>devices</th><th>sent</th><th>delivered</th>"
+                    + "<th>p50 ms</th><th>p99 ms</th><th>mean ms</th><th>CPU per process</th></tr>");
+            Map<String, List<String[]>> byPath = new java.util.LinkedHashMap<>();
+            rows.forEach(r -> byPath.computeIfAbsent(r[0], k -> new ArrayList<>()).add(r));
+            byPath.forEach((path, processes) -> {
+                String[] r = processes.get(0);
+                String cpu = processes.stream().map(p -> p[8] + " " + p[9] + "%")
+                        .collect(java.util.stream.Collectors.joining(", "));
+                html.append("<tr><td>").append(Charts.escape(path)).append("</td>");
+                for (int i = 1; i <= 7; i++) {
+                    html.append("<td>").append(Charts.escape(r[i])).append("</td>");
+                }
+                html.append("<td>").append(Charts.escape(cpu)).append("</td></tr>");
+            });
+            html.append("</table>");
+            List<String> paths = List.copyOf(byPath.keySet());
+            html.append("<div class=\"charts\">").append(Charts.bars("RTT at the fixed load", "RTT (ms, log scale)",
+                    paths, List.of(new Charts.Bars("p50", paths.stream().mapToDouble(p -> Double.parseDouble(byPath.get(p).get(0)[5])).toArray()),
+                            new Charts.Bars("p99", paths.stream().mapToDouble(p -> Double.parseDouble(byPath.get(p).get(0)[6])).toArray())),
+                    true)).append("</div>");
+            Path idle = results.dir().resolve(MqttCommand.IDLE_CSV);
+            if (Files.exists(idle)) {
+                html.append("<h3>Idle connections one server process holds</h3><table><tr><th>server</th>"
+                        + "<th>connections</th><th>RSS before MB</th><th>RSS after MB</th><th>RSS per connection KB</th>"
+                        + "<th>live heap per connection KB</th></tr>");
+                for (String line : Files.readAllLines(idle).stream().skip(1).toList()) {
+                    html.append("<tr>");
+                    for (String cell : line.split(",")) {
+                        html.append("<td>").append(Charts.escape(cell)).append("</td>");
+                    }
+                    html.append("</tr>");
+                }
+                html.append("</table>");
+            }
+        }
+
         private static void steppedSection(StringBuilder html, List<Results.StepRow> steps) {
             html.append("<h2>Stepped load</h2><p class=\"note\">Each step: samples of one second after a steady state; "
                     + "mean ± 95% confidence interval. Saturation: p99 RTT above " + (int) SATURATION_P99_MS
                     + " ms or any message lost.</p>");
-            for (String path : List.of(Results.CKC, Results.KAFKA)) {
+            for (String path : steppedPaths(steps)) {
                 html.append("<p>").append(saturation(steps, path).map(s -> String.format(Locale.ROOT,
                                 "<b>%s</b> saturates at %.0f msg/s offered (step %d: p99 %.1f ms, %d lost).", path,
                                 s.offeredPerSecond(), s.step(), s.p99Ms().mean(), s.lost()))
@@ -517,7 +576,7 @@ final class ReportCommand implements Callable<Integer> {
             List<Charts.Series> throughput = new ArrayList<>();
             List<Charts.Series> p99 = new ArrayList<>();
             double[] allOffered = steps.stream().mapToDouble(Results.StepRow::offeredPerSecond).distinct().sorted().toArray();
-            for (String path : List.of(Results.CKC, Results.KAFKA)) {
+            for (String path : steppedPaths(steps)) {
                 List<Results.StepRow> rows = new ArrayList<>(byStep(steps, path).values());
                 if (rows.isEmpty()) {
                     continue;

@@ -32,6 +32,10 @@ final class Results {
 
     static final String CKC = "ckc";
     static final String KAFKA = "kafka";
+    /** CKC's gateways with MQTT devices. */
+    static final String MQTT = "mqtt";
+    /** A plain Mosquitto broker with MQTT devices and an echo client. */
+    static final String MOSQUITTO = "mosquitto";
 
     private final Path dir;
 

@@ -12,6 +12,17 @@ final class StackOptions {
     @Option(names = "--gateways", split = ",", description = "Gateway UDP addresses, host:port,... (path ckc)")
     List<String> gateways = List.of();
 
+    @Option(names = "--mqtt-gateways", split = ",", paramLabel = "HOST:PORT",
+            description = "The gateways' MQTT addresses (path mqtt)")
+    List<String> mqttGateways = List.of();
+
+    @Option(names = "--mosquitto", defaultValue = "mosquitto", description = "The Mosquitto broker to start for path "
+            + "mosquitto (default ${DEFAULT-VALUE}, the Debian package's)")
+    String mosquitto = "mosquitto";
+
+    @Option(names = "--mosquitto-port", defaultValue = "18830", description = "Its port (default ${DEFAULT-VALUE})")
+    int mosquittoPort = 18830;
+
     @Option(names = "--bootstrap", defaultValue = "127.0.0.1:9092", description = "Kafka bootstrap servers")
     String bootstrap = "127.0.0.1:9092";
 
@@ -31,6 +42,10 @@ final class StackOptions {
 
     @Option(names = "--pids-dir", description = "The stack's pid files, for CPU and memory per process (.ckc/pids)")
     Path pidsDir;
+
+    List<InetSocketAddress> mqttAddresses() {
+        return mqttGateways.stream().map(DemoCommand::address).toList();
+    }
 
     List<InetSocketAddress> gatewayAddresses() {
         return gateways.stream().map(DemoCommand::address).toList();

@@ -60,9 +60,9 @@ final class SteppedCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         Results results = new Results(stack.resultsDir);
         for (String path : paths) {
-            try (ProcessSampler sampler = new ProcessSampler(ProcessSampler.stackProcesses(stack.pidsDir));
-                 LoadPath target = LoadPath.open(path, stack, nodes, out)) {
-                List<Results.StepRow> rows = sweep(path, target, results);
+            try (LoadPath target = LoadPath.open(path, stack, nodes, out);
+                 ProcessSampler sampler = new ProcessSampler(ProcessSampler.processes(stack.pidsDir, target))) {
+                List<Results.StepRow> rows = sweep(path, target, results, 0);
                 results.writeCpu(results.dir().resolve("cpu-stepped-" + path + ".csv"), sampler.samples());
                 Optional<Results.StepRow> saturated = rows.stream()
                         .filter(r -> r.saturated(ReportCommand.SATURATION_P99_MS)).findFirst();
@@ -76,11 +76,13 @@ final class SteppedCommand implements Callable<Integer> {
         return 0;
     }
 
-    /** Levels until saturation or the last; returns their rows. */
-    private List<Results.StepRow> sweep(String path, LoadPath target, Results results) throws Exception {
+    /**
+     * Levels until saturation or the last; returns their rows. Each node's sequence numbers start at
+     * {@code firstSeq}: above any it sent before on this path.
+     */
+    List<Results.StepRow> sweep(String path, LoadPath target, Results results, int firstSeq) throws Exception {
         List<Results.StepRow> rows = new ArrayList<>();
         RoundTrips trips = target.trips();
-        int firstSeq = 0;
         for (int level = 1; level <= maxSteps; level++) {
             double offered = start + (level - 1) * step;
             double perNodePerMinute = offered * 60 / nodes;

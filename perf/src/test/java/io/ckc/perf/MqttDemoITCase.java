@@ -17,6 +17,8 @@ import picocli.CommandLine;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
@@ -25,7 +27,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * The demo's echo round trip on real parts (an in-JVM KRaft broker, a MiniCluster running the delivery and echo
  * jobs, one gateway) by simulated MQTT 5 devices, by UDP nodes, and by half of each at once: every
- * message of each comes back once.
+ * message of each comes back once; and a small {@code perf mqtt} on the same parts (beside Mosquitto where it is
+ * installed) prints every path's figures and the idle connections' memory.
  */
 class MqttDemoITCase {
 
@@ -61,6 +64,36 @@ class MqttDemoITCase {
                 assertThat(exit).as(output).isZero();
                 assertThat(output).contains("RESULT nodes=50 gateways=1 sent=200 delivered=200 duplicates=0 te=100.00")
                         .contains("protocol=" + protocol);
+            }
+
+            // perf mqtt, small: MQTT devices on this gateway, and Mosquitto beside it where it is installed
+            boolean mosquitto = Mosquitto.unavailable("mosquitto") == null;
+            Path results = Files.createTempDirectory("perf-mqtt");
+            Path pids = Files.createDirectories(results.resolve("pids"));
+            Files.writeString(pids.resolve("gateway-1.pid"), Long.toString(ProcessHandle.current().pid()));
+            ByteArrayOutputStream printed = new ByteArrayOutputStream();
+            MqttCommand command = new MqttCommand();
+            new CommandLine(command).parseArgs("--gateways", udp, "--mqtt-gateways", mqtt, "--paths",
+                    mosquitto ? "mqtt,mosquitto" : "mqtt", "--nodes", "20", "--rate", "100", "--seconds", "2",
+                    "--path-warmup-seconds", "1", "--max-steps", "1", "--start", "200", "--warmup-seconds", "1",
+                    "--samples", "2", "--idle", "40", "--io-threads", "1", "--results", results.toString(),
+                    "--pids-dir", pids.toString());
+            command.out = new PrintStream(printed, true, StandardCharsets.UTF_8);
+            assertThat(command.call()).isZero();
+            String output = printed.toString(StandardCharsets.UTF_8);
+            assertThat(output).containsPattern("RESULT path=mqtt phase=fixed offered_per_s=100 nodes=20 sent=(\\d+) "
+                            + "delivered=\\1 ")
+                    .contains("RESULT path=mqtt phase=saturation")
+                    .containsPattern("RESULT phase=idle server=ckc-gateway connections=40 of=40 .* "
+                            + "heap_per_connection_kb=\\d");
+            assertThat(Files.readAllLines(results.resolve(MqttCommand.FIXED_CSV))).anyMatch(l -> l.startsWith("mqtt,"));
+            if (mosquitto) {
+                assertThat(output).containsPattern("RESULT path=mosquitto phase=fixed offered_per_s=100 nodes=20 "
+                                + "sent=(\\d+) delivered=\\1 .*cpu_mosquitto_pct=")
+                        .contains("RESULT phase=idle server=mosquitto connections=40 of=40");
+            } else {
+                System.out.println("MqttDemoITCase: mosquitto is not installed, its path not tried "
+                        + "(apt-get install mosquitto)");
             }
         } finally {
             delivery.cancel().get(30, TimeUnit.SECONDS);

@@ -68,10 +68,20 @@ public final class EmbeddedKafkaExtension implements BeforeAllCallback, AfterAll
      * stay, so clients reconnect on their own. Returns once it serves again.
      */
     public void restartBroker() throws Exception {
+        stopBroker();
+        startBroker();
+    }
+
+    /** Stops the broker (its controller stays): clients see it gone until {@link #startBroker()}. */
+    public void stopBroker() {
         kafka.server.BrokerServer broker = cluster.brokers().values().iterator().next();
         broker.shutdown();
         broker.awaitShutdown();
-        broker.startup();
+    }
+
+    /** Starts the broker {@link #stopBroker()} stopped, with its data and address; returns once it serves. */
+    public void startBroker() throws Exception {
+        cluster.brokers().values().iterator().next().startup();
         cluster.waitForReadyBrokers();
     }
 

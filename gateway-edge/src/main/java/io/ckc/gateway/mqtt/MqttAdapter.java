@@ -6,22 +6,38 @@ import io.ckc.gateway.core.ProtocolAdapter;
 import io.ckc.protocol.netty.DatagramTransport;
 import io.ckc.protocol.records.Endpoint;
 import io.netty.bootstrap.ServerBootstrap;
+import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandler;
+import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
+import io.netty.channel.ChannelPipeline;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.socket.SocketChannel;
+import io.netty.handler.codec.MessageToMessageDecoder;
+import io.netty.handler.codec.MessageToMessageEncoder;
+import io.netty.handler.codec.http.HttpObjectAggregator;
+import io.netty.handler.codec.http.HttpServerCodec;
+import io.netty.handler.codec.http.websocketx.BinaryWebSocketFrame;
+import io.netty.handler.codec.http.websocketx.ContinuationWebSocketFrame;
+import io.netty.handler.codec.http.websocketx.WebSocketFrame;
+import io.netty.handler.codec.http.websocketx.WebSocketServerProtocolConfig;
+import io.netty.handler.codec.http.websocketx.WebSocketServerProtocolHandler;
 import io.netty.handler.codec.mqtt.MqttDecoder;
 import io.netty.handler.codec.mqtt.MqttEncoder;
 import io.netty.handler.timeout.ReadTimeoutHandler;
 
 import java.net.InetSocketAddress;
+import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The MQTT 3.1.1 and 5 protocol adapter (over TCP): a device's connection is a {@link MqttConnection}, its session a
- * {@link MqttLink} on the core's shard of its node id. Connections are accepted and read on the loops the gateway's
- * sessions run on; what a connection reads goes to its session's shard in order.
+ * The MQTT 3.1.1 and 5 protocol adapter, over TCP and over WebSocket (path {@code /mqtt}, subprotocol {@code mqtt},
+ * binary frames carrying the MQTT byte stream): a device's connection is a {@link MqttConnection}, its session a
+ * {@link MqttLink} on the core's shard of its node id, whichever way it came. Connections are accepted and read on the
+ * loops the gateway's sessions run on; what a connection reads goes to its session's shard in order.
  */
 public final class MqttAdapter implements ProtocolAdapter {
 
@@ -29,33 +45,83 @@ public final class MqttAdapter implements ProtocolAdapter {
     static final int CONNECT_TIMEOUT_SECONDS = 10;
 
     private final Channel listener;
+    private final Channel webSocketListener;
     private final Endpoint endpoint;
 
-    private MqttAdapter(Channel listener, String publicHost) {
+    private MqttAdapter(Channel listener, Channel webSocketListener, String publicHost) {
         this.listener = listener;
+        this.webSocketListener = webSocketListener;
         this.endpoint = new Endpoint(Endpoint.MQTT, publicHost, localAddress().getPort());
     }
 
-    /** Binds the listener on {@code loops} (the core's) and starts accepting. */
+    /** Binds the listeners on {@code loops} (the core's) and starts accepting. */
     public static MqttAdapter start(MqttOptions options, GatewayCore core, GatewayMetrics metrics,
                                     EventLoopGroup loops) throws InterruptedException {
-        ServerBootstrap bootstrap = new ServerBootstrap()
+        Channel tcp = server(loops).childHandler(new ChannelInitializer<SocketChannel>() {
+            @Override
+            protected void initChannel(SocketChannel channel) {
+                mqtt(channel.pipeline(), options, core, metrics);
+            }
+        }).bind(options.host(), options.port()).sync().channel();
+        Channel webSocket = null;
+        if (options.webSocketPort() >= 0) {
+            WebSocketServerProtocolConfig handshake = WebSocketServerProtocolConfig.newBuilder()
+                    .websocketPath(MqttOptions.WEBSOCKET_PATH).subprotocols("mqtt")
+                    .maxFramePayloadLength(options.maxPacketBytes()).build();
+            webSocket = server(loops).childHandler(new ChannelInitializer<SocketChannel>() {
+                @Override
+                protected void initChannel(SocketChannel channel) {
+                    channel.pipeline()
+                            .addLast("http", new HttpServerCodec())
+                            .addLast("http-aggregator", new HttpObjectAggregator(8 * 1024))
+                            .addLast("websocket", new WebSocketServerProtocolHandler(handshake))
+                            .addLast("frames-to-bytes", new FramesToBytes())
+                            .addLast("bytes-to-frames", BytesToFrames.INSTANCE);
+                    mqtt(channel.pipeline(), options, core, metrics);
+                }
+            }).bind(options.host(), options.webSocketPort()).sync().channel();
+        }
+        return new MqttAdapter(tcp, webSocket, options.publicHost());
+    }
+
+    private static ServerBootstrap server(EventLoopGroup loops) {
+        return new ServerBootstrap()
                 .group(loops)
                 .channel(DatagramTransport.current().serverChannelClass())
                 .childOption(ChannelOption.TCP_NODELAY, true)
-                .childOption(ChannelOption.SO_KEEPALIVE, true)
-                .childHandler(new ChannelInitializer<SocketChannel>() {
-                    @Override
-                    protected void initChannel(SocketChannel channel) {
-                        channel.pipeline()
-                                .addLast("connect-timeout", new ReadTimeoutHandler(CONNECT_TIMEOUT_SECONDS, TimeUnit.SECONDS))
-                                .addLast("decoder", new MqttDecoder(options.maxPacketBytes()))
-                                .addLast("encoder", MqttEncoder.INSTANCE)
-                                .addLast("connection", new MqttConnection(core, metrics));
-                    }
-                });
-        Channel listener = bootstrap.bind(options.host(), options.port()).sync().channel();
-        return new MqttAdapter(listener, options.publicHost());
+                .childOption(ChannelOption.SO_KEEPALIVE, true);
+    }
+
+    /** The MQTT part of a connection's pipeline, the same over TCP and WebSocket. */
+    private static void mqtt(ChannelPipeline pipeline, MqttOptions options, GatewayCore core, GatewayMetrics metrics) {
+        pipeline.addLast("connect-timeout", new ReadTimeoutHandler(CONNECT_TIMEOUT_SECONDS, TimeUnit.SECONDS))
+                .addLast("decoder", new MqttDecoder(options.maxPacketBytes()))
+                .addLast("encoder", MqttEncoder.INSTANCE)
+                .addLast("connection", new MqttConnection(core, metrics));
+    }
+
+    /** The MQTT bytes a WebSocket client sends, out of its binary frames (MQTT 5 section 6: any split is allowed). */
+    private static final class FramesToBytes extends MessageToMessageDecoder<WebSocketFrame> {
+        @Override
+        protected void decode(ChannelHandlerContext ctx, WebSocketFrame frame, List<Object> out) {
+            if (frame instanceof BinaryWebSocketFrame || frame instanceof ContinuationWebSocketFrame) {
+                out.add(frame.content().retain());
+            } else {
+                // MQTT 5 section 6: a text frame closes the connection
+                ctx.close();
+            }
+        }
+    }
+
+    /** What the gateway writes to a WebSocket client, one binary frame per MQTT packet. */
+    @ChannelHandler.Sharable
+    private static final class BytesToFrames extends MessageToMessageEncoder<ByteBuf> {
+        static final BytesToFrames INSTANCE = new BytesToFrames();
+
+        @Override
+        protected void encode(ChannelHandlerContext ctx, ByteBuf bytes, List<Object> out) {
+            out.add(new BinaryWebSocketFrame(bytes.retain()));
+        }
     }
 
     @Override
@@ -67,8 +133,16 @@ public final class MqttAdapter implements ProtocolAdapter {
         return (InetSocketAddress) listener.localAddress();
     }
 
+    /** The WebSocket listener's address, when it has one. */
+    public Optional<InetSocketAddress> webSocketAddress() {
+        return Optional.ofNullable(webSocketListener).map(c -> (InetSocketAddress) c.localAddress());
+    }
+
     @Override
     public void close() throws InterruptedException {
         listener.close().sync();
+        if (webSocketListener != null) {
+            webSocketListener.close().sync();
+        }
     }
 }
