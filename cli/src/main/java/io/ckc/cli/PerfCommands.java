@@ -103,7 +103,7 @@ final class PerfCommands implements Runnable {
 
         /** Simulator options this command sets itself. */
         Set<String> setHere() {
-            return Set.of("--gateways", "--results", "--pids-dir");
+            return Set.of("--gateways", "--mqtt-gateways", "--results", "--pids-dir");
         }
 
         boolean help() {
@@ -128,9 +128,17 @@ final class PerfCommands implements Runnable {
             return Math.max(code, finish(home, results));
         }
 
-        /** The simulator's command line with where the stack is: its gateways' UDP addresses. */
+        /**
+         * The simulator's command line with where the stack is: its gateways' UDP addresses, and their MQTT
+         * addresses for a scenario that can load MQTT devices ({@code --paths mqtt}).
+         */
         List<String> withStack(List<String> args, StackShape stack) {
-            return withGateways(args, stack.gatewayAddresses());
+            List<String> all = withGateways(args, stack.gatewayAddresses());
+            if (new CommandLine(new PerfCommand()).getSubcommands().get(scenario()).getCommandSpec()
+                    .findOption("--mqtt-gateways") != null) {
+                all.addAll(1, List.of("--mqtt-gateways", String.join(",", stack.mqttAddresses())));
+            }
+            return all;
         }
     }
 
@@ -209,18 +217,6 @@ final class PerfCommands implements Runnable {
 
         StackShape shape() {
             return StackShape.of(1, 1, List.of());
-        }
-
-        @Override
-        Set<String> setHere() {
-            return Set.of("--gateways", "--mqtt-gateways", "--results", "--pids-dir");
-        }
-
-        @Override
-        List<String> withStack(List<String> args, StackShape stack) {
-            List<String> all = withGateways(args, stack.gatewayAddresses());
-            all.addAll(1, List.of("--mqtt-gateways", String.join(",", stack.mqttAddresses())));
-            return all;
         }
     }
 
@@ -410,7 +406,8 @@ final class PerfCommands implements Runnable {
     }
 
     @Command(name = "quick", mixinStandardHelpOptions = true,
-            description = "A few minutes end to end: one small configuration and two load levels, each beside the echo.")
+            description = "A few minutes end to end: one small configuration (UDP nodes, then MQTT devices) and two load "
+                    + "levels, each beside the echo.")
     static final class Quick implements Callable<Integer> {
         @Override
         public Integer call() {
@@ -419,9 +416,10 @@ final class PerfCommands implements Runnable {
             StackShape stack = new Stack(home).ensure(StackShape.of(1, 1, List.of()));
             Simulator simulator = Simulator.measuring(home);
             int code = 0;
-            for (String path : List.of("kafka", "ckc")) {
+            for (String path : List.of("kafka", "ckc", "mqtt")) {
                 code = Math.max(code, simulator.run(List.of("run", "--config", "1", "--path", path, "--gateways",
-                        String.join(",", stack.gatewayAddresses()), "--nodes", "200", "--messages", "5", "--rate", "60",
+                        String.join(",", stack.gatewayAddresses()), "--mqtt-gateways",
+                        String.join(",", stack.mqttAddresses()), "--nodes", "200", "--messages", "5", "--rate", "60",
                         "--results", results.toString(), "--pids-dir", home.pids.toString()), results.resolve("run.log")).exitCode());
             }
             code = Math.max(code, simulator.run(List.of("stepped", "--gateways", String.join(",", stack.gatewayAddresses()),
@@ -458,8 +456,16 @@ final class PerfCommands implements Runnable {
         @Option(names = "--arrivals", description = "constant or poisson")
         String arrivals;
 
+        @Option(names = "--protocol", defaultValue = "udp", description = "How the nodes connect: udp (CKC's reliable "
+                + "UDP) or mqtt (MQTT 5 devices on the gateways' MQTT ports) (default ${DEFAULT-VALUE})")
+        String protocol;
+
         @Override
         public Integer call() {
+            if (!protocol.equals("udp") && !protocol.equals("mqtt")) {
+                throw new Ckc.Failure("--protocol is udp or mqtt, not " + protocol
+                        + " (half of each at once: ./ckc demo --protocol mixed)");
+            }
             Home home = Home.current();
             Path results = home.newResults("scenario1");
             Ckc.say("scenario 1 into " + results);
@@ -483,8 +489,8 @@ final class PerfCommands implements Runnable {
                 if (baselines.add(nodes)) {
                     simulator.run(run("k" + nodes, "kafka", stack, 0, nodes, load, results, home), results.resolve("run.log"));
                 }
-                simulator.run(run(String.valueOf(c[0]), "ckc", stack, c[2], nodes, load, results, home),
-                        results.resolve("run.log"));
+                simulator.run(run(String.valueOf(c[0]), protocol.equals("mqtt") ? "mqtt" : "ckc", stack, c[2], nodes,
+                        load, results, home), results.resolve("run.log"));
             }
             return finish(home, results);
         }
@@ -493,9 +499,9 @@ final class PerfCommands implements Runnable {
                                         List<String> load, Path results, Home home) {
             List<String> args = new ArrayList<>(List.of("run", "--config", config, "--path", path, "--nodes",
                     String.valueOf(nodes)));
-            if (path.equals("ckc")) {
-                args.addAll(List.of("--gateways", String.join(",", stack.gatewayAddresses()), "--app-parallelism",
-                        String.valueOf(app)));
+            if (!path.equals("kafka")) {
+                args.addAll(List.of("--gateways", String.join(",", stack.gatewayAddresses()), "--mqtt-gateways",
+                        String.join(",", stack.mqttAddresses()), "--app-parallelism", String.valueOf(app)));
             }
             args.addAll(load);
             args.addAll(List.of("--results", results.toString(), "--pids-dir", home.pids.toString()));

@@ -205,12 +205,14 @@ final class MqttCommand implements Callable<Integer> {
             JvmProbe.Look heapBefore = jvm ? probe.look(pid) : null;
             double rssBefore = probe.residentMb(pid);
             int held;
+            long busy;
             double rssAfter;
             JvmProbe.Look heapAfter;
             try (MqttFleet fleet = new MqttFleet(idle, address, stack.ioThreads).keepAlive(300)) {
                 fleet.connectAll(200);
                 Fleet.waitFor(() -> fleet.connected.get() + fleet.errors.get() >= idle, 300, () -> { });
                 held = fleet.connected.get();
+                busy = fleet.busyConnects.get();
                 rssAfter = probe.residentMb(pid);
                 heapAfter = jvm ? probe.look(pid) : null;
             }
@@ -222,9 +224,9 @@ final class MqttCommand implements Callable<Integer> {
             double heapKb = (after.heapAfterGcMb() - before.heapAfterGcMb()) * 1024 / Math.max(1, held);
             idleRows.add(String.format(Locale.ROOT, "%s,%d,%.1f,%.1f,%.2f,%s", server, held, before.rssMb(),
                     after.rssMb(), rssKb, Double.isNaN(heapKb) ? "" : String.format(Locale.ROOT, "%.2f", heapKb)));
-            out.printf(Locale.ROOT, "RESULT phase=idle server=%s connections=%d of=%d rss_before_mb=%.1f "
-                            + "rss_after_mb=%.1f rss_per_connection_kb=%.2f heap_per_connection_kb=%s%n", server, held,
-                    idle, before.rssMb(), after.rssMb(), rssKb, Double.isNaN(heapKb) ? "n/a"
+            out.printf(Locale.ROOT, "RESULT phase=idle server=%s connections=%d of=%d busy_retries=%d "
+                            + "rss_before_mb=%.1f rss_after_mb=%.1f rss_per_connection_kb=%.2f heap_per_connection_kb=%s%n",
+                    server, held, idle, busy, before.rssMb(), after.rssMb(), rssKb, Double.isNaN(heapKb) ? "n/a"
                             : String.format(Locale.ROOT, "%.2f", heapKb));
         }
     }

@@ -54,6 +54,8 @@ final class MqttFleet implements AutoCloseable {
     /** QoS 1 publishes the gateway refused (a PUBACK reason code of 0x80 or more). */
     final AtomicLong refused = new AtomicLong();
     final AtomicLong errors = new AtomicLong();
+    /** CONNECTs the server refused as busy (CKC's admission control): the device tries again after 1-2 s. */
+    final AtomicLong busyConnects = new AtomicLong();
     private String channel = StackOptions.ECHO_CHANNEL;
     private int keepAliveSeconds = 60;
 
@@ -125,7 +127,8 @@ final class MqttFleet implements AutoCloseable {
         return trips.total();
     }
 
-    /** One device: its connection, its packet ids, what comes back. */
+    /** One device: its connection, its packet ids, what comes back. Sharable: a device that connects again reuses it. */
+    @io.netty.channel.ChannelHandler.Sharable
     private final class Device extends SimpleChannelInboundHandler<MqttMessage> {
 
         private final int index;
@@ -201,8 +204,18 @@ final class MqttFleet implements AutoCloseable {
         protected void channelRead0(ChannelHandlerContext ctx, MqttMessage packet) {
             switch (packet.fixedHeader().messageType()) {
                 case CONNACK -> {
-                    if (((MqttConnAckMessage) packet).variableHeader().connectReturnCode()
-                            != MqttConnectReturnCode.CONNECTION_ACCEPTED) {
+                    MqttConnectReturnCode code = ((MqttConnAckMessage) packet).variableHeader().connectReturnCode();
+                    if (code == MqttConnectReturnCode.CONNECTION_REFUSED_SERVER_BUSY
+                            || code == MqttConnectReturnCode.CONNECTION_REFUSED_SERVER_UNAVAILABLE) {
+                        // as a device would: back off, with jitter, and connect again
+                        busyConnects.incrementAndGet();
+                        ctx.close();
+                        ctx.channel().eventLoop().schedule(this::connect,
+                                1_000 + java.util.concurrent.ThreadLocalRandom.current().nextInt(1_000),
+                                TimeUnit.MILLISECONDS);
+                        return;
+                    }
+                    if (code != MqttConnectReturnCode.CONNECTION_ACCEPTED) {
                         errors.incrementAndGet();
                         ctx.close();
                         return;

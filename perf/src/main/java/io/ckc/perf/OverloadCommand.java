@@ -39,7 +39,7 @@ final class OverloadCommand implements Callable<Integer> {
     /** Seconds in a row the p99 must stay under the limit for the path to count as recovered. */
     static final int RECOVERED_SECONDS = 5;
 
-    @Option(names = "--paths", split = ",", defaultValue = "ckc,kafka", description = "Paths to load: ckc, kafka (default ${DEFAULT-VALUE})")
+    @Option(names = "--paths", split = ",", defaultValue = "ckc,kafka", description = "Paths to load: ckc (UDP nodes), mqtt (MQTT 5 devices), mosquitto, kafka (default ${DEFAULT-VALUE})")
     List<String> paths;
 
     @Option(names = "--nodes", defaultValue = "2000", description = "Simulated nodes sharing the load (default ${DEFAULT-VALUE})")
@@ -192,8 +192,8 @@ final class OverloadCommand implements Callable<Integer> {
         out.printf(Locale.ROOT, "saturation load %.0f msg/s (%s); overload %.0f msg/s%n", load.perSecond(),
                 load.source(), load.perSecond() * factor);
         for (String path : paths) {
-            try (ProcessSampler sampler = new ProcessSampler(ProcessSampler.stackProcesses(stack.pidsDir));
-                 LoadPath target = LoadPath.open(path, stack, nodes, out)) {
+            try (LoadPath target = LoadPath.open(path, stack, nodes, out);
+                 ProcessSampler sampler = new ProcessSampler(ProcessSampler.processes(stack.pidsDir, target))) {
                 List<Second> timeline = run(path, target, load.perSecond());
                 results.writeCpu(results.dir().resolve("cpu-overload-" + path + ".csv"), sampler.samples());
                 target.trips().awaitEchoes(10, () -> { });

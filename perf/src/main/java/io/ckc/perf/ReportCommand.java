@@ -39,7 +39,7 @@ final class ReportCommand implements Callable<Integer> {
 
     /** Baselines first, then configurations by number (runs go in the order that restarts the stack least). */
     static final java.util.Comparator<Results.RunRow> RUN_ORDER = java.util.Comparator
-            .comparing((Results.RunRow r) -> r.path().equals(Results.CKC))
+            .comparing((Results.RunRow r) -> r.throughCkc())
             .thenComparingInt(r -> r.config().matches("\\d+") ? Integer.parseInt(r.config()) : r.nodes())
             .thenComparing(Results.RunRow::config);
 
@@ -106,7 +106,7 @@ final class ReportCommand implements Callable<Integer> {
 
     /** The paths with an overload timeline in the folder. */
     private static List<String> overloadedPaths(Results results) {
-        return List.of(Results.CKC, Results.KAFKA).stream()
+        return List.of(Results.CKC, Results.MQTT, Results.MOSQUITTO, Results.KAFKA).stream()
                 .filter(path -> Files.exists(results.dir().resolve("overload-" + path + ".csv"))).toList();
     }
 
@@ -121,7 +121,7 @@ final class ReportCommand implements Callable<Integer> {
         for (Results.RunRow r : all) {
             if (r.config().equals(config) && !drawn.contains(r)) {
                 drawn.add(r);
-                if (r.path().equals(Results.CKC)) {
+                if (r.throughCkc()) {
                     baselineOf(r, all).filter(b -> !drawn.contains(b)).ifPresent(drawn::add);
                 }
             }
@@ -131,7 +131,7 @@ final class ReportCommand implements Callable<Integer> {
 
     /** The configurations that get charts: every one, except a baseline already drawn beside a CKC run. */
     static List<String> chartedConfigs(List<Results.RunRow> all) {
-        List<String> beside = all.stream().filter(r -> r.path().equals(Results.CKC))
+        List<String> beside = all.stream().filter(r -> r.throughCkc())
                 .flatMap(r -> baselineOf(r, all).stream()).map(Results.RunRow::config).toList();
         return Html.configs(all).stream().filter(c -> !beside.contains(c)).toList();
     }
@@ -159,10 +159,10 @@ final class ReportCommand implements Callable<Integer> {
         out.printf("%-8s %-6s %6s %4s %3s %9s %9s %9s %9s %8s %9s %8s %8s %8s%n", "ID", "path", "MNs", "APP", "GW",
                 "Mean RTT", "Std dev", "p50", "p99", "TE", "msg/s", "mean x", "p99 x", "msg/s x");
         for (Results.RunRow r : runs) {
-            Optional<Results.RunRow> base = r.path().equals(Results.CKC) ? baselineOf(r, runs) : Optional.empty();
+            Optional<Results.RunRow> base = r.throughCkc() ? baselineOf(r, runs) : Optional.empty();
             out.printf(Locale.ROOT, "%-8s %-6s %6d %4s %3s %9.2f %9.2f %9.2f %9.2f %7.2f%% %9.1f %8s %8s %8s%n",
-                    r.config(), r.path(), r.nodes(), r.path().equals(Results.CKC) ? r.appParallelism() : "-",
-                    r.path().equals(Results.CKC) ? r.gateways() : "-", r.meanMs(), r.sdMs(), r.p50Ms(), r.p99Ms(),
+                    r.config(), r.path(), r.nodes(), r.throughCkc() ? r.appParallelism() : "-",
+                    r.throughCkc() ? r.gateways() : "-", r.meanMs(), r.sdMs(), r.p50Ms(), r.p99Ms(),
                     r.te(), r.throughput(), times(base.map(b -> ratio(r.meanMs(), b.meanMs()))),
                     times(base.map(b -> ratio(r.p99Ms(), b.p99Ms()))),
                     times(base.map(b -> ratio(r.throughput(), b.throughput()))));
@@ -263,7 +263,7 @@ final class ReportCommand implements Callable<Integer> {
         List<String> figure8 = new ArrayList<>(List.of("config,path," + String.join(",",
                 Report.bandLabels(Report.FIGURE8_BANDS_MS).stream().map(l -> "band " + l).toList())));
         for (Results.RunRow r : runs) {
-            Optional<Results.RunRow> base = r.path().equals(Results.CKC) ? baselineOf(r, runs) : Optional.empty();
+            Optional<Results.RunRow> base = r.throughCkc() ? baselineOf(r, runs) : Optional.empty();
             figure4.add(String.format(Locale.ROOT, "%s,%s,%d,%d,%d,%.3f,%.3f,%.3f,%.3f,%.4f,%.2f,%.4f,%.4f,%.4f",
                     r.config(), r.path(), r.nodes(), r.appParallelism(), r.gateways(), r.meanMs(), r.sdMs(), r.p50Ms(),
                     r.p99Ms(), r.te(), r.throughput(), base.map(b -> ratio(r.meanMs(), b.meanMs())).orElse(Double.NaN),
@@ -343,13 +343,13 @@ final class ReportCommand implements Callable<Integer> {
                         + "<th>sd</th><th>p50</th><th>p99</th><th>max</th><th>msg/s</th><th>mean ×kafka</th><th>p99 ×kafka</th>"
                         + "<th>msg/s ×kafka</th></tr>");
                 for (Results.RunRow r : runs) {
-                    Optional<Results.RunRow> base = r.path().equals(Results.CKC) ? baselineOf(r, runs) : Optional.empty();
+                    Optional<Results.RunRow> base = r.throughCkc() ? baselineOf(r, runs) : Optional.empty();
                     html.append(String.format(Locale.ROOT,
                             "<tr><td>%s</td><td>%s</td><td>%d</td><td>%s</td><td>%s</td><td>%d</td><td>%d</td><td>%d</td>"
                                     + "<td>%.2f%%</td><td>%.2f</td><td>%.2f</td><td>%.2f</td><td>%.2f</td><td>%.2f</td><td>%.1f</td>"
                                     + "<td>%s</td><td>%s</td><td>%s</td></tr>",
-                            r.config(), r.path(), r.nodes(), r.path().equals(Results.CKC) ? r.appParallelism() : "-",
-                            r.path().equals(Results.CKC) ? r.gateways() : "-", r.sent(), r.delivered(), r.lost(), r.te(),
+                            r.config(), r.path(), r.nodes(), r.throughCkc() ? r.appParallelism() : "-",
+                            r.throughCkc() ? r.gateways() : "-", r.sent(), r.delivered(), r.lost(), r.te(),
                             r.meanMs(), r.sdMs(), r.p50Ms(), r.p99Ms(), r.maxMs(), r.throughput(),
                             times(base.map(b -> ratio(r.meanMs(), b.meanMs()))),
                             times(base.map(b -> ratio(r.p99Ms(), b.p99Ms()))),

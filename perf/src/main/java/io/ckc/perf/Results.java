@@ -56,6 +56,11 @@ final class Results {
         static final String HEADER = "config,path,nodes,app_parallelism,gateways,messages,rate_per_min,sent,delivered,"
                 + "lost,duplicates,te,seconds,throughput_per_s,rtt_mean_ms,rtt_sd_ms,rtt_p50_ms,rtt_p99_ms,rtt_max_ms";
 
+        /** Whether the run went through CKC (UDP nodes or MQTT devices), not the bare-Kafka baseline. */
+        boolean throughCkc() {
+            return !path.equals(KAFKA);
+        }
+
         static RunRow of(String config, String path, int nodes, int app, int gateways, int messages, double rate,
                          RoundTrips trips, double seconds) {
             Histogram h = trips.total();

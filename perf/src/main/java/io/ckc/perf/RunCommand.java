@@ -12,7 +12,8 @@ import java.util.concurrent.Callable;
 
 /**
  * {@code perf run}: one configuration of a scenario on one path, {@code ckc} (nodes through the
- * gateways, Kafka, the echo job and the delivery job) or {@code kafka} (the bare-Kafka baseline);
+ * gateways, Kafka, the echo job and the delivery job), {@code mqtt} (MQTT 5 devices the same way, on the gateways'
+ * MQTT ports) or {@code kafka} (the bare-Kafka baseline);
  * adds its figures to the results folder and prints its {@code RESULT} line. {@code ./ckc perf
  * scenario1} runs it once per configuration and path, restarting the stack in each shape.
  */
@@ -23,7 +24,8 @@ final class RunCommand implements Callable<Integer> {
     @Option(names = "--config", required = true, description = "Configuration id, e.g. 1")
     String config;
 
-    @Option(names = "--path", defaultValue = Results.CKC, description = "ckc or kafka (the baseline)")
+    @Option(names = "--path", defaultValue = Results.CKC, description = "ckc (UDP nodes), mqtt (MQTT 5 devices on "
+            + "--mqtt-gateways) or kafka (the baseline)")
     String path;
 
     @Option(names = "--app-parallelism", defaultValue = "1", description = "Echo application parallelism (for the tables)")
@@ -67,7 +69,9 @@ final class RunCommand implements Callable<Integer> {
         Results results = new Results(stack.resultsDir);
         long expected = (long) nodes * messages;
         out.printf(Locale.ROOT, "Configuration %s on %s: %d nodes, %d messages each at %.1f/min%n", config,
-                path.equals(Results.CKC) ? stack.gateways.size() + " gateway(s), echo x" + appParallelism : "bare Kafka",
+                path.equals(Results.KAFKA) ? "bare Kafka"
+                        : stack.gateways.size() + " gateway(s) (" + (path.equals(Results.MQTT) ? "MQTT" : "UDP")
+                        + "), echo x" + appParallelism,
                 nodes, messages, ratePerMinute);
         try (ProcessSampler sampler = new ProcessSampler(ProcessSampler.stackProcesses(stack.pidsDir))) {
             RoundTrips trips;
@@ -87,6 +91,21 @@ final class RunCommand implements Callable<Integer> {
                     seconds = (System.nanoTime() - start) / 1e9;
                     trips = fleet.trips;
                 }
+            } else if (path.equals(Results.MQTT)) {
+                List<InetSocketAddress> addresses = stack.mqttAddresses();
+                gatewayCount = addresses.size();
+                try (MqttFleet fleet = new MqttFleet(nodes, addresses, stack.ioThreads).channel(stack.channel)) {
+                    FleetProgress progress = new FleetProgress(fleet.trips, fleet.connected::get, nodes, expected, out,
+                            () -> "");
+                    fleet.connectAll((long) (connectIntervalMs * 1000));
+                    Fleet.waitFor(() -> fleet.connected.get() >= nodes, 180, progress);
+                    warmUp(fleet.trips, fleet::sendEcho, progress);
+                    long start = System.nanoTime();
+                    Schedule.run(nodes, messages, ratePerMinute, arrivals, fleet::sendEcho, fleet.trips.sent, progress);
+                    fleet.awaitEchoes(drainSeconds, progress);
+                    seconds = (System.nanoTime() - start) / 1e9;
+                    trips = fleet.trips;
+                }
             } else if (path.equals(Results.KAFKA)) {
                 gatewayCount = 0;
                 try (BaselineEcho baseline = new BaselineEcho(stack.bootstrap, nodes)) {
@@ -99,10 +118,10 @@ final class RunCommand implements Callable<Integer> {
                     seconds = (System.nanoTime() - start) / 1e9;
                 }
             } else {
-                throw new IllegalArgumentException("--path is ckc or kafka, not " + path);
+                throw new IllegalArgumentException("--path is ckc, mqtt or kafka, not " + path);
             }
             out.println();
-            Results.RunRow row = Results.RunRow.of(config, path, nodes, path.equals(Results.CKC) ? appParallelism : 0,
+            Results.RunRow row = Results.RunRow.of(config, path, nodes, path.equals(Results.KAFKA) ? 0 : appParallelism,
                     gatewayCount, messages, ratePerMinute, trips, seconds);
             results.addRun(row, trips, sampler.samples());
             return row;

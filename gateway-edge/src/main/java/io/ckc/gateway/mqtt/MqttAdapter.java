@@ -31,6 +31,7 @@ import io.netty.handler.timeout.ReadTimeoutHandler;
 import java.net.InetSocketAddress;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -46,21 +47,28 @@ public final class MqttAdapter implements ProtocolAdapter {
 
     private final Channel listener;
     private final Channel webSocketListener;
+    /** Drops the kept MQTT sessions that expired, once a minute. */
+    private final ScheduledFuture<?> sessionSweep;
     private final Endpoint endpoint;
 
-    private MqttAdapter(Channel listener, Channel webSocketListener, String publicHost) {
+    private MqttAdapter(Channel listener, Channel webSocketListener, ScheduledFuture<?> sessionSweep,
+                        String publicHost) {
         this.listener = listener;
         this.webSocketListener = webSocketListener;
+        this.sessionSweep = sessionSweep;
         this.endpoint = new Endpoint(Endpoint.MQTT, publicHost, localAddress().getPort());
     }
 
     /** Binds the listeners on {@code loops} (the core's) and starts accepting. */
     public static MqttAdapter start(MqttOptions options, GatewayCore core, GatewayMetrics metrics,
                                     EventLoopGroup loops) throws InterruptedException {
+        DeviceSessions sessions = new DeviceSessions();
+        ScheduledFuture<?> sweep = loops.next().scheduleAtFixedRate(() -> sessions.sweep(System.currentTimeMillis()),
+                1, 1, TimeUnit.MINUTES);
         Channel tcp = server(loops).childHandler(new ChannelInitializer<SocketChannel>() {
             @Override
             protected void initChannel(SocketChannel channel) {
-                mqtt(channel.pipeline(), options, core, metrics);
+                mqtt(channel.pipeline(), options, core, metrics, sessions);
             }
         }).bind(options.host(), options.port()).sync().channel();
         Channel webSocket = null;
@@ -77,11 +85,11 @@ public final class MqttAdapter implements ProtocolAdapter {
                             .addLast("websocket", new WebSocketServerProtocolHandler(handshake))
                             .addLast("frames-to-bytes", new FramesToBytes())
                             .addLast("bytes-to-frames", BytesToFrames.INSTANCE);
-                    mqtt(channel.pipeline(), options, core, metrics);
+                    mqtt(channel.pipeline(), options, core, metrics, sessions);
                 }
             }).bind(options.host(), options.webSocketPort()).sync().channel();
         }
-        return new MqttAdapter(tcp, webSocket, options.publicHost());
+        return new MqttAdapter(tcp, webSocket, sweep, options.publicHost());
     }
 
     private static ServerBootstrap server(EventLoopGroup loops) {
@@ -93,11 +101,12 @@ public final class MqttAdapter implements ProtocolAdapter {
     }
 
     /** The MQTT part of a connection's pipeline, the same over TCP and WebSocket. */
-    private static void mqtt(ChannelPipeline pipeline, MqttOptions options, GatewayCore core, GatewayMetrics metrics) {
+    private static void mqtt(ChannelPipeline pipeline, MqttOptions options, GatewayCore core, GatewayMetrics metrics,
+                             DeviceSessions sessions) {
         pipeline.addLast("connect-timeout", new ReadTimeoutHandler(CONNECT_TIMEOUT_SECONDS, TimeUnit.SECONDS))
                 .addLast("decoder", new MqttDecoder(options.maxPacketBytes()))
                 .addLast("encoder", MqttEncoder.INSTANCE)
-                .addLast("connection", new MqttConnection(core, metrics));
+                .addLast("connection", new MqttConnection(core, metrics, sessions));
     }
 
     /** The MQTT bytes a WebSocket client sends, out of its binary frames (MQTT 5 section 6: any split is allowed). */
@@ -140,6 +149,7 @@ public final class MqttAdapter implements ProtocolAdapter {
 
     @Override
     public void close() throws InterruptedException {
+        sessionSweep.cancel(false);
         listener.close().sync();
         if (webSocketListener != null) {
             webSocketListener.close().sync();

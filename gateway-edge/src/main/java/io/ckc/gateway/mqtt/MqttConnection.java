@@ -60,6 +60,7 @@ final class MqttConnection extends ChannelInboundHandlerAdapter {
 
     private final GatewayCore core;
     private final GatewayMetrics metrics;
+    private final DeviceSessions sessions;
     /** Null until CONNECT: the shard of the device's node id. */
     private SessionShard shard;
     /** The session's link: set and read on the shard's loop only. */
@@ -70,9 +71,10 @@ final class MqttConnection extends ChannelInboundHandlerAdapter {
     /** The topics a device set aliases for, by alias; null until it sets one. On the connection's loop. */
     private String[] topicAliases;
 
-    MqttConnection(GatewayCore core, GatewayMetrics metrics) {
+    MqttConnection(GatewayCore core, GatewayMetrics metrics, DeviceSessions sessions) {
         this.core = core;
         this.metrics = metrics;
+        this.sessions = sessions;
     }
 
     @Override
@@ -111,7 +113,14 @@ final class MqttConnection extends ChannelInboundHandlerAdapter {
                         will = null;
                     }
                     Uplink.ToChannel lastWill = will;
+                    Long expiry = packet.variableHeader() instanceof MqttReasonCodeAndPropertiesVariableHeader header
+                            && header.properties().getProperty(MqttProperties.SESSION_EXPIRY_INTERVAL)
+                            instanceof MqttProperties.IntegerProperty changed
+                            ? Integer.toUnsignedLong(changed.value()) : null;
                     onShard(() -> {
+                        if (expiry != null) {
+                            link.sessionExpiry(expiry);
+                        }
                         publishWill(lastWill);
                         shard.disconnect(link.session);
                     });
@@ -161,6 +170,11 @@ final class MqttConnection extends ChannelInboundHandlerAdapter {
         int maximumPacketSize = version == 5 && connect.variableHeader().properties()
                 .getProperty(MqttProperties.MAXIMUM_PACKET_SIZE) instanceof MqttProperties.IntegerProperty largest
                 ? largest.value() : Integer.MAX_VALUE;
+        boolean cleanStart = connect.variableHeader().isCleanSession();
+        long expirySeconds = version == 5
+                ? connect.variableHeader().properties().getProperty(MqttProperties.SESSION_EXPIRY_INTERVAL)
+                        instanceof MqttProperties.IntegerProperty expiry ? Integer.toUnsignedLong(expiry.value()) : 0
+                : cleanStart ? 0 : DeviceSessions.MAX_EXPIRY_SECONDS; // 3.1.1: Clean Session 0 keeps it
         DeviceTopics topics = new DeviceTopics(clientId);
         UUID mnId = DeviceTopics.nodeId(clientId);
         SessionShard target = core.shardOf(mnId);
@@ -183,9 +197,18 @@ final class MqttConnection extends ChannelInboundHandlerAdapter {
                     previous.takenOver();
                 }
             }
-            link = (MqttLink) target.open(mnId, epoch,
-                    session -> new MqttLink(session, target, ctx.channel(), topics, version, inflight,
-                            maximumPacketSize)).link();
+            link = (MqttLink) target.open(mnId, epoch, session -> {
+                // after the session it replaces has closed (and kept its subscriptions, if it was to be kept)
+                long now = System.currentTimeMillis();
+                java.util.Set<String> resumed = null;
+                if (cleanStart) {
+                    sessions.forget(clientId);
+                } else {
+                    resumed = sessions.resume(clientId, now);
+                }
+                return new MqttLink(session, target, ctx.channel(), topics, version, inflight, maximumPacketSize,
+                        sessions, expirySeconds, resumed);
+            }).link();
         });
     }
 
@@ -209,6 +232,11 @@ final class MqttConnection extends ChannelInboundHandlerAdapter {
                 instanceof MqttProperties.IntegerProperty expiry ? expiry.value() * 1_000L : null;
         onShard(() -> {
             shard.heard(link.session);
+            if (ref > 0 && !link.inboundPublish()) {
+                // MQTT 5 section 4.9: more unacknowledged QoS 1 publishes than CONNACK's Receive Maximum
+                disconnect(ctx, MqttReasonCodes.Disconnect.RECEIVE_MAXIMUM_EXCEEDED, "mqtt-receive-maximum");
+                return;
+            }
             String channel = DeviceTopics.channel(topic);
             String group = DeviceTopics.group(topic);
             if (channel != null) {

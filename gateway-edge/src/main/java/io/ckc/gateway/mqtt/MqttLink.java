@@ -66,6 +66,13 @@ final class MqttLink implements NodeLink {
     private final int receiveMaximum;
     /** The largest packet the device takes (MQTT 5 Maximum Packet Size), or {@link Integer#MAX_VALUE}. */
     private final int maximumPacketSize;
+    private final DeviceSessions sessions;
+    /** How long the MQTT session (its subscriptions) outlives the connection; 0: not at all. */
+    private long sessionExpirySeconds;
+    /** Whether the CONNECT resumed a kept session (CONNACK's Session present). */
+    private final boolean sessionPresent;
+    /** QoS 1 publishes from the device not yet acknowledged or refused: at most {@link MqttConnection#MAX_INFLIGHT}. */
+    private int inboundInFlight;
     private final Set<String> filters = new HashSet<>();
     /** Published at QoS 1 and not acknowledged, by packet id, in the order sent. */
     private final Map<Integer, Outgoing> unacknowledged = new LinkedHashMap<>();
@@ -76,7 +83,8 @@ final class MqttLink implements NodeLink {
     private boolean closed;
 
     MqttLink(Session session, SessionShard shard, Channel channel, DeviceTopics topics, int version,
-             int receiveMaximum, int maximumPacketSize) {
+             int receiveMaximum, int maximumPacketSize, DeviceSessions sessions, long sessionExpirySeconds,
+             Set<String> resumedFilters) {
         this.session = session;
         this.shard = shard;
         this.channel = channel;
@@ -84,6 +92,12 @@ final class MqttLink implements NodeLink {
         this.version = version;
         this.receiveMaximum = receiveMaximum;
         this.maximumPacketSize = maximumPacketSize;
+        this.sessions = sessions;
+        this.sessionExpirySeconds = sessionExpirySeconds;
+        this.sessionPresent = resumedFilters != null;
+        if (resumedFilters != null) {
+            filters.addAll(resumedFilters);
+        }
     }
 
     DeviceTopics topics() {
@@ -108,15 +122,23 @@ final class MqttLink implements NodeLink {
             properties.add(new MqttProperties.IntegerProperty(MqttProperties.SHARED_SUBSCRIPTION_AVAILABLE, 0));
             properties.add(new MqttProperties.IntegerProperty(MqttProperties.TOPIC_ALIAS_MAXIMUM,
                     MqttConnection.TOPIC_ALIAS_MAXIMUM));
+            properties.add(new MqttProperties.IntegerProperty(MqttProperties.RECEIVE_MAXIMUM,
+                    MqttConnection.MAX_INFLIGHT));
+            if (sessionExpirySeconds > DeviceSessions.MAX_EXPIRY_SECONDS) {
+                sessionExpirySeconds = DeviceSessions.MAX_EXPIRY_SECONDS;
+                properties.add(new MqttProperties.IntegerProperty(MqttProperties.SESSION_EXPIRY_INTERVAL,
+                        (int) sessionExpirySeconds));
+            }
         }
         channel.writeAndFlush(MqttMessageBuilders.connAck().returnCode(MqttConnectReturnCode.CONNECTION_ACCEPTED)
-                .sessionPresent(false).properties(properties).build());
+                .sessionPresent(sessionPresent).properties(properties).build());
     }
 
     /** A QoS 1 publish is acknowledged once Kafka has it; a QoS 0 one (ref 0) has nothing to acknowledge. */
     @Override
     public void acknowledge(int ref) {
         if (ref > 0) {
+            inboundInFlight--;
             channel.writeAndFlush(MqttMessageBuilders.pubAck().packetId(ref).build());
         }
     }
@@ -132,6 +154,7 @@ final class MqttLink implements NodeLink {
         if (ref == 0) {
             return; // QoS 0: counted by the core, nothing to tell
         }
+        inboundInFlight--;
         if (!isV5()) {
             closeWith(MqttReasonCodes.Disconnect.UNSPECIFIED_ERROR.byteValue());
             return;
@@ -320,10 +343,21 @@ final class MqttLink implements NodeLink {
         }
         unacknowledged.clear();
         waiting.clear();
+        sessions.keep(topics.clientId, filters, sessionExpirySeconds, System.currentTimeMillis());
         if (!closed) {
             closeWith(closeReason);
         }
         return open;
+    }
+
+    /** A QoS 1 publish from the device arrived: false when it is more than CONNACK's Receive Maximum allows. */
+    boolean inboundPublish() {
+        return ++inboundInFlight <= MqttConnection.MAX_INFLIGHT;
+    }
+
+    /** The device's DISCONNECT changed how long its session outlives the connection. */
+    void sessionExpiry(long seconds) {
+        sessionExpirySeconds = seconds;
     }
 
     /** The next close tells the device another connection took its session over. */

@@ -50,12 +50,13 @@ class MqttConnectionTest {
     private final EmbeddedChannel loop = new EmbeddedChannel();
     private final FakePublisher publisher = new FakePublisher(Set.of("echo"));
     private final GatewayMetrics metrics = new GatewayMetrics("gw-t", new PrometheusRegistry());
+    private final DeviceSessions sessions = new DeviceSessions();
     private final GatewayCore core = new GatewayCore(
             GatewayConfig.forTest("gw-t", "unused:9092", Topics.DEFAULT).core(), publisher, metrics,
             List.of(loop.eventLoop()));
 
     private EmbeddedChannel device() {
-        return new EmbeddedChannel(new MqttConnection(core, metrics));
+        return new EmbeddedChannel(new MqttConnection(core, metrics, sessions));
     }
 
     private MqttMessage connect(EmbeddedChannel device, String clientId, MqttVersion version) {
@@ -369,6 +370,64 @@ class MqttConnectionTest {
     }
 
     @Test
+    void aSessionWithAnExpiryKeepsItsSubscriptionsForADeviceThatComesBackWithoutACleanStart() {
+        MqttProperties keepAMinute = new MqttProperties();
+        keepAMinute.add(new MqttProperties.IntegerProperty(MqttProperties.SESSION_EXPIRY_INTERVAL, 60));
+        EmbeddedChannel first = device();
+        send(first, MqttMessageBuilders.connect().clientId("n18").protocolVersion(MqttVersion.MQTT_5).keepAlive(30)
+                .cleanSession(true).properties(keepAMinute).build());
+        assertThat(((MqttConnAckMessage) first.readOutbound()).variableHeader().isSessionPresent()).isFalse();
+        send(first, subscribe(1, "ckc/n18/inbox"));
+        ReferenceCountUtil.release(first.readOutbound());
+        send(first, MqttMessage.DISCONNECT);
+
+        EmbeddedChannel back = device();
+        send(back, MqttMessageBuilders.connect().clientId("n18").protocolVersion(MqttVersion.MQTT_5).keepAlive(30)
+                .cleanSession(false).properties(keepAMinute).build());
+        MqttConnAckMessage resumed = back.readOutbound();
+        assertThat(resumed.variableHeader().isSessionPresent()).isTrue();
+        MnEvent connected = publisher.of(MnEvent.class).stream().filter(e -> e.type() == MnEvent.Type.CONNECTED)
+                .reduce((a, b) -> b).orElseThrow();
+        core.command(new GatewayCommand.Deliver(new Unicast("m-18", "app", connected.mnId(), "kept".getBytes(), null,
+                System.currentTimeMillis(), false), connected.epoch(), Long.MAX_VALUE));
+        loop.runPendingTasks();
+        MqttPublishMessage delivery = back.readOutbound(); // no SUBSCRIBE on this connection: the session had it
+        try {
+            assertThat(delivery.variableHeader().topicName()).isEqualTo("ckc/n18/inbox");
+        } finally {
+            ReferenceCountUtil.release(delivery);
+        }
+
+        send(back, MqttMessage.DISCONNECT);
+        EmbeddedChannel clean = device();
+        send(clean, MqttMessageBuilders.connect().clientId("n18").protocolVersion(MqttVersion.MQTT_5).keepAlive(30)
+                .cleanSession(true).build());
+        assertThat(((MqttConnAckMessage) clean.readOutbound()).variableHeader().isSessionPresent()).isFalse();
+        send(clean, MqttMessage.DISCONNECT);
+        assertThat(sessions.size()).as("no expiry on the last session: nothing kept").isZero();
+    }
+
+    @Test
+    void moreUnacknowledgedQos1PublishesThanReceiveMaximumCloseTheConnection() {
+        EmbeddedChannel device = device();
+        MqttConnAckMessage ack = (MqttConnAckMessage) connect(device, "n19", MqttVersion.MQTT_5);
+        assertThat(ack.variableHeader().properties().getProperty(MqttProperties.RECEIVE_MAXIMUM).value())
+                .isEqualTo(MqttConnection.MAX_INFLIGHT);
+        publisher.hold(); // Kafka takes nothing: no PUBACK goes out
+        for (int i = 1; i <= MqttConnection.MAX_INFLIGHT; i++) {
+            device.writeInbound(publish("app/echo", MqttQoS.AT_LEAST_ONCE, i, "m" + i));
+        }
+        loop.runPendingTasks();
+        assertThat(device.isActive()).isTrue();
+        send(device, publish("app/echo", MqttQoS.AT_LEAST_ONCE, MqttConnection.MAX_INFLIGHT + 1, "one too many"));
+        MqttMessage disconnect = device.readOutbound();
+        assertThat(reasonOf(disconnect))
+                .isEqualTo(MqttReasonCodes.Disconnect.RECEIVE_MAXIMUM_EXCEEDED.byteValue() & 0xff);
+        assertThat(device.isActive()).isFalse();
+        assertThat(metrics.malformedFrames.labelValues("mqtt-receive-maximum").get()).isEqualTo(1.0);
+    }
+
+    @Test
     void qos2IsRefusedByClosingTheConnectionWithItsReasonCode() {
         EmbeddedChannel device = device();
         connect(device, "n7", MqttVersion.MQTT_5);
@@ -381,7 +440,7 @@ class MqttConnectionTest {
 
     @Test
     void malformedOrOversizedBytesCloseThatConnectionOnlyAndAreCounted() {
-        EmbeddedChannel garbage = new EmbeddedChannel(new MqttDecoder(1024), new MqttConnection(core, metrics));
+        EmbeddedChannel garbage = new EmbeddedChannel(new MqttDecoder(1024), new MqttConnection(core, metrics, sessions));
         EmbeddedChannel other = device();
         connect(other, "n8", MqttVersion.MQTT_5);
         // a whole CONNECT whose protocol is "MQXX", version 9
@@ -393,7 +452,7 @@ class MqttConnectionTest {
                 + metrics.malformedFrames.labelValues("mqtt-version").get();
         assertThat(counted).isEqualTo(1.0);
 
-        EmbeddedChannel big = new EmbeddedChannel(new MqttDecoder(64), new MqttConnection(core, metrics));
+        EmbeddedChannel big = new EmbeddedChannel(new MqttDecoder(64), new MqttConnection(core, metrics, sessions));
         ByteBuf connectOfMoreThan64 = Unpooled.buffer();
         connectOfMoreThan64.writeByte(0x10).writeByte(100) // an MQTT 5 CONNECT of client "ab", then 85 bytes more
                 .writeBytes(new byte[]{0, 4, 'M', 'Q', 'T', 'T', 5, 2, 0, 60, 0, 0, 2, 'a', 'b'}).writeZero(85);
