@@ -23,20 +23,24 @@ class GatewayConfigTest {
     @Test
     void eachHostedGatewayListensAndServesMetricsOnThePortsAboveTheOneBeforeIt() {
         List<GatewayConfig> hosted = GatewayConfig.hostedFromEnv(Map.of("CKC_GATEWAY_IDS", "gw-1, gw-2,gw-3",
-                "CKC_UDP_PORT", "5500", "CKC_METRICS_PORT", "9400", "CKC_SESSION_TIMEOUT_MS", "7000"));
+                "CKC_UDP_PORT", "5500", "CKC_METRICS_PORT", "9400", "CKC_SESSION_TIMEOUT_MS", "7000",
+                "CKC_MQTT_PORT", "1883", "CKC_MQTT_WS_PORT", "8083"));
 
         assertThat(hosted).extracting(GatewayConfig::gatewayId).containsExactly("gw-1", "gw-2", "gw-3");
         assertThat(hosted).extracting(GatewayConfig::udpPort).containsExactly(5500, 5501, 5502);
         assertThat(hosted).extracting(GatewayConfig::metricsPort).containsExactly(9400, 9401, 9402);
+        assertThat(hosted).extracting(GatewayConfig::mqttPort).containsExactly(1883, 1884, 1885);
+        assertThat(hosted).extracting(GatewayConfig::mqttWebSocketPort).containsExactly(8083, 8084, 8085);
         assertThat(hosted).extracting(GatewayConfig::sessionTimeoutMs).containsOnly(7000L);
     }
 
     @Test
     void anyFreePortAndNoMetricsStayAsTheyAreForEveryHostedGateway() {
         List<GatewayConfig> hosted = GatewayConfig.hostedFromEnv(Map.of("CKC_GATEWAY_IDS", "a,b",
-                "CKC_UDP_PORT", "0", "CKC_METRICS_PORT", "-1"));
+                "CKC_UDP_PORT", "0", "CKC_METRICS_PORT", "-1", "CKC_MQTT_WS_PORT", "-1"));
 
         assertThat(hosted).extracting(GatewayConfig::udpPort).containsOnly(0);
+        assertThat(hosted).extracting(GatewayConfig::mqttWebSocketPort).containsOnly(-1);
         assertThat(hosted).extracting(GatewayConfig::metricsPort).containsOnly(-1);
     }
 

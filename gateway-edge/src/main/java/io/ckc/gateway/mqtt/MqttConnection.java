@@ -41,6 +41,7 @@ import io.netty.util.ReferenceCountUtil;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 
@@ -200,7 +201,7 @@ final class MqttConnection extends ChannelInboundHandlerAdapter {
             link = (MqttLink) target.open(mnId, epoch, session -> {
                 // after the session it replaces has closed (and kept its subscriptions, if it was to be kept)
                 long now = System.currentTimeMillis();
-                java.util.Set<String> resumed = null;
+                Set<String> resumed = null;
                 if (cleanStart) {
                     sessions.forget(clientId);
                 } else {
@@ -229,7 +230,7 @@ final class MqttConnection extends ChannelInboundHandlerAdapter {
         byte[] payload = ByteBufUtil.getBytes(publish.payload());
         UUID messageId = messageId(properties);
         Long ttlMs = properties.getProperty(MqttProperties.PUBLICATION_EXPIRY_INTERVAL)
-                instanceof MqttProperties.IntegerProperty expiry ? expiry.value() * 1_000L : null;
+                instanceof MqttProperties.IntegerProperty expiry ? Integer.toUnsignedLong(expiry.value()) * 1_000L : null;
         onShard(() -> {
             shard.heard(link.session);
             if (ref > 0 && !link.inboundPublish()) {
