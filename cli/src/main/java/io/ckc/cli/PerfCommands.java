@@ -457,14 +457,14 @@ final class PerfCommands implements Runnable {
         String arrivals;
 
         @Option(names = "--protocol", defaultValue = "udp", description = "How the nodes connect: udp (CKC's reliable "
-                + "UDP) or mqtt (MQTT 5 devices on the gateways' MQTT ports) (default ${DEFAULT-VALUE})")
+                + "UDP), mqtt (MQTT 5 devices on the gateways' MQTT ports) or mixed (half of each at once) "
+                + "(default ${DEFAULT-VALUE})")
         String protocol;
 
         @Override
         public Integer call() {
-            if (!protocol.equals("udp") && !protocol.equals("mqtt")) {
-                throw new Ckc.Failure("--protocol is udp or mqtt, not " + protocol
-                        + " (half of each at once: ./ckc demo --protocol mixed)");
+            if (!List.of("udp", "mqtt", "mixed").contains(protocol)) {
+                throw new Ckc.Failure("--protocol is udp, mqtt or mixed, not " + protocol);
             }
             Home home = Home.current();
             Path results = home.newResults("scenario1");
@@ -489,7 +489,7 @@ final class PerfCommands implements Runnable {
                 if (baselines.add(nodes)) {
                     simulator.run(run("k" + nodes, "kafka", stack, 0, nodes, load, results, home), results.resolve("run.log"));
                 }
-                simulator.run(run(String.valueOf(c[0]), protocol.equals("mqtt") ? "mqtt" : "ckc", stack, c[2], nodes,
+                simulator.run(run(String.valueOf(c[0]), protocol.equals("udp") ? "ckc" : protocol, stack, c[2], nodes,
                         load, results, home), results.resolve("run.log"));
             }
             return finish(home, results);

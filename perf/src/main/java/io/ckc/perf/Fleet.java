@@ -77,8 +77,15 @@ final class Fleet implements AutoCloseable {
 
     Fleet(int nodeCount, List<InetSocketAddress> gateways, int ioThreads,
           java.util.function.Function<Fleet, NodeListener> listenerOf, ClientConfig config) throws InterruptedException {
+        this(nodeCount, gateways, ioThreads, listenerOf, config, new RoundTrips(nodeCount));
+    }
+
+    /** A fleet whose round trips go to {@code trips}, shared with MQTT devices numbered after these nodes. */
+    Fleet(int nodeCount, List<InetSocketAddress> gateways, int ioThreads,
+          java.util.function.Function<Fleet, NodeListener> listenerOf, ClientConfig config, RoundTrips trips)
+            throws InterruptedException {
         loops = DatagramTransport.current().newGroup(ioThreads);
-        trips = new RoundTrips(nodeCount);
+        this.trips = trips;
         sent = trips.sent;
         delivered = trips.delivered;
         duplicates = trips.duplicates;

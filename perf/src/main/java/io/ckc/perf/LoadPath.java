@@ -41,7 +41,8 @@ interface LoadPath extends AutoCloseable {
     /**
      * The path named {@code path} with {@code nodes} nodes connected: ckc (UDP nodes on the gateways), mqtt (MQTT 5
      * devices on the gateways' MQTT ports), mosquitto (MQTT 5 devices on a Mosquitto broker started for it, with
-     * {@link MqttEchoResponder} answering), or kafka (the bare-Kafka echo).
+     * {@link MqttEchoResponder} answering), mixed (half UDP nodes, half MQTT devices, on the same gateways at once),
+     * or kafka (the bare-Kafka echo).
      */
     static LoadPath open(String path, StackOptions stack, int nodes, PrintStream out) throws Exception {
         if (path.equals(Results.MQTT)) {
@@ -50,6 +51,9 @@ interface LoadPath extends AutoCloseable {
             }
             return mqtt(MqttFleet.connected(nodes, stack.mqttAddresses(), stack.ioThreads, stack.channel, out),
                     () -> { }, Map.of());
+        }
+        if (path.equals(Results.MIXED)) {
+            return mixed(stack, nodes, out);
         }
         if (path.equals(Results.MOSQUITTO)) {
             String missing = Mosquitto.unavailable(stack.mosquitto);
@@ -139,7 +143,63 @@ interface LoadPath extends AutoCloseable {
                 }
             };
         }
-        throw new IllegalArgumentException("unknown path " + path + ": ckc, mqtt, mosquitto or kafka");
+        throw new IllegalArgumentException("unknown path " + path + ": ckc, mqtt, mixed, mosquitto or kafka");
+    }
+
+    /** Nodes 0 to n/2-1 UDP nodes, the rest MQTT devices, on the same gateways, their round trips in one record. */
+    private static LoadPath mixed(StackOptions stack, int nodes, PrintStream out) throws Exception {
+        if (stack.gateways.isEmpty() || stack.mqttGateways.isEmpty()) {
+            throw new IllegalArgumentException("the mixed path needs --gateways and --mqtt-gateways");
+        }
+        int udpNodes = nodes / 2;
+        RoundTrips trips = new RoundTrips(nodes);
+        Fleet udp = new Fleet(udpNodes, stack.gatewayAddresses(), stack.ioThreads, f -> f.new Listener(),
+                Fleet.SHEDDING, trips).channel(stack.channel);
+        MqttFleet mqtt = new MqttFleet(nodes - udpNodes, stack.mqttAddresses(), stack.ioThreads, trips, udpNodes)
+                .channel(stack.channel);
+        udp.connectAll(1000);
+        mqtt.connectAll(1000);
+        Fleet.waitFor(() -> udp.connected.get() + mqtt.connected.get() + mqtt.errors.get() >= nodes, 180, () -> { });
+        out.printf("%d of %d UDP nodes and %d of %d MQTT devices connected%n", udp.connected.get(), udpNodes,
+                mqtt.connected.get(), nodes - udpNodes);
+        long disconnectsBefore = udp.disconnects.get();
+        return new LoadPath() {
+            public RoundTrips trips() {
+                return trips;
+            }
+
+            public void send(int node, int seq) {
+                if (node < udpNodes) {
+                    udp.sendEcho(node, seq);
+                } else {
+                    mqtt.sendEcho(node, seq);
+                }
+            }
+
+            public long shed() {
+                return udp.unsent.get() + mqtt.refused.get();
+            }
+
+            public long droppedSessions() {
+                return udp.disconnects.get() - disconnectsBefore + (mqtt.size() - mqtt.connected.get());
+            }
+
+            public String droppedSessionCauses() {
+                return udp.disconnectsByCause();
+            }
+
+            public int connected() {
+                return udp.connected.get() + mqtt.connected.get();
+            }
+
+            public void close() throws Exception {
+                try {
+                    mqtt.close();
+                } finally {
+                    udp.close();
+                }
+            }
+        };
     }
 
     /** A path of MQTT devices; {@code after} stops what the path started once the fleet is closed. */

@@ -58,6 +58,8 @@ final class MqttFleet implements AutoCloseable {
     final AtomicLong busyConnects = new AtomicLong();
     private String channel = StackOptions.ECHO_CHANNEL;
     private int keepAliveSeconds = 60;
+    /** The number of the first device in {@link #trips}. */
+    private final int firstIndex;
 
     /** A fleet connected to {@code servers}: every device has its SUBACK, or 180 s went by (the count says). */
     static MqttFleet connected(int deviceCount, List<InetSocketAddress> servers, int ioThreads, String channel,
@@ -70,14 +72,23 @@ final class MqttFleet implements AutoCloseable {
     }
 
     MqttFleet(int deviceCount, List<InetSocketAddress> gateways, int ioThreads) {
+        this(deviceCount, gateways, ioThreads, new RoundTrips(deviceCount), 0);
+    }
+
+    /**
+     * Devices numbered from {@code firstIndex} in the round trips {@code trips} (shared with UDP nodes numbered
+     * below them, for a mixed load); {@link #sendEcho} takes those numbers.
+     */
+    MqttFleet(int deviceCount, List<InetSocketAddress> gateways, int ioThreads, RoundTrips trips, int firstIndex) {
         if (gateways.isEmpty()) {
             throw new IllegalArgumentException("MQTT devices need at least one gateway's MQTT address");
         }
         this.loops = new MultiThreadIoEventLoopGroup(ioThreads, NioIoHandler.newFactory());
         this.gateways = gateways;
-        this.trips = new RoundTrips(deviceCount);
+        this.trips = trips;
+        this.firstIndex = firstIndex;
         for (int i = 0; i < deviceCount; i++) {
-            devices.add(new Device(i));
+            devices.add(new Device(firstIndex + i));
         }
     }
 
@@ -96,9 +107,9 @@ final class MqttFleet implements AutoCloseable {
         return devices.size();
     }
 
-    /** The {@code seq}-th echo request of device {@code device}. */
+    /** The {@code seq}-th echo request of device number {@code device} (from {@code firstIndex}). */
     void sendEcho(int device, int seq) {
-        devices.get(device).sendEcho(seq);
+        devices.get(device - firstIndex).sendEcho(seq);
     }
 
     /** Connects every device, pausing between connections. */

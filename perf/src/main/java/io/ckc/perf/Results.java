@@ -34,6 +34,8 @@ final class Results {
     static final String KAFKA = "kafka";
     /** CKC's gateways with MQTT devices. */
     static final String MQTT = "mqtt";
+    /** CKC's gateways with half UDP nodes and half MQTT devices at once. */
+    static final String MIXED = "mixed";
     /** A plain Mosquitto broker with MQTT devices and an echo client. */
     static final String MOSQUITTO = "mosquitto";
 

@@ -13,7 +13,7 @@ import java.util.concurrent.Callable;
 /**
  * {@code perf run}: one configuration of a scenario on one path, {@code ckc} (nodes through the
  * gateways, Kafka, the echo job and the delivery job), {@code mqtt} (MQTT 5 devices the same way, on the gateways'
- * MQTT ports) or {@code kafka} (the bare-Kafka baseline);
+ * MQTT ports), {@code mixed} (half of each at once) or {@code kafka} (the bare-Kafka baseline);
  * adds its figures to the results folder and prints its {@code RESULT} line. {@code ./ckc perf
  * scenario1} runs it once per configuration and path, restarting the stack in each shape.
  */
@@ -25,7 +25,7 @@ final class RunCommand implements Callable<Integer> {
     String config;
 
     @Option(names = "--path", defaultValue = Results.CKC, description = "ckc (UDP nodes), mqtt (MQTT 5 devices on "
-            + "--mqtt-gateways) or kafka (the baseline)")
+            + "--mqtt-gateways), mixed (half of each at once) or kafka (the baseline)")
     String path;
 
     @Option(names = "--app-parallelism", defaultValue = "1", description = "Echo application parallelism (for the tables)")
@@ -70,8 +70,7 @@ final class RunCommand implements Callable<Integer> {
         long expected = (long) nodes * messages;
         out.printf(Locale.ROOT, "Configuration %s on %s: %d nodes, %d messages each at %.1f/min%n", config,
                 path.equals(Results.KAFKA) ? "bare Kafka"
-                        : stack.gateways.size() + " gateway(s) (" + (path.equals(Results.MQTT) ? "MQTT" : "UDP")
-                        + "), echo x" + appParallelism,
+                        : stack.gateways.size() + " gateway(s) (" + path + "), echo x" + appParallelism,
                 nodes, messages, ratePerMinute);
         try (ProcessSampler sampler = new ProcessSampler(ProcessSampler.stackProcesses(stack.pidsDir))) {
             RoundTrips trips;
@@ -106,6 +105,17 @@ final class RunCommand implements Callable<Integer> {
                     seconds = (System.nanoTime() - start) / 1e9;
                     trips = fleet.trips;
                 }
+            } else if (path.equals(Results.MIXED)) {
+                gatewayCount = stack.gatewayAddresses().size();
+                try (LoadPath mixed = LoadPath.open(Results.MIXED, stack, nodes, out)) {
+                    trips = mixed.trips();
+                    FleetProgress progress = new FleetProgress(trips, mixed::connected, nodes, expected, out, () -> "");
+                    warmUp(trips, mixed::send, progress);
+                    long start = System.nanoTime();
+                    Schedule.run(nodes, messages, ratePerMinute, arrivals, mixed::send, trips.sent, progress);
+                    trips.awaitEchoes(drainSeconds, progress);
+                    seconds = (System.nanoTime() - start) / 1e9;
+                }
             } else if (path.equals(Results.KAFKA)) {
                 gatewayCount = 0;
                 try (BaselineEcho baseline = new BaselineEcho(stack.bootstrap, nodes)) {
@@ -118,7 +128,7 @@ final class RunCommand implements Callable<Integer> {
                     seconds = (System.nanoTime() - start) / 1e9;
                 }
             } else {
-                throw new IllegalArgumentException("--path is ckc, mqtt or kafka, not " + path);
+                throw new IllegalArgumentException("--path is ckc, mqtt, mixed or kafka, not " + path);
             }
             out.println();
             Results.RunRow row = Results.RunRow.of(config, path, nodes, path.equals(Results.KAFKA) ? 0 : appParallelism,

@@ -66,6 +66,19 @@ class MqttDemoITCase {
                         .contains("protocol=" + protocol);
             }
 
+            // a scenario's run with half UDP nodes and half MQTT devices at once (scenario1 --protocol mixed)
+            Path runResults = Files.createTempDirectory("perf-run-mixed");
+            ByteArrayOutputStream runPrinted = new ByteArrayOutputStream();
+            RunCommand run = new RunCommand();
+            new CommandLine(run).parseArgs("--config", "1", "--path", "mixed", "--gateways", udp, "--mqtt-gateways", mqtt,
+                    "--nodes", "40", "--messages", "3", "--rate", "120", "--warm-up-seconds", "0", "--io-threads", "1",
+                    "--results", runResults.toString());
+            run.out = new PrintStream(runPrinted, true, StandardCharsets.UTF_8);
+            Results.RunRow row = run.run();
+            assertThat(row.sent()).as(runPrinted.toString(StandardCharsets.UTF_8)).isEqualTo(120);
+            assertThat(row.delivered()).isEqualTo(120);
+            assertThat(row.duplicates()).isZero();
+
             // perf mqtt, small: MQTT devices on this gateway, and Mosquitto beside it where it is installed
             boolean mosquitto = Mosquitto.unavailable("mosquitto") == null;
             Path results = Files.createTempDirectory("perf-mqtt");
