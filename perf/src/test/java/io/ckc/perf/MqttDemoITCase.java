@@ -97,8 +97,10 @@ class MqttDemoITCase {
             assertThat(output).containsPattern("RESULT path=mqtt phase=fixed offered_per_s=100 nodes=20 sent=(\\d+) "
                             + "delivered=\\1 ")
                     .contains("RESULT path=mqtt phase=saturation")
+                    // the gateway here shares its JVM with the MiniCluster and the test: its heap per connection is
+                    // read, but is noise at 40 connections
                     .containsPattern("RESULT phase=idle server=ckc-gateway connections=40 of=40 .* "
-                            + "heap_per_connection_kb=\\d");
+                            + "heap_per_connection_kb=-?\\d");
             assertThat(Files.readAllLines(results.resolve(MqttCommand.FIXED_CSV))).anyMatch(l -> l.startsWith("mqtt,"));
             if (mosquitto) {
                 assertThat(output).containsPattern("RESULT path=mosquitto phase=fixed offered_per_s=100 nodes=20 "
