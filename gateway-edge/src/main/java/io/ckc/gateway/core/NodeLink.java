@@ -25,10 +25,11 @@ public interface NodeLink {
 
     /**
      * Sends a unicast (its sender, payload, and where the node reads it: the group, the reply topic and correlation
-     * data, for a protocol that has topics) to the node reliably, never after {@code expiresAt} (epoch milliseconds; {@link Long#MAX_VALUE}
-     * for no deadline). When the node acknowledges it, the adapter calls {@link SessionShard#delivered}; when the
-     * node says it never had it and the deadline has passed, {@link SessionShard#expired}; when the link gives up,
-     * {@link SessionShard#fail}.
+     * data, for a protocol that has topics) to the node reliably, never after {@code expiresAt} (epoch milliseconds;
+     * {@link Long#MAX_VALUE} for no deadline). When the node acknowledges it, the adapter calls
+     * {@link SessionShard#delivered}; when the node says it never had it and the deadline has passed,
+     * {@link SessionShard#expired}; when the link can never send it, {@link SessionShard#undeliverable}; when the link
+     * gives up, {@link SessionShard#fail}.
      */
     void deliver(UUID deliveryId, Unicast unicast, long expiresAt);
 

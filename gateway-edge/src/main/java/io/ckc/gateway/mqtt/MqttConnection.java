@@ -230,7 +230,8 @@ final class MqttConnection extends ChannelInboundHandlerAdapter {
         byte[] payload = ByteBufUtil.getBytes(publish.payload());
         UUID messageId = messageId(properties);
         Long ttlMs = properties.getProperty(MqttProperties.PUBLICATION_EXPIRY_INTERVAL)
-                instanceof MqttProperties.IntegerProperty expiry ? Integer.toUnsignedLong(expiry.value()) * 1_000L : null;
+                instanceof MqttProperties.IntegerProperty expiry
+                ? Integer.toUnsignedLong(expiry.value()) * 1_000L : null;
         onShard(() -> {
             shard.heard(link.session);
             if (ref > 0 && !link.inboundPublish()) {

@@ -35,10 +35,10 @@ import java.util.UUID;
 /**
  * A device's session as MQTT carries it: its subscriptions, and what the gateway published to it at QoS 1 and it has
  * not acknowledged (deliveries, latency probes, handovers) under their packet ids. Deliveries wait here, in order,
- * while the device has no subscription to where they go or its Receive Maximum is reached. Only the core's own state is kept: the
- * MQTT session is not persistent (CONNACK says so), because the delivery job keeps every unacknowledged unicast and
- * routes it again when the device's next session opens. Confined to the session's shard event loop; writes go to the
- * connection's channel.
+ * while the device has no subscription to where they go or its Receive Maximum is reached. What it has not
+ * acknowledged is not kept past the connection: the delivery job keeps every unacknowledged unicast and routes it
+ * again when the device's next session opens; its subscriptions are, for its session expiry ({@link DeviceSessions}).
+ * Confined to the session's shard event loop; writes go to the connection's channel.
  */
 final class MqttLink implements NodeLink {
 
