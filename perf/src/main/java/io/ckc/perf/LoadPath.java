@@ -1,5 +1,6 @@
 package io.ckc.perf;
 
+import io.ckc.client.ClientConfig;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.nio.NioIoHandler;
@@ -45,6 +46,15 @@ interface LoadPath extends AutoCloseable {
      * or kafka (the bare-Kafka echo).
      */
     static LoadPath open(String path, StackOptions stack, int nodes, PrintStream out) throws Exception {
+        return open(path, stack, nodes, out, Fleet.SHEDDING);
+    }
+
+    /**
+     * The same, with the UDP nodes' settings given: a load past saturation sheds ({@link Fleet#SHEDDING}, the
+     * default), a nominal one keeps every message ({@code ClientConfig.DEFAULT}).
+     */
+    static LoadPath open(String path, StackOptions stack, int nodes, PrintStream out, ClientConfig udpNodes)
+            throws Exception {
         if (path.equals(Results.MQTT)) {
             if (stack.mqttGateways.isEmpty()) {
                 throw new IllegalArgumentException("the mqtt path needs --mqtt-gateways");
@@ -53,7 +63,7 @@ interface LoadPath extends AutoCloseable {
                     () -> { }, Map.of());
         }
         if (path.equals(Results.MIXED)) {
-            return mixed(stack, nodes, out);
+            return mixed(stack, nodes, out, udpNodes);
         }
         if (path.equals(Results.MOSQUITTO)) {
             String missing = Mosquitto.unavailable(stack.mosquitto);
@@ -79,7 +89,7 @@ interface LoadPath extends AutoCloseable {
             }
         }
         if (path.equals(Results.CKC)) {
-            Fleet fleet = Fleet.connected(nodes, stack, Fleet.SHEDDING, out);
+            Fleet fleet = Fleet.connected(nodes, stack, udpNodes, out);
             long disconnectsBefore = fleet.disconnects.get();
             return new LoadPath() {
                 public RoundTrips trips() {
@@ -147,14 +157,15 @@ interface LoadPath extends AutoCloseable {
     }
 
     /** Nodes 0 to n/2-1 UDP nodes, the rest MQTT devices, on the same gateways, their round trips in one record. */
-    private static LoadPath mixed(StackOptions stack, int nodes, PrintStream out) throws Exception {
+    private static LoadPath mixed(StackOptions stack, int nodes, PrintStream out, ClientConfig udpConfig)
+            throws Exception {
         if (stack.gateways.isEmpty() || stack.mqttGateways.isEmpty()) {
             throw new IllegalArgumentException("the mixed path needs --gateways and --mqtt-gateways");
         }
         int udpNodes = nodes / 2;
         RoundTrips trips = new RoundTrips(nodes);
         Fleet udp = new Fleet(udpNodes, stack.gatewayAddresses(), stack.ioThreads, f -> f.new Listener(),
-                Fleet.SHEDDING, trips).channel(stack.channel);
+                udpConfig, trips).channel(stack.channel);
         MqttFleet mqtt = new MqttFleet(nodes - udpNodes, stack.mqttAddresses(), stack.ioThreads, trips, udpNodes)
                 .channel(stack.channel);
         udp.connectAll(1000);

@@ -1,5 +1,6 @@
 package io.ckc.perf;
 
+import io.ckc.client.ClientConfig;
 import io.ckc.protocol.kafka.TopicSetup;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.GroupListing;
@@ -89,6 +90,10 @@ public final class SoakCommand implements Callable<Integer> {
     @Option(names = "--nodes", defaultValue = "1000", description = "Nodes (default ${DEFAULT-VALUE})")
     int nodes;
 
+    @Option(names = "--path", defaultValue = Results.CKC, description = "How the nodes connect: ckc (reliable UDP), "
+            + "mqtt (MQTT 5 devices on --mqtt-gateways) or mixed (half of each) (default ${DEFAULT-VALUE})")
+    String path;
+
     @Option(names = "--rate", defaultValue = "300", description = "Echo messages per second, all nodes together (default ${DEFAULT-VALUE})")
     int rate;
 
@@ -124,13 +129,13 @@ public final class SoakCommand implements Callable<Integer> {
         out.printf(Locale.ROOT, "soak: %d nodes, %d msg/s for %d min; a sample every %d s, trends after %.0f min%n",
                 nodes, rate, minutes, sampleSeconds, warmUpMinutes);
         List<Sample> samples = new ArrayList<>();
-        try (Fleet fleet = Fleet.connected(nodes, stack, out);
+        try (LoadPath fleet = LoadPath.open(path, stack, nodes, out, ClientConfig.DEFAULT);
              JvmProbe probe = new JvmProbe();
              Admin admin = TopicSetup.admin(stack.bootstrap)) {
-            RoundTrips trips = fleet.trips;
+            RoundTrips trips = fleet.trips();
             Thread load = new Thread(() -> {
                 try {
-                    Schedule.runFor(nodes, seconds, rate * 60 / nodes, Schedule.Arrivals.CONSTANT, fleet::sendEcho,
+                    Schedule.runFor(nodes, seconds, rate * 60 / nodes, Schedule.Arrivals.CONSTANT, fleet::send,
                             trips.sent, () -> { });
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
@@ -149,7 +154,7 @@ public final class SoakCommand implements Callable<Integer> {
             }
             load.join();
             out.println("load over; waiting for the last echoes...");
-            trips.awaitEchoes(drainSeconds, fleet.unsent::get, () -> { });
+            trips.awaitEchoes(drainSeconds, fleet::shed, () -> { });
             writeCsv(results.dir().resolve("soak.csv"), samples);
             List<String> lines = new ArrayList<>();
             List<String> growing = new ArrayList<>();
@@ -164,7 +169,7 @@ public final class SoakCommand implements Callable<Integer> {
             });
             long lost = trips.lost();
             lines.add(String.format(Locale.ROOT, "RESULT scenario=soak minutes=%d nodes=%d rate=%d sent=%d lost=%d unsent=%d "
-                            + "series=%d growing=%d%s", minutes, nodes, rate, trips.sent.get(), lost, fleet.unsent.get(),
+                            + "series=%d growing=%d%s", minutes, nodes, rate, trips.sent.get(), lost, fleet.shed(),
                     lines.size(), growing.size(), growing.isEmpty() ? "" : " (" + String.join(" ", growing) + ")"));
             Files.write(results.dir().resolve("soak.txt"), lines, StandardCharsets.UTF_8);
             lines.forEach(out::println);
