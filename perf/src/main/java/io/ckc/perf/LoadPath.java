@@ -89,37 +89,7 @@ interface LoadPath extends AutoCloseable {
             }
         }
         if (path.equals(Results.CKC)) {
-            Fleet fleet = Fleet.connected(nodes, stack, udpNodes, out);
-            long disconnectsBefore = fleet.disconnects.get();
-            return new LoadPath() {
-                public RoundTrips trips() {
-                    return fleet.trips;
-                }
-
-                public void send(int node, int seq) {
-                    fleet.sendEcho(node, seq);
-                }
-
-                public long shed() {
-                    return fleet.unsent.get();
-                }
-
-                public long droppedSessions() {
-                    return fleet.disconnects.get() - disconnectsBefore;
-                }
-
-                public String droppedSessionCauses() {
-                    return fleet.disconnectsByCause();
-                }
-
-                public int connected() {
-                    return fleet.connected.get();
-                }
-
-                public void close() throws Exception {
-                    fleet.close();
-                }
-            };
+            return udp(Fleet.connected(nodes, stack, udpNodes, out));
         }
         if (path.equals(Results.KAFKA)) {
             BaselineEcho baseline = new BaselineEcho(stack.bootstrap, nodes);
@@ -173,42 +143,73 @@ interface LoadPath extends AutoCloseable {
         Fleet.waitFor(() -> udp.connected.get() + mqtt.connected.get() + mqtt.errors.get() >= nodes, 180, () -> { });
         out.printf("%d of %d UDP nodes and %d of %d MQTT devices connected%n", udp.connected.get(), udpNodes,
                 mqtt.connected.get(), nodes - udpNodes);
-        long disconnectsBefore = udp.disconnects.get();
+        LoadPath udpPath = udp(udp);
+        LoadPath mqttPath = mqtt(mqtt, () -> { }, Map.of());
         return new LoadPath() {
             public RoundTrips trips() {
                 return trips;
             }
 
             public void send(int node, int seq) {
-                if (node < udpNodes) {
-                    udp.sendEcho(node, seq);
-                } else {
-                    mqtt.sendEcho(node, seq);
-                }
+                (node < udpNodes ? udpPath : mqttPath).send(node, seq);
             }
 
             public long shed() {
-                return udp.unsent.get() + mqtt.refused.get();
+                return udpPath.shed() + mqttPath.shed();
             }
 
             public long droppedSessions() {
-                return udp.disconnects.get() - disconnectsBefore + (mqtt.size() - mqtt.connected.get());
+                return udpPath.droppedSessions() + mqttPath.droppedSessions();
             }
 
             public String droppedSessionCauses() {
-                return udp.disconnectsByCause();
+                return udpPath.droppedSessionCauses();
             }
 
             public int connected() {
-                return udp.connected.get() + mqtt.connected.get();
+                return udpPath.connected() + mqttPath.connected();
             }
 
             public void close() throws Exception {
                 try {
-                    mqtt.close();
+                    mqttPath.close();
                 } finally {
-                    udp.close();
+                    udpPath.close();
                 }
+            }
+        };
+    }
+
+    /** A path of UDP nodes; sessions that end from here on count as dropped. */
+    private static LoadPath udp(Fleet fleet) {
+        long disconnectsBefore = fleet.disconnects.get();
+        return new LoadPath() {
+            public RoundTrips trips() {
+                return fleet.trips;
+            }
+
+            public void send(int node, int seq) {
+                fleet.sendEcho(node, seq);
+            }
+
+            public long shed() {
+                return fleet.unsent.get();
+            }
+
+            public long droppedSessions() {
+                return fleet.disconnects.get() - disconnectsBefore;
+            }
+
+            public String droppedSessionCauses() {
+                return fleet.disconnectsByCause();
+            }
+
+            public int connected() {
+                return fleet.connected.get();
+            }
+
+            public void close() throws Exception {
+                fleet.close();
             }
         };
     }

@@ -83,8 +83,9 @@ final class MqttCommand implements Callable<Integer> {
         Results results = new Results(stack.resultsDir);
         List<String> fixedRows = new ArrayList<>();
         for (String path : paths) {
-            if (path.equals(Results.MOSQUITTO) && Mosquitto.unavailable(stack.mosquitto) != null) {
-                out.println("The mosquitto path is skipped: " + Mosquitto.unavailable(stack.mosquitto));
+            String missing = path.equals(Results.MOSQUITTO) ? Mosquitto.unavailable(stack.mosquitto) : null;
+            if (missing != null) {
+                out.println("The mosquitto path is skipped: " + missing);
                 continue;
             }
             try (LoadPath target = LoadPath.open(path, stack, nodes, out);

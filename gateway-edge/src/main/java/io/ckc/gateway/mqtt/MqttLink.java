@@ -239,7 +239,7 @@ final class MqttLink implements NodeLink {
                 properties.add(user);
             }
             MqttPublishMessage publish = publishOf(topic, delivery.unicast.payload(), nextPacketId(), properties);
-            if (packetSize(publish) > maximumPacketSize) {
+            if (maximumPacketSize != Integer.MAX_VALUE && packetSize(publish) > maximumPacketSize) {
                 // MQTT 5 3.1.2.24: a packet larger than the device takes is never sent; the delivery job hears why
                 publish.release();
                 shard.undeliverable(session, delivery.deliveryId,
