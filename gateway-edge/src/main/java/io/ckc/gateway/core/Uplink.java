@@ -15,6 +15,12 @@ public sealed interface Uplink {
     Context context();
 
     /**
+     * How long the node wants it handled, in milliseconds from when the gateway had it, or null: no limit for a
+     * message to a channel, the delivery job's default for a groupcast.
+     */
+    Long ttlMs();
+
+    /**
      * To the applications reading channel {@code channel} (Kafka topic {@code app.<channel>}).
      *
      * @param ttlMs       how long the node wants it handled, or null for no limit

@@ -242,12 +242,12 @@ final class MqttConnection extends ChannelInboundHandlerAdapter {
             String channel = DeviceTopics.channel(topic);
             String group = DeviceTopics.group(topic);
             if (channel != null) {
-                shard.uplink(link.session, ref, new Uplink.ToChannel(messageId, channel, null, payload, ttlMs,
+                link.uplink(ref, new Uplink.ToChannel(messageId, channel, null, payload, ttlMs,
                         stringProperty(properties, MqttProperties.RESPONSE_TOPIC),
                         properties.getProperty(MqttProperties.CORRELATION_DATA)
                                 instanceof MqttProperties.BinaryProperty data ? data.value() : null));
             } else if (group != null) {
-                shard.uplink(link.session, ref, new Uplink.ToGroup(messageId, group, null, payload, ttlMs));
+                link.uplink(ref, new Uplink.ToGroup(messageId, group, null, payload, ttlMs));
             } else if (topic.equals(link.topics().context)) {
                 context(ref, payload);
             } else {

@@ -6,6 +6,7 @@ import io.ckc.gateway.core.NodeLink;
 import io.ckc.gateway.core.Refusal;
 import io.ckc.gateway.core.Session;
 import io.ckc.gateway.core.SessionShard;
+import io.ckc.gateway.core.Uplink;
 import io.ckc.protocol.kafka.Json;
 import io.ckc.protocol.records.Endpoint;
 import io.ckc.protocol.records.GatewayEndpoints;
@@ -31,6 +32,8 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
 
 /**
  * A device's session as MQTT carries it: its subscriptions, and what the gateway published to it at QoS 1 and it has
@@ -58,6 +61,22 @@ final class MqttLink implements NodeLink {
     private record Handover() implements Outgoing {
     }
 
+    /** A QoS 1 publish from the device that the core has not acknowledged yet. */
+    private record Inbound(int ref, Uplink uplink, long arrivedNanos) {
+
+        boolean expired(long nowNanos) {
+            return uplink.ttlMs() != null && nowNanos - arrivedNanos >= TimeUnit.MILLISECONDS.toNanos(uplink.ttlMs());
+        }
+    }
+
+    /**
+     * How long a publish the core could not take (Kafka unreachable, or the core behind) waits before it goes again:
+     * a reliable-UDP node waits as long ({@code reconnectDelayMs}); spread so that the devices refused in one instant
+     * do not all come back in another.
+     */
+    static final long RETRY_MIN_MS = 500;
+    static final long RETRY_MAX_MS = 1_500;
+
     final Session session;
     private final SessionShard shard;
     private final Channel channel;
@@ -73,6 +92,11 @@ final class MqttLink implements NodeLink {
     private final boolean sessionPresent;
     /** QoS 1 publishes from the device not yet acknowledged or refused: at most {@link MqttConnection#MAX_INFLIGHT}. */
     private int inboundInFlight;
+    /** The device's QoS 1 publishes handed to the core and not acknowledged, by packet id, in the order they came. */
+    private final Map<Integer, Inbound> inbound = new LinkedHashMap<>();
+    /** Those of them the core could not take, to go again in that order. */
+    private final Set<Integer> held = new HashSet<>();
+    private boolean retryScheduled;
     private final Set<String> filters = new HashSet<>();
     /** Published at QoS 1 and not acknowledged, by packet id, in the order sent. */
     private final Map<Integer, Outgoing> unacknowledged = new LinkedHashMap<>();
@@ -138,22 +162,35 @@ final class MqttLink implements NodeLink {
     @Override
     public void acknowledge(int ref) {
         if (ref > 0) {
+            inbound.remove(ref);
             inboundInFlight--;
             channel.writeAndFlush(MqttMessageBuilders.pubAck().packetId(ref).build());
         }
     }
 
     /**
+     * A publish the core could not take now (Kafka unreachable, or the core behind: {@link Refusal#PUBLISH_FAILED},
+     * {@link Refusal#BUSY}) is held, unacknowledged, and goes to the core again a second later, before the device's
+     * later ones (the core refuses those until it has it), for as long as the connection lasts and the message's
+     * expiry allows: an MQTT client does not send a publish again once it has its PUBACK, whatever the reason code,
+     * so a negative one would lose it. The device's Receive Maximum bounds what is held. Any other refusal is final:
      * MQTT 5 hears why in its PUBACK's reason code; MQTT 3.1.1 has no negative acknowledgement, so its connection
-     * closes and the client sends the message again on its next one. A write that failed also ends an MQTT 5
-     * session: the core refuses a session's later messages until the failed one comes again, which an MQTT 5 client
-     * that had its PUBACK never does.
+     * closes and the client sends the message again on its next one.
      */
     @Override
     public void reject(int ref, Refusal refusal, String message) {
         if (ref == 0) {
             return; // QoS 0: counted by the core, nothing to tell
         }
+        if ((refusal == Refusal.PUBLISH_FAILED || refusal == Refusal.BUSY) && inbound.containsKey(ref) && !closed) {
+            hold(ref);
+            return;
+        }
+        refuse(ref, reasonCode(refusal), message);
+    }
+
+    private void refuse(int ref, byte reasonCode, String message) {
+        inbound.remove(ref);
         inboundInFlight--;
         if (!isV5()) {
             closeWith(MqttReasonCodes.Disconnect.UNSPECIFIED_ERROR.byteValue());
@@ -161,10 +198,48 @@ final class MqttLink implements NodeLink {
         }
         MqttProperties properties = new MqttProperties();
         properties.add(new MqttProperties.StringProperty(MqttProperties.REASON_STRING, message));
-        channel.writeAndFlush(MqttMessageBuilders.pubAck().packetId(ref).reasonCode(reasonCode(refusal))
+        channel.writeAndFlush(MqttMessageBuilders.pubAck().packetId(ref).reasonCode(reasonCode)
                 .properties(properties).build());
-        if (refusal == Refusal.PUBLISH_FAILED) {
-            closeWith(MqttReasonCodes.Disconnect.SERVER_BUSY.byteValue());
+    }
+
+    /** Hands the device's publish to the core; one at QoS 1 ({@code ref}: its packet id) stays until acknowledged. */
+    void uplink(int ref, Uplink uplink) {
+        if (ref > 0) {
+            inbound.put(ref, new Inbound(ref, uplink, shard.loop().ticker().nanoTime()));
+        }
+        shard.uplink(session, ref, uplink);
+    }
+
+    private void hold(int ref) {
+        held.add(ref);
+        if (!retryScheduled) {
+            retryScheduled = true;
+            shard.loop().schedule(this::sendHeldAgain,
+                    ThreadLocalRandom.current().nextLong(RETRY_MIN_MS, RETRY_MAX_MS + 1), TimeUnit.MILLISECONDS);
+        }
+    }
+
+    /** The held publishes go to the core again, in the order the device sent them; an expired one is refused. */
+    private void sendHeldAgain() {
+        retryScheduled = false;
+        if (closed) {
+            return;
+        }
+        long now = shard.loop().ticker().nanoTime();
+        List<Inbound> again = new ArrayList<>();
+        for (Inbound publish : inbound.values()) {
+            if (held.contains(publish.ref)) {
+                again.add(publish);
+            }
+        }
+        held.clear();
+        for (Inbound publish : again) {
+            if (publish.expired(now)) {
+                refuse(publish.ref, MqttReasonCodes.PubAck.IMPLEMENTATION_SPECIFIC_ERROR.byteValue(),
+                        "expired before Kafka could take it");
+            } else {
+                shard.uplink(session, publish.ref, publish.uplink);
+            }
         }
     }
 

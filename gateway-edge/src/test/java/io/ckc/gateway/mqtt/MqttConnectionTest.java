@@ -31,6 +31,7 @@ import io.netty.handler.codec.mqtt.MqttReasonCodes;
 import io.netty.handler.codec.mqtt.MqttSubAckMessage;
 import io.netty.handler.codec.mqtt.MqttVersion;
 import io.netty.util.ReferenceCountUtil;
+import org.apache.kafka.common.errors.TimeoutException;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import org.junit.jupiter.api.Test;
 
@@ -38,6 +39,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -137,6 +139,62 @@ class MqttConnectionTest {
                 .containsExactly(
                         org.assertj.core.groups.Tuple.tuple("echo", "hello", DeviceTopics.nodeId("n1").toString()),
                         org.assertj.core.groups.Tuple.tuple("echo", "fire and forget", DeviceTopics.nodeId("n1").toString()));
+    }
+
+    @Test
+    void aPublishKafkaCouldNotTakeIsHeldUnacknowledgedAndGoesAgainBeforeTheDevicesLaterOnes() {
+        EmbeddedChannel device = device();
+        connect(device, "n-kafka-down", MqttVersion.MQTT_5);
+        loop.freezeTime();
+        publisher.failAtOnce(new TimeoutException("Topic app.echo not present in metadata after 0 ms."));
+        send(device, publish("app/echo", MqttQoS.AT_LEAST_ONCE, 1, "first"));
+        send(device, publish("app/echo", MqttQoS.AT_LEAST_ONCE, 2, "second"));
+        assertThat((Object) device.readOutbound()).as("a PUBACK or DISCONNECT while Kafka is down").isNull();
+        loop.advanceTimeBy(MqttLink.RETRY_MAX_MS, TimeUnit.MILLISECONDS);
+        loop.runPendingTasks();
+        assertThat((Object) device.readOutbound()).as("a PUBACK or DISCONNECT while Kafka is still down").isNull();
+        assertThat(metrics.rejected.labelValues("PUBLISH_FAILED").get()).as("refusals in two tries of two").isEqualTo(4.0);
+
+        publisher.records.clear();
+        publisher.failAtOnce(null);
+        loop.advanceTimeBy(MqttLink.RETRY_MAX_MS, TimeUnit.MILLISECONDS);
+        loop.runPendingTasks();
+        MqttMessage first = device.readOutbound();
+        MqttMessage second = device.readOutbound();
+        assertThat(List.of(first, second)).extracting(
+                        ack -> ((MqttPubReplyMessageVariableHeader) ack.variableHeader()).messageId(),
+                        MqttConnectionTest::reasonOf)
+                .containsExactly(org.assertj.core.groups.Tuple.tuple(1, 0), org.assertj.core.groups.Tuple.tuple(2, 0));
+        assertThat(publisher.of(AppMessage.class)).extracting(m -> new String(m.payload()))
+                .containsExactly("first", "second");
+        assertThat(device.isActive()).isTrue();
+    }
+
+    @Test
+    void aHeldPublishWhoseMessageExpiryPassesIsRefusedAndNeverWritten() {
+        EmbeddedChannel device = device();
+        connect(device, "n-expiring", MqttVersion.MQTT_5);
+        loop.freezeTime();
+        publisher.failAtOnce(new TimeoutException("Topic app.echo not present in metadata after 0 ms."));
+        MqttProperties expiry = new MqttProperties();
+        expiry.add(new MqttProperties.IntegerProperty(MqttProperties.PUBLICATION_EXPIRY_INTERVAL, 1));
+        send(device, MqttMessageBuilders.publish().topicName("app/echo").qos(MqttQoS.AT_LEAST_ONCE).messageId(5)
+                .properties(expiry).payload(Unpooled.copiedBuffer("stale soon", StandardCharsets.UTF_8)).build());
+        for (int tries = 0; tries < 2; tries++) { // the first may come before the second of expiry has passed
+            loop.advanceTimeBy(MqttLink.RETRY_MAX_MS, TimeUnit.MILLISECONDS);
+            loop.runPendingTasks();
+        }
+        MqttMessage refused = device.readOutbound();
+        assertThat(((MqttPubReplyMessageVariableHeader) refused.variableHeader()).messageId()).isEqualTo(5);
+        assertThat(reasonOf(refused)).isEqualTo(MqttReasonCodes.PubAck.IMPLEMENTATION_SPECIFIC_ERROR.byteValue() & 0xff);
+
+        publisher.records.clear();
+        publisher.failAtOnce(null);
+        loop.advanceTimeBy(MqttLink.RETRY_MAX_MS, TimeUnit.MILLISECONDS);
+        loop.runPendingTasks();
+        assertThat(publisher.of(AppMessage.class)).isEmpty();
+        assertThat((Object) device.readOutbound()).isNull();
+        assertThat(device.isActive()).isTrue();
     }
 
     @Test
