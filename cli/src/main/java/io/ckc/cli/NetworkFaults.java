@@ -9,8 +9,8 @@ import java.util.Optional;
 /**
  * Loss and a rate limit on one gateway's path, for {@code perf faults}. This kernel has no {@code netem}; what it
  * has: nftables drops a share of packets ({@code numgen random mod 100 < N drop}) and {@code tc} shapes a class of
- * them ({@code htb}). The stack runs on loopback, so both match the gateway's UDP port, in either direction: the
- * datagrams of its nodes and nothing else (its Kafka traffic is TCP). The rules live in a table and a qdisc of
+ * them ({@code htb}). The stack runs on loopback, so both match the gateway's UDP and MQTT ports, in either direction:
+ * the packets of its nodes and devices and nothing else (its Kafka traffic goes to other ports). The rules live in a table and a qdisc of
  * their own, removed by {@link #lift} (and at the start of every run, in case one was cut short).
  */
 final class NetworkFaults {
@@ -31,46 +31,62 @@ final class NetworkFaults {
         return Optional.empty();
     }
 
-    /** The nftables rules that drop {@code lossPercent}% of the datagrams to and from UDP port {@code port}. */
-    static String lossRules(int port, int lossPercent) {
-        return String.join("\n",
-                "table inet " + TABLE + " {",
-                "  chain input { type filter hook input priority filter; policy accept;",
-                "    udp dport " + port + " numgen random mod 100 < " + lossPercent + " drop",
-                "  }",
-                "  chain output { type filter hook output priority filter; policy accept;",
-                "    udp sport " + port + " numgen random mod 100 < " + lossPercent + " drop",
-                "  }",
-                "}", "");
+    /** A port of the impaired gateway: its reliable-UDP port ({@code udp}) or its MQTT port ({@code tcp}). */
+    record Port(String protocol, int number) {
+        Port {
+            if (!protocol.equals("udp") && !protocol.equals("tcp")) {
+                throw new IllegalArgumentException("udp or tcp, not " + protocol);
+            }
+        }
+
+        /** The protocol's number in the IP header, as {@code tc}'s u32 matches it. */
+        String ipProtocol() {
+            return protocol.equals("udp") ? "17" : "6";
+        }
+    }
+
+    /** The nftables rules that drop {@code lossPercent}% of the packets to and from {@code ports}. */
+    static String lossRules(List<Port> ports, int lossPercent) {
+        List<String> lines = new ArrayList<>(List.of("table inet " + TABLE + " {",
+                "  chain input { type filter hook input priority filter; policy accept;"));
+        ports.forEach(p -> lines.add("    " + p.protocol() + " dport " + p.number() + " numgen random mod 100 < "
+                + lossPercent + " drop"));
+        lines.addAll(List.of("  }", "  chain output { type filter hook output priority filter; policy accept;"));
+        ports.forEach(p -> lines.add("    " + p.protocol() + " sport " + p.number() + " numgen random mod 100 < "
+                + lossPercent + " drop"));
+        lines.addAll(List.of("  }", "}", ""));
+        return String.join("\n", lines);
     }
 
     /**
-     * The {@code tc} commands that send the datagrams to and from UDP port {@code port} through an htb class of
+     * The {@code tc} commands that send the packets to and from {@code ports} through an htb class of
      * {@code rateKbit} kbit/s (a token bucket; what exceeds it queues, then drops), everything else on the device
      * untouched. (This kernel has htb and tbf, not prio.)
      */
-    static List<List<String>> rateLimitCommands(int port, int rateKbit) {
+    static List<List<String>> rateLimitCommands(List<Port> ports, int rateKbit) {
         List<List<String>> commands = new ArrayList<>();
         // htb with no default class: what no filter classifies goes straight to the device, unshaped.
         commands.add(List.of("tc", "qdisc", "add", "dev", DEVICE, "root", "handle", "1:", "htb"));
         commands.add(List.of("tc", "class", "add", "dev", DEVICE, "parent", "1:", "classid", "1:30", "htb", "rate",
                 rateKbit + "kbit", "ceil", rateKbit + "kbit", "burst", "8kb"));
-        for (String direction : List.of("dport", "sport")) {
-            commands.add(List.of("tc", "filter", "add", "dev", DEVICE, "parent", "1:", "protocol", "ip", "prio", "1", "u32",
-                    "match", "ip", "protocol", "17", "0xff", "match", "ip", direction, String.valueOf(port), "0xffff",
-                    "flowid", "1:30"));
+        for (Port port : ports) {
+            for (String direction : List.of("dport", "sport")) {
+                commands.add(List.of("tc", "filter", "add", "dev", DEVICE, "parent", "1:", "protocol", "ip", "prio",
+                        "1", "u32", "match", "ip", "protocol", port.ipProtocol(), "0xff", "match", "ip", direction,
+                        String.valueOf(port.number()), "0xffff", "flowid", "1:30"));
+            }
         }
         return commands;
     }
 
-    /** Loss and/or a rate limit (0: none of it) on the datagrams of UDP port {@code port}. */
-    void impair(int port, int lossPercent, int rateKbit) {
+    /** Loss and/or a rate limit (0: none of it) on the packets of {@code ports}. */
+    void impair(List<Port> ports, int lossPercent, int rateKbit) {
         lift();
         if (lossPercent > 0) {
-            nft(lossRules(port, lossPercent));
+            nft(lossRules(ports, lossPercent));
         }
         if (rateKbit > 0) {
-            rateLimitCommands(port, rateKbit).forEach(Ckc::runForOutput);
+            rateLimitCommands(ports, rateKbit).forEach(Ckc::runForOutput);
         }
     }
 

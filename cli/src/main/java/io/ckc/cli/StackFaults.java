@@ -6,6 +6,7 @@ import io.ckc.perf.FaultPlan;
 
 import java.io.PrintStream;
 import java.time.Duration;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.locks.LockSupport;
 
@@ -79,10 +80,12 @@ final class StackFaults implements FaultInjector {
 
     @Override
     public void impair(String gatewayId, int lossPercent, int rateKbit, PrintStream out) {
-        int port = StackShape.FIRST_UDP_PORT + number(gatewayId) - 1;
-        network.impair(port, lossPercent, rateKbit);
-        out.printf("  %s (udp %d): %s%n", gatewayId, port, lossPercent > 0 ? lossPercent + "% of datagrams dropped"
-                : "limited to " + rateKbit + " kbit/s");
+        int udp = StackShape.FIRST_UDP_PORT + number(gatewayId) - 1;
+        int mqtt = StackShape.FIRST_MQTT_PORT + number(gatewayId) - 1;
+        network.impair(List.of(new NetworkFaults.Port("udp", udp), new NetworkFaults.Port("tcp", mqtt)), lossPercent,
+                rateKbit);
+        out.printf("  %s (udp %d, mqtt %d): %s%n", gatewayId, udp, mqtt, lossPercent > 0 ? lossPercent
+                + "% of packets dropped" : "limited to " + rateKbit + " kbit/s");
     }
 
     @Override

@@ -1,5 +1,6 @@
 package io.ckc.perf;
 
+import io.ckc.client.ClientConfig;
 import io.ckc.protocol.kafka.Topics;
 import io.ckc.protocol.records.AppMessage;
 import picocli.CommandLine;
@@ -55,6 +56,11 @@ public final class FaultsCommand implements java.util.concurrent.Callable<Intege
     @Option(names = "--nodes", defaultValue = "500", description = "Nodes of the echo load; with --rate, each sends "
             + "every 3.3 s by default, and a node notices a dead gateway only when it sends (default ${DEFAULT-VALUE})")
     int nodes;
+
+    @Option(names = "--protocol", defaultValue = "udp", description = "How the echo load's nodes connect: udp (CKC's "
+            + "reliable UDP), mqtt (MQTT 5 devices on the gateways' MQTT ports, --mqtt-gateways) or mixed (half of "
+            + "each); the MTD scenario beside it is UDP nodes (default ${DEFAULT-VALUE})")
+    String protocol;
 
     @Option(names = "--rate", defaultValue = "150", description = "Echo messages per second, all nodes together: what "
             + "the 2-core reference machine carries at p99 under 100 ms beside the ten JVMs of this stack, so that a "
@@ -181,16 +187,16 @@ public final class FaultsCommand implements java.util.concurrent.Callable<Intege
         AppReads app = new AppReads(nodes);
         MtdCommand mtd = roamingNodes > 0 ? mtdScenario(results.dir(), seconds) : null;
         int skippedSeq = seqLostOnPurpose();
-        try (Fleet fleet = Fleet.connected(nodes, stack, out);
+        try (LoadPath fleet = LoadPath.open(Results.path(protocol), stack, nodes, out, ClientConfig.DEFAULT);
              TopicFollower appReader = new TopicFollower(stack.bootstrap, Topics.DEFAULT.app(stack.channel), AppMessage.class,
                      app::read, out)) {
-            RoundTrips trips = fleet.trips;
+            RoundTrips trips = fleet.trips();
             boolean[] running = {true};
             long began = System.nanoTime();
             Thread sampler = new Thread(() -> trips.everySecond(() -> running[0], echoes -> {
                 synchronized (timeline) {
                     timeline.add(new Second(timeline.size() + 1, echoes.delivered(), echoes.p50Ms(), echoes.p99Ms(),
-                            trips.sent.get(), fleet.unsent.get(), trips.reordered.get()));
+                            trips.sent.get(), fleet.shed(), trips.reordered.get()));
                 }
                 return true;
             }), "faults-sampler");
@@ -200,7 +206,7 @@ public final class FaultsCommand implements java.util.concurrent.Callable<Intege
                 try {
                     Schedule.runFor(nodes, seconds, rate * 60 / nodes, Schedule.Arrivals.CONSTANT, (node, seq) -> {
                         if (node >= loseOnPurpose || seq != skippedSeq) {
-                            fleet.sendEcho(node, seq);
+                            fleet.send(node, seq);
                         }
                     }, trips.sent, () -> { });
                 } catch (InterruptedException e) {
@@ -249,7 +255,7 @@ public final class FaultsCommand implements java.util.concurrent.Callable<Intege
             Outcome outcome = new Outcome(plan.faults().size(), plan.kinds(),
                     trips.sent.get() + (roamed == null ? 0 : roamed.sent()),
                     trips.lost() + (roamed == null ? 0 : roamed.unaccounted()),
-                    fleet.unsent.get() + (roamed == null ? 0 : roamed.unsent()),
+                    fleet.shed() + (roamed == null ? 0 : roamed.unsent()),
                     trips.answeredTwice.get(), app.duplicates.get(),
                     fleet.duplicatesDroppedByNodes() + (roamed == null ? 0 : roamed.duplicatesDropped()),
                     trips.duplicates.get() + (roamed == null ? 0 : roamed.duplicates()),
@@ -295,7 +301,7 @@ public final class FaultsCommand implements java.util.concurrent.Callable<Intege
     }
 
     /** Injects one fault and waits it out; a fault the injector could not bring about is kept with why. */
-    private Struck strike(FaultPlan.Fault fault, Fleet fleet, Random bursts, long began) throws InterruptedException {
+    private Struck strike(FaultPlan.Fault fault, LoadPath fleet, Random bursts, long began) throws InterruptedException {
         double at = secondsSince(began);
         out.printf(Locale.ROOT, "%.1f s: fault %d, %s%n", at, fault.index(), fault.describe());
         NodesBack back = fault.kind() == FaultPlan.Kind.GATEWAY_KILL ? NodesBack.watch(fleet, nodes) : null;
@@ -333,15 +339,15 @@ public final class FaultsCommand implements java.util.concurrent.Callable<Intege
     }
 
     /** A share of the nodes, drawn anew each time, lose their link at once. */
-    private void burst(Fleet fleet, Random random) {
-        int count = (int) Math.round(fleet.size() * burstShare);
-        int[] all = java.util.stream.IntStream.range(0, fleet.size()).toArray();
+    private void burst(LoadPath fleet, Random random) {
+        int count = (int) Math.round(nodes * burstShare);
+        int[] all = java.util.stream.IntStream.range(0, nodes).toArray();
         for (int i = 0; i < count; i++) {
             int j = i + random.nextInt(all.length - i);
             int node = all[j];
             all[j] = all[i];
             all[i] = node;
-            fleet.node(node).linkLost();
+            fleet.linkLost(node);
         }
         out.println("  " + count + " nodes lost their link");
     }
@@ -359,14 +365,14 @@ public final class FaultsCommand implements java.util.concurrent.Callable<Intege
             this.watcher = watcher;
         }
 
-        static NodesBack watch(Fleet fleet, int nodes) {
+        static NodesBack watch(LoadPath fleet, int nodes) {
             long start = System.nanoTime();
             NodesBack[] self = new NodesBack[1];
             Thread watcher = new Thread(() -> {
                 int fewest = nodes;
                 long deadline = start + TimeUnit.SECONDS.toNanos(60);
                 while (System.nanoTime() < deadline) {
-                    int connected = fleet.connected.get();
+                    int connected = fleet.connected();
                     fewest = Math.min(fewest, connected);
                     double ms = (System.nanoTime() - start) / 1e6;
                     if (fewest < nodes && self[0].halfMs == null && connected - fewest >= (nodes - fewest + 1) / 2) {

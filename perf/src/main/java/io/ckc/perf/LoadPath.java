@@ -34,6 +34,16 @@ interface LoadPath extends AutoCloseable {
     /** Nodes connected now; the baseline has no sessions and counts all. */
     int connected();
 
+    /** Node {@code node} loses its link at once, as when its network goes away, and connects again as it would. */
+    default void linkLost(int node) {
+        throw new UnsupportedOperationException("this path has no links to lose");
+    }
+
+    /** Deliveries the nodes dropped as repeats of one they had (by message id); none where nothing repeats. */
+    default long duplicatesDroppedByNodes() {
+        return 0;
+    }
+
     /** Processes of its own the path runs, by name, beside the stack's (the Mosquitto broker); none by default. */
     default Map<String, Integer> processes() {
         return Map.of();
@@ -154,6 +164,14 @@ interface LoadPath extends AutoCloseable {
                 (node < udpNodes ? udpPath : mqttPath).send(node, seq);
             }
 
+            public void linkLost(int node) {
+                (node < udpNodes ? udpPath : mqttPath).linkLost(node);
+            }
+
+            public long duplicatesDroppedByNodes() {
+                return udpPath.duplicatesDroppedByNodes() + mqttPath.duplicatesDroppedByNodes();
+            }
+
             public long shed() {
                 return udpPath.shed() + mqttPath.shed();
             }
@@ -192,6 +210,14 @@ interface LoadPath extends AutoCloseable {
                 fleet.sendEcho(node, seq);
             }
 
+            public void linkLost(int node) {
+                fleet.node(node).linkLost();
+            }
+
+            public long duplicatesDroppedByNodes() {
+                return fleet.duplicatesDroppedByNodes();
+            }
+
             public long shed() {
                 return fleet.unsent.get();
             }
@@ -225,6 +251,14 @@ interface LoadPath extends AutoCloseable {
                 fleet.sendEcho(node, seq);
             }
 
+            public void linkLost(int node) {
+                fleet.linkLost(node);
+            }
+
+            public long duplicatesDroppedByNodes() {
+                return fleet.duplicatesDroppedByDevices();
+            }
+
             public long shed() {
                 return fleet.refused.get();
             }
@@ -234,7 +268,8 @@ interface LoadPath extends AutoCloseable {
             }
 
             public String droppedSessionCauses() {
-                return fleet.errors.get() == 0 ? "" : "errors=" + fleet.errors.get();
+                return (fleet.errors.get() == 0 ? "" : "errors=" + fleet.errors.get() + " ")
+                        + (fleet.refusedConnects.get() == 0 ? "" : "refused_connects=" + fleet.refusedConnects.get());
             }
 
             public int connected() {

@@ -7,6 +7,7 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoop;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.SimpleChannelInboundHandler;
@@ -23,14 +24,21 @@ import io.netty.handler.codec.mqtt.MqttProperties;
 import io.netty.handler.codec.mqtt.MqttPubReplyMessageVariableHeader;
 import io.netty.handler.codec.mqtt.MqttPublishMessage;
 import io.netty.handler.codec.mqtt.MqttQoS;
+import io.netty.handler.codec.mqtt.MqttReasonCodeAndPropertiesVariableHeader;
 import io.netty.handler.codec.mqtt.MqttSubAckMessage;
 import io.netty.handler.codec.mqtt.MqttVersion;
 import org.HdrHistogram.Histogram;
 
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
@@ -56,6 +64,12 @@ final class MqttFleet implements AutoCloseable {
     final AtomicLong errors = new AtomicLong();
     /** CONNECTs the server refused as busy (CKC's admission control): the device tries again after 1-2 s. */
     final AtomicLong busyConnects = new AtomicLong();
+    /** Connections a server refused (a gateway down): the device tries the next one on the list. */
+    final AtomicLong refusedConnects = new AtomicLong();
+    private final AtomicLong duplicatesDropped = new AtomicLong();
+    /** The delivery ids a device remembers to drop repeats by. */
+    private static final int DELIVERY_IDS_KEPT = 1_024;
+    private volatile boolean closing;
     private String channel = StackOptions.ECHO_CHANNEL;
     private int keepAliveSeconds = 60;
     /** The number of the first device in {@link #trips}. */
@@ -107,7 +121,7 @@ final class MqttFleet implements AutoCloseable {
         return devices.size();
     }
 
-    /** The {@code seq}-th echo request of device number {@code device} (from {@code firstIndex}). */
+    /** The {@code seq}-th echo request of device number {@code device} (from {@code firstIndex}); sent once connected. */
     void sendEcho(int device, int seq) {
         devices.get(device - firstIndex).sendEcho(seq);
     }
@@ -138,24 +152,50 @@ final class MqttFleet implements AutoCloseable {
         return trips.total();
     }
 
-    /** One device: its connection, its packet ids, what comes back. Sharable: a device that connects again reuses it. */
+    /** Device number {@code device} (from {@code firstIndex}) loses its connection at once, as on a broken link. */
+    void linkLost(int device) {
+        devices.get(device - firstIndex).linkLost();
+    }
+
+    /** Deliveries the devices dropped as repeats of one they had (by the message id the gateway gives each). */
+    long duplicatesDroppedByDevices() {
+        return duplicatesDropped.get();
+    }
+
+    /**
+     * One device, confined to one event loop: its connection, its packet ids, the echo requests the server has not
+     * acknowledged (in the order sent; sent again, in that order, on its next connection, before any later one), the
+     * ids of the deliveries it had. A device whose connection breaks connects again at once (with jitter, so that
+     * those of one gateway do not all arrive in one instant) to the same server, and on down the list while a server
+     * refuses; one moved by DISCONNECT 0x9C goes to the Server Reference. Sharable: each connection reuses it.
+     */
     @io.netty.channel.ChannelHandler.Sharable
     private final class Device extends SimpleChannelInboundHandler<MqttMessage> {
 
         private final int index;
         private final String clientId;
-        private volatile Channel channel;
-        /** Whether this device counts in {@link #connected}: from its SUBACK until its connection ends. */
-        private boolean counted;
+        private final EventLoop loop;
+        private Channel channel;
+        private InetSocketAddress server;
+        private int serverIndex;
+        /** From its SUBACK until its connection ends: counted in {@link #connected}, and it may publish. */
+        private boolean ready;
         private int nextPacketId = 1;
-        private java.util.concurrent.ScheduledFuture<?> pings;
-        /** Its inbox as the Response Topic of every request: where CKC's echo and the responder answer. */
-        private final MqttProperties requestProperties = new MqttProperties();
+        private ScheduledFuture<?> pings;
+        private final Map<Integer, Request> unacknowledged = new LinkedHashMap<>();
+        private final Set<UUID> delivered = Collections.newSetFromMap(new LinkedHashMap<>(64, 0.75f, false) {
+            @Override
+            protected boolean removeEldestEntry(Map.Entry<UUID, Boolean> eldest) {
+                return size() > DELIVERY_IDS_KEPT;
+            }
+        });
 
         Device(int index) {
             this.index = index;
             this.clientId = idPrefix + index;
-            requestProperties.add(new MqttProperties.StringProperty(MqttProperties.RESPONSE_TOPIC, inbox()));
+            this.loop = loops.next();
+            this.serverIndex = index % gateways.size();
+            this.server = gateways.get(serverIndex);
         }
 
         private String inbox() {
@@ -163,7 +203,14 @@ final class MqttFleet implements AutoCloseable {
         }
 
         void connect() {
-            new Bootstrap().group(loops).channel(NioSocketChannel.class)
+            loop.execute(this::connectNow);
+        }
+
+        private void connectNow() {
+            if (closing) {
+                return;
+            }
+            new Bootstrap().group(loop).channel(NioSocketChannel.class)
                     .option(ChannelOption.TCP_NODELAY, true)
                     .handler(new ChannelInitializer<SocketChannel>() {
                         @Override
@@ -171,12 +218,28 @@ final class MqttFleet implements AutoCloseable {
                             ch.pipeline().addLast(new MqttDecoder(64 * 1024), MqttEncoder.INSTANCE, Device.this);
                         }
                     })
-                    .connect(gateways.get(index % gateways.size()))
+                    .connect(server)
                     .addListener(f -> {
-                        if (!f.isSuccess()) {
-                            errors.incrementAndGet();
+                        if (!f.isSuccess()) { // the server is gone: the next one on the list
+                            refusedConnects.incrementAndGet();
+                            serverIndex = (serverIndex + 1) % gateways.size();
+                            server = gateways.get(serverIndex);
+                            reconnectIn(100, 300);
                         }
                     });
+        }
+
+        private void reconnectIn(int fromMs, int toMs) {
+            loop.schedule(this::connectNow, ThreadLocalRandom.current().nextInt(fromMs, toMs + 1),
+                    TimeUnit.MILLISECONDS);
+        }
+
+        void linkLost() {
+            loop.execute(() -> {
+                if (channel != null) {
+                    channel.close();
+                }
+            });
         }
 
         @Override
@@ -191,24 +254,42 @@ final class MqttFleet implements AutoCloseable {
             }
         }
 
-        /** Sends on the connection's loop, so packet ids are the loop's alone. */
+        /**
+         * Queues the echo request and sends it now if connected; it names the device's inbox as its Response Topic
+         * and carries a message id of its own, so that a request sent again is one message to the application.
+         */
         void sendEcho(int seq) {
-            Channel ch = channel;
-            if (ch == null) {
-                errors.incrementAndGet();
-                return;
-            }
             byte[] payload = new EchoPayload(index, seq, System.nanoTime()).encode();
-            String topic = "app/" + MqttFleet.this.channel;
-            ch.eventLoop().execute(() -> ch.writeAndFlush(MqttMessageBuilders.publish().topicName(topic)
-                    .qos(MqttQoS.AT_LEAST_ONCE).messageId(packetId()).properties(requestProperties)
-                    .payload(Unpooled.wrappedBuffer(payload)).build()));
+            loop.execute(() -> {
+                MqttProperties properties = new MqttProperties();
+                properties.add(new MqttProperties.StringProperty(MqttProperties.RESPONSE_TOPIC, inbox()));
+                MqttProperties.UserProperties user = new MqttProperties.UserProperties();
+                user.add("message-id", UUID.nameUUIDFromBytes((clientId + ":" + seq)
+                        .getBytes(java.nio.charset.StandardCharsets.UTF_8)).toString());
+                properties.add(user);
+                Request request = new Request(payload, properties);
+                int packetId = packetId();
+                unacknowledged.put(packetId, request);
+                if (ready) {
+                    send(packetId, request);
+                }
+            });
+        }
+
+        private void send(int packetId, Request request) {
+            channel.writeAndFlush(MqttMessageBuilders.publish().topicName("app/" + MqttFleet.this.channel)
+                    .qos(MqttQoS.AT_LEAST_ONCE).messageId(packetId).properties(request.properties)
+                    .payload(Unpooled.wrappedBuffer(request.payload)).build());
         }
 
         private int packetId() {
-            int id = nextPacketId;
-            nextPacketId = id == 65_535 ? 1 : id + 1;
-            return id;
+            while (true) {
+                int id = nextPacketId;
+                nextPacketId = id == 65_535 ? 1 : id + 1;
+                if (!unacknowledged.containsKey(id)) {
+                    return id;
+                }
+            }
         }
 
         @Override
@@ -218,12 +299,10 @@ final class MqttFleet implements AutoCloseable {
                     MqttConnectReturnCode code = ((MqttConnAckMessage) packet).variableHeader().connectReturnCode();
                     if (code == MqttConnectReturnCode.CONNECTION_REFUSED_SERVER_BUSY
                             || code == MqttConnectReturnCode.CONNECTION_REFUSED_SERVER_UNAVAILABLE) {
-                        // as a device would: back off, with jitter, and connect again
+                        // as a device would: back off, with jitter, and connect again (channelInactive does)
                         busyConnects.incrementAndGet();
+                        backOff = true;
                         ctx.close();
-                        ctx.channel().eventLoop().schedule(this::connect,
-                                1_000 + java.util.concurrent.ThreadLocalRandom.current().nextInt(1_000),
-                                TimeUnit.MILLISECONDS);
                         return;
                     }
                     if (code != MqttConnectReturnCode.CONNECTION_ACCEPTED) {
@@ -236,33 +315,46 @@ final class MqttFleet implements AutoCloseable {
                 }
                 case SUBACK -> {
                     if (((MqttSubAckMessage) packet).payload().reasonCodes().get(0) == 1) {
-                        counted = true;
+                        ready = true;
                         connected.incrementAndGet();
+                        unacknowledged.forEach(this::send); // what the last connection left unacknowledged first
                     } else {
                         errors.incrementAndGet();
                     }
                 }
                 case PUBACK -> {
-                    if (packet.variableHeader() instanceof MqttPubReplyMessageVariableHeader reply
-                            && (reply.reasonCode() & 0xff) >= 0x80) {
+                    MqttPubReplyMessageVariableHeader reply = (MqttPubReplyMessageVariableHeader) packet.variableHeader();
+                    if (unacknowledged.remove(reply.messageId()) != null && (reply.reasonCode() & 0xff) >= 0x80) {
                         refused.incrementAndGet();
                     }
                 }
                 case PUBLISH -> {
                     MqttPublishMessage publish = (MqttPublishMessage) packet;
-                    EchoPayload echo = EchoPayload.decode(ByteBufUtil.getBytes(publish.payload()));
-                    trips.arrived(echo.node(), echo.seq(),
-                            TimeUnit.NANOSECONDS.toMicros(System.nanoTime() - echo.sentNanos()),
-                            messageId(publish.variableHeader().properties()));
+                    UUID id = messageId(publish.variableHeader().properties());
+                    if (id != null && !delivered.add(id)) {
+                        duplicatesDropped.incrementAndGet();
+                    } else {
+                        EchoPayload echo = EchoPayload.decode(ByteBufUtil.getBytes(publish.payload()));
+                        trips.arrived(echo.node(), echo.seq(),
+                                TimeUnit.NANOSECONDS.toMicros(System.nanoTime() - echo.sentNanos()), id);
+                    }
                     if (publish.fixedHeader().qosLevel() == MqttQoS.AT_LEAST_ONCE) {
                         ctx.writeAndFlush(MqttMessageBuilders.pubAck().packetId(publish.variableHeader().packetId())
                                 .build());
                     }
                 }
-                case DISCONNECT -> ctx.close();
+                case DISCONNECT -> {
+                    InetSocketAddress moveTo = serverReference(packet);
+                    if (moveTo != null) { // a handover: MQTT 5's "Use another server"
+                        server = moveTo;
+                    }
+                    ctx.close();
+                }
                 default -> { }
             }
         }
+
+        private boolean backOff;
 
         @Override
         public void channelInactive(ChannelHandlerContext ctx) {
@@ -270,16 +362,48 @@ final class MqttFleet implements AutoCloseable {
             if (pings != null) {
                 pings.cancel(false);
             }
-            if (counted) {
-                counted = false;
+            if (ready) {
+                ready = false;
                 connected.decrementAndGet();
+            }
+            if (!closing) {
+                boolean busy = backOff;
+                backOff = false;
+                if (busy) {
+                    reconnectIn(1_000, 2_000);
+                } else {
+                    reconnectIn(0, 250);
+                }
             }
         }
 
         @Override
         public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-            errors.incrementAndGet();
+            if (!(cause instanceof java.io.IOException)) { // a reset connection is a lost one, not an error
+                errors.incrementAndGet();
+            }
             ctx.close();
+        }
+    }
+
+    /** An echo request as the device sends it, again if need be. */
+    private record Request(byte[] payload, MqttProperties properties) {
+    }
+
+    /** The server a DISCONNECT's Server Reference names ({@code host:port}), or null. */
+    static InetSocketAddress serverReference(MqttMessage disconnect) {
+        if (!(disconnect.variableHeader() instanceof MqttReasonCodeAndPropertiesVariableHeader header)
+                || !(header.properties().getProperty(MqttProperties.SERVER_REFERENCE)
+                instanceof MqttProperties.StringProperty reference)) {
+            return null;
+        }
+        String value = reference.value().split(" ")[0];
+        int colon = value.lastIndexOf(':');
+        try {
+            return colon < 0 ? null
+                    : new InetSocketAddress(value.substring(0, colon), Integer.parseInt(value.substring(colon + 1)));
+        } catch (IllegalArgumentException notAnAddress) {
+            return null;
         }
     }
 
@@ -299,12 +423,14 @@ final class MqttFleet implements AutoCloseable {
 
     @Override
     public void close() throws InterruptedException {
+        closing = true;
         for (Device device : devices) {
-            Channel ch = device.channel;
-            if (ch != null) {
-                ch.writeAndFlush(MqttMessage.DISCONNECT);
-                ch.close();
-            }
+            device.loop.execute(() -> {
+                if (device.channel != null) {
+                    device.channel.writeAndFlush(MqttMessage.DISCONNECT);
+                    device.channel.close();
+                }
+            });
         }
         loops.shutdownGracefully(0, 1, TimeUnit.SECONDS).sync();
     }

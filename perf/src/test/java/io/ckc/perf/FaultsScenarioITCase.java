@@ -37,7 +37,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * A short {@code perf faults} on real parts (an in-JVM KRaft broker, the delivery and echo jobs on a MiniCluster,
- * two gateways, simulated nodes): a gateway killed and started again, the broker restarted, a reconnect burst,
+ * two gateways, simulated nodes: half reliable-UDP nodes, half MQTT 5 devices): a gateway killed and started again,
+ * the broker restarted, a reconnect burst,
  * while the load and the MTD messages run; and two messages lost on purpose (counted as sent, never sent). The run
  * must find exactly those two lost, none handed back, none answered twice, no duplicate past the nodes' dedupe:
  * the checking code itself is what this tests. (Expired deliveries, order and recovery times are measured and
@@ -88,7 +89,7 @@ class FaultsScenarioITCase {
             Gateway dead = gateways.get(gatewayId);
             dead.crash();
             gateways.put(gatewayId, Gateway.start(config(gatewayId).toBuilder().udpPort(dead.udpAddress().getPort())
-                    .build()));
+                    .mqttPort(dead.mqttAddress().orElseThrow().getPort()).build()));
         }
 
         @Override
@@ -102,7 +103,7 @@ class FaultsScenarioITCase {
     }
 
     private static GatewayConfig config(String id) {
-        return GatewayConfig.forTest(id, KAFKA.bootstrapServers(), Topics.DEFAULT);
+        return GatewayConfig.forTest(id, KAFKA.bootstrapServers(), Topics.DEFAULT).toBuilder().mqttPort(0).build();
     }
 
     @Test
@@ -117,12 +118,14 @@ class FaultsScenarioITCase {
         ByteArrayOutputStream printed = new ByteArrayOutputStream();
         try (KafkaProducer<String, byte[]> producer = KAFKA.producer()) {
             List<String> addresses = new ArrayList<>();
+            List<String> mqttAddresses = new ArrayList<>();
             List<GatewayList.Entry> entries = new ArrayList<>();
             for (String id : GATEWAYS) {
                 Gateway gateway = Gateway.start(config(id));
                 faults.gateways.put(id, gateway);
                 int port = gateway.udpAddress().getPort();
                 addresses.add("127.0.0.1:" + port);
+                mqttAddresses.add("127.0.0.1:" + gateway.mqttAddress().orElseThrow().getPort());
                 entries.add(new GatewayList.Entry(id, List.of(new Endpoint(Endpoint.UDP, "127.0.0.1", port)), 1.0, 0));
             }
             // The PoA manager's list, so the nodes of a dead gateway know where to go.
@@ -134,7 +137,8 @@ class FaultsScenarioITCase {
                     "--kinds", "gateway-kill,broker-kill,reconnect-burst", "--seed", "3", "--first-fault-seconds", "10",
                     "--interval-seconds", "20", "--jitter-seconds", "0", "--roaming-nodes", "20", "--away-seconds", "6",
                     "--ttl-ms", "4000", "--lose-on-purpose", "2", "--drain-seconds", "15",
-                    "--gateways", String.join(",", addresses), "--bootstrap", KAFKA.bootstrapServers(),
+                    "--protocol", "mixed", "--gateways", String.join(",", addresses), "--mqtt-gateways",
+                    String.join(",", mqttAddresses), "--bootstrap", KAFKA.bootstrapServers(),
                     "--io-threads", "1", "--results", resultsDir.toString());
             command.out = new PrintStream(printed, true, StandardCharsets.UTF_8);
             int code = command.call();
