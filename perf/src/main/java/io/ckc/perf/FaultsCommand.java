@@ -57,10 +57,9 @@ public final class FaultsCommand implements java.util.concurrent.Callable<Intege
             + "every 3.3 s by default, and a node notices a dead gateway only when it sends (default ${DEFAULT-VALUE})")
     int nodes;
 
-    @Option(names = "--protocol", defaultValue = "udp", description = "How the echo load's nodes connect: udp (CKC's "
-            + "reliable UDP), mqtt (MQTT 5 devices on the gateways' MQTT ports, --mqtt-gateways) or mixed (half of "
-            + "each); the MTD scenario beside it is UDP nodes (default ${DEFAULT-VALUE})")
-    String protocol;
+    /** The echo load's protocol; the MTD scenario beside it is UDP nodes. */
+    @Mixin
+    ProtocolOption protocol = new ProtocolOption();
 
     @Option(names = "--rate", defaultValue = "150", description = "Echo messages per second, all nodes together: what "
             + "the 2-core reference machine carries at p99 under 100 ms beside the ten JVMs of this stack, so that a "
@@ -187,7 +186,7 @@ public final class FaultsCommand implements java.util.concurrent.Callable<Intege
         AppReads app = new AppReads(nodes);
         MtdCommand mtd = roamingNodes > 0 ? mtdScenario(results.dir(), seconds) : null;
         int skippedSeq = seqLostOnPurpose();
-        try (LoadPath fleet = LoadPath.open(Results.path(protocol), stack, nodes, out, ClientConfig.DEFAULT);
+        try (LoadPath fleet = LoadPath.open(protocol.path(), stack, nodes, out, ClientConfig.DEFAULT);
              TopicFollower appReader = new TopicFollower(stack.bootstrap, Topics.DEFAULT.app(stack.channel), AppMessage.class,
                      app::read, out)) {
             RoundTrips trips = fleet.trips();

@@ -53,6 +53,10 @@ public final class RescaleCommand implements Callable<Integer> {
     @Option(names = "--rate", defaultValue = "2000", description = "Messages per second, all nodes together (default ${DEFAULT-VALUE})")
     double rate;
 
+    /** The echo load's protocol; the MTD scenario beside it is UDP nodes. */
+    @Mixin
+    ProtocolOption protocol = new ProtocolOption();
+
     @Option(names = "--ops", split = ",", defaultValue = "delivery:2,delivery:1,echo:2,echo:1",
             description = "Rescales in order, JOB:PARALLELISM by savepoint or JOB:PARALLELISM:in-place (default ${DEFAULT-VALUE})")
     List<String> ops;
@@ -126,7 +130,7 @@ public final class RescaleCommand implements Callable<Integer> {
         AppReads app = new AppReads(nodes);
         int seconds = intervalSeconds * (planned.size() + 1);
         MtdCommand mtd = roamingNodes > 0 ? mtdScenario(results.dir(), seconds) : null;
-        try (LoadPath fleet = LoadPath.open(Results.CKC, stack, nodes, out);
+        try (LoadPath fleet = LoadPath.open(protocol.path(), stack, nodes, out);
              TopicFollower appReader = new TopicFollower(stack.bootstrap, Topics.DEFAULT.app(stack.channel), AppMessage.class,
                      app::read, out)) {
             RoundTrips trips = fleet.trips();

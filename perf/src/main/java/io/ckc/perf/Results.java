@@ -39,15 +39,6 @@ final class Results {
     /** A plain Mosquitto broker with MQTT devices and an echo client. */
     static final String MOSQUITTO = "mosquitto";
 
-    /** The CKC path of the nodes of {@code --protocol}: udp (reliable-UDP nodes), mqtt or mixed. */
-    static String path(String protocol) {
-        return switch (protocol) {
-            case "udp" -> CKC;
-            case MQTT, MIXED -> protocol;
-            default -> throw new IllegalArgumentException("--protocol is udp, mqtt or mixed, not " + protocol);
-        };
-    }
-
     private final Path dir;
 
     Results(Path dir) throws IOException {

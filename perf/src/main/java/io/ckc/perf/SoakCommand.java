@@ -90,9 +90,8 @@ public final class SoakCommand implements Callable<Integer> {
     @Option(names = "--nodes", defaultValue = "1000", description = "Nodes (default ${DEFAULT-VALUE})")
     int nodes;
 
-    @Option(names = "--path", defaultValue = Results.CKC, description = "How the nodes connect: ckc (reliable UDP), "
-            + "mqtt (MQTT 5 devices on --mqtt-gateways) or mixed (half of each) (default ${DEFAULT-VALUE})")
-    String path;
+    @Mixin
+    ProtocolOption protocol = new ProtocolOption();
 
     @Option(names = "--rate", defaultValue = "300", description = "Echo messages per second, all nodes together (default ${DEFAULT-VALUE})")
     int rate;
@@ -129,7 +128,7 @@ public final class SoakCommand implements Callable<Integer> {
         out.printf(Locale.ROOT, "soak: %d nodes, %d msg/s for %d min; a sample every %d s, trends after %.0f min%n",
                 nodes, rate, minutes, sampleSeconds, warmUpMinutes);
         List<Sample> samples = new ArrayList<>();
-        try (LoadPath fleet = LoadPath.open(path, stack, nodes, out, ClientConfig.DEFAULT);
+        try (LoadPath fleet = LoadPath.open(protocol.path(), stack, nodes, out, ClientConfig.DEFAULT);
              JvmProbe probe = new JvmProbe();
              Admin admin = TopicSetup.admin(stack.bootstrap)) {
             RoundTrips trips = fleet.trips();
