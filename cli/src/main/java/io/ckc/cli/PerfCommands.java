@@ -545,16 +545,22 @@ final class PerfCommands implements Runnable {
             simulator.run(List.of("run", "--config", "k" + nodes, "--path", "kafka", "--nodes", String.valueOf(nodes),
                     "--messages", String.valueOf(messages), "--rate", String.valueOf(rate), "--results", results.toString(),
                     "--pids-dir", home.pids.toString()), results.resolve("run.log"));
-            simulator.run(withGateways(mtdOff, List.of(off.firstGateway())), results.resolve("run.log"));
+            simulator.run(onFirstGateway(mtdOff, off), results.resolve("run.log"));
             StackShape on = new Stack(home).ensure(StackShape.of(1, 1, List.of()));
-            simulator.run(withGateways(mtd(true, "mtd_2,mtd_4", load, results, home), List.of(on.firstGateway())),
-                    results.resolve("run.log"));
+            simulator.run(onFirstGateway(mtd(true, "mtd_2,mtd_4", load, results, home), on), results.resolve("run.log"));
             return finish(home, results);
         }
 
+        /** The nodes on the stack's first gateway: its UDP address, and its MQTT one for {@code --protocol mqtt|mixed}. */
+        private static List<String> onFirstGateway(List<String> args, StackShape stack) {
+            List<String> all = withGateways(args, List.of(stack.firstGateway()));
+            all.addAll(1, List.of("--mqtt-gateways", stack.mqttAddresses().get(0)));
+            return all;
+        }
+
         private List<String> mtd(boolean on, String configs, List<String> load, Path results, Home home) {
-            List<String> args = simulatorArgs("mtd", options, Set.of("--gateways", "--mtd", "--configs", "--results",
-                    "--pids-dir"));
+            List<String> args = simulatorArgs("mtd", options, Set.of("--gateways", "--mqtt-gateways", "--mtd", "--configs",
+                    "--results", "--pids-dir"));
             args.addAll(List.of("--mtd", String.valueOf(on), "--configs", configs, "--results", results.toString(),
                     "--pids-dir", home.pids.toString()));
             args.addAll(load);

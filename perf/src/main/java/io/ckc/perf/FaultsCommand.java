@@ -57,7 +57,7 @@ public final class FaultsCommand implements java.util.concurrent.Callable<Intege
             + "every 3.3 s by default, and a node notices a dead gateway only when it sends (default ${DEFAULT-VALUE})")
     int nodes;
 
-    /** The echo load's protocol; the MTD scenario beside it is UDP nodes. */
+    /** How the echo load's nodes and the MTD scenario's connect. */
     @Mixin
     ProtocolOption protocol = new ProtocolOption();
 
@@ -269,7 +269,7 @@ public final class FaultsCommand implements java.util.concurrent.Callable<Intege
                         roamed.unaccounted(), roamed.duplicates(), roamed.unsent(), roamed.absences()));
             }
             Files.write(results.dir().resolve("faults.txt"), lines, StandardCharsets.UTF_8);
-            Files.write(results.dir().resolve("reordered.txt"), trips.reorderings(), StandardCharsets.UTF_8);
+            Files.write(results.dir().resolve("anomalies.txt"), trips.anomalies(), StandardCharsets.UTF_8);
             lines.forEach(out::println);
             return outcome.passes() ? 0 : 1;
         } finally {
@@ -482,7 +482,7 @@ public final class FaultsCommand implements java.util.concurrent.Callable<Intege
 
     /** The paper's mtd_2 over every gateway, sized to last as long as the load; nodes come back at another gateway. */
     private MtdCommand mtdScenario(Path dir, int seconds) throws IOException {
-        return MtdCommand.besideLoad(stack, stack.gateways, dir, roamingNodes, seconds, ttlMs, awaySeconds, true);
+        return MtdCommand.besideLoad(stack, protocol, dir, roamingNodes, seconds, ttlMs, awaySeconds, true);
     }
 
     /** The timeline in the layout of {@code rescale.csv}, each fault marked in the second it struck. */

@@ -1,9 +1,11 @@
 package io.ckc.perf;
 
+import io.ckc.protocol.mqtt.MqttUserProperties;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
@@ -30,6 +32,7 @@ import io.netty.handler.codec.mqtt.MqttVersion;
 import org.HdrHistogram.Histogram;
 
 import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -56,7 +59,10 @@ final class MqttFleet implements AutoCloseable {
     private final EventLoopGroup loops;
     private final List<InetSocketAddress> gateways;
     private final List<Device> devices = new ArrayList<>();
+    /** This fleet's own: its devices' client ids are name-based UUIDs of it and their number. */
     private final String idPrefix = "sim-" + Long.toHexString(UUID.randomUUID().getMostSignificantBits()) + "-";
+    /** What a device does with a delivery on its inbox; null: an echo, counted in {@link #trips}. */
+    private volatile Deliveries deliveries;
     final RoundTrips trips;
     final AtomicInteger connected = new AtomicInteger();
     /** QoS 1 publishes the gateway refused (a PUBACK reason code of 0x80 or more). */
@@ -180,6 +186,10 @@ final class MqttFleet implements AutoCloseable {
         private int serverIndex;
         /** From its SUBACK until its connection ends: counted in {@link #connected}, and it may publish. */
         private boolean ready;
+        /** The server refused the CONNECT as busy: the next one comes after 1-2 s, not at once. */
+        private boolean backOff;
+        /** Left on purpose ({@link #leave}): no reconnecting until it comes back. */
+        private boolean away;
         private int nextPacketId = 1;
         private ScheduledFuture<?> pings;
         private final Map<Integer, Request> unacknowledged = new LinkedHashMap<>();
@@ -192,7 +202,8 @@ final class MqttFleet implements AutoCloseable {
 
         Device(int index) {
             this.index = index;
-            this.clientId = idPrefix + index;
+            // a UUID, so the node id is the client id itself (a name-based one would be the gateway's to derive)
+            this.clientId = UUID.nameUUIDFromBytes((idPrefix + index).getBytes(StandardCharsets.UTF_8)).toString();
             this.loop = loops.next();
             this.serverIndex = index % gateways.size();
             this.server = gateways.get(serverIndex);
@@ -207,7 +218,7 @@ final class MqttFleet implements AutoCloseable {
         }
 
         private void connectNow() {
-            if (closing) {
+            if (closing || away) {
                 return;
             }
             new Bootstrap().group(loop).channel(NioSocketChannel.class)
@@ -244,6 +255,10 @@ final class MqttFleet implements AutoCloseable {
 
         @Override
         public void channelActive(ChannelHandlerContext ctx) {
+            if (away) { // it left while this connection was being opened
+                ctx.close();
+                return;
+            }
             channel = ctx.channel();
             ctx.writeAndFlush(MqttMessageBuilders.connect().clientId(clientId).protocolVersion(MqttVersion.MQTT_5)
                     .cleanSession(true).keepAlive(keepAliveSeconds).build());
@@ -264,20 +279,58 @@ final class MqttFleet implements AutoCloseable {
                 MqttProperties properties = new MqttProperties();
                 properties.add(new MqttProperties.StringProperty(MqttProperties.RESPONSE_TOPIC, inbox()));
                 MqttProperties.UserProperties user = new MqttProperties.UserProperties();
-                user.add("message-id", UUID.nameUUIDFromBytes((clientId + ":" + seq)
-                        .getBytes(java.nio.charset.StandardCharsets.UTF_8)).toString());
+                user.add(MqttUserProperties.MESSAGE_ID, UUID.nameUUIDFromBytes((clientId + ":" + seq)
+                        .getBytes(StandardCharsets.UTF_8)).toString());
                 properties.add(user);
-                Request request = new Request(payload, properties);
-                int packetId = packetId();
-                unacknowledged.put(packetId, request);
-                if (ready) {
-                    send(packetId, request);
+                queue(new Request("app/" + MqttFleet.this.channel, payload, properties));
+            });
+        }
+
+        /** A message to {@code app/<channel>} with a message id of its own, queued like an echo request. */
+        void publishTo(String channel, byte[] payload) {
+            loop.execute(() -> {
+                MqttProperties properties = new MqttProperties();
+                MqttProperties.UserProperties user = new MqttProperties.UserProperties();
+                user.add(MqttUserProperties.MESSAGE_ID, UUID.randomUUID().toString());
+                properties.add(user);
+                queue(new Request("app/" + channel, payload, properties));
+            });
+        }
+
+        private void queue(Request request) {
+            int packetId = packetId();
+            unacknowledged.put(packetId, request);
+            if (ready) {
+                send(packetId, request);
+            }
+        }
+
+        /** Disconnects on purpose (DISCONNECT, reason 0) and stays away until {@link #comeBack}. */
+        void leave() {
+            loop.execute(() -> {
+                away = true;
+                if (channel != null) {
+                    channel.writeAndFlush(MqttMessage.DISCONNECT).addListener(ChannelFutureListener.CLOSE);
+                }
+            });
+        }
+
+        /** Connects again after {@link #leave}: to the next server on the list with {@code move}, else the same. */
+        void comeBack(boolean move) {
+            loop.execute(() -> {
+                away = false;
+                if (move) {
+                    serverIndex = (serverIndex + 1) % gateways.size();
+                    server = gateways.get(serverIndex);
+                }
+                if (channel == null) {
+                    connectNow();
                 }
             });
         }
 
         private void send(int packetId, Request request) {
-            channel.writeAndFlush(MqttMessageBuilders.publish().topicName("app/" + MqttFleet.this.channel)
+            channel.writeAndFlush(MqttMessageBuilders.publish().topicName(request.topic)
                     .qos(MqttQoS.AT_LEAST_ONCE).messageId(packetId).properties(request.properties)
                     .payload(Unpooled.wrappedBuffer(request.payload)).build());
         }
@@ -330,9 +383,12 @@ final class MqttFleet implements AutoCloseable {
                 }
                 case PUBLISH -> {
                     MqttPublishMessage publish = (MqttPublishMessage) packet;
-                    UUID id = messageId(publish.variableHeader().properties());
+                    UUID id = MqttUserProperties.messageId(publish.variableHeader().properties());
+                    Deliveries handler = deliveries;
                     if (id != null && !delivered.add(id)) {
                         duplicatesDropped.incrementAndGet();
+                    } else if (handler != null) {
+                        handler.received(index, ByteBufUtil.getBytes(publish.payload()));
                     } else {
                         EchoPayload echo = EchoPayload.decode(ByteBufUtil.getBytes(publish.payload()));
                         trips.arrived(echo.node(), echo.seq(),
@@ -354,8 +410,6 @@ final class MqttFleet implements AutoCloseable {
             }
         }
 
-        private boolean backOff;
-
         @Override
         public void channelInactive(ChannelHandlerContext ctx) {
             channel = null;
@@ -366,7 +420,7 @@ final class MqttFleet implements AutoCloseable {
                 ready = false;
                 connected.decrementAndGet();
             }
-            if (!closing) {
+            if (!closing && !away) {
                 boolean busy = backOff;
                 backOff = false;
                 if (busy) {
@@ -386,8 +440,40 @@ final class MqttFleet implements AutoCloseable {
         }
     }
 
-    /** An echo request as the device sends it, again if need be. */
-    private record Request(byte[] payload, MqttProperties properties) {
+    /** A QoS 1 publish as the device sends it, again if need be. */
+    private record Request(String topic, byte[] payload, MqttProperties properties) {
+    }
+
+    /** What the devices do with the deliveries on their inboxes, when not echoes. */
+    interface Deliveries {
+        /** Device number {@code device} (from {@code firstIndex}) received {@code payload}, repeats dropped. */
+        void received(int device, byte[] payload);
+    }
+
+    /** The devices hand their deliveries to {@code handler} instead of counting them as echoes. */
+    MqttFleet deliveries(Deliveries handler) {
+        this.deliveries = handler;
+        return this;
+    }
+
+    /** The node id of device number {@code device}: its client id, a UUID. */
+    UUID nodeId(int device) {
+        return UUID.fromString(devices.get(device - firstIndex).clientId);
+    }
+
+    /** Device number {@code device} sends {@code payload} to {@code app/<channel>} at QoS 1, once connected. */
+    void send(int device, String channel, byte[] payload) {
+        devices.get(device - firstIndex).publishTo(channel, payload);
+    }
+
+    /** Device number {@code device} disconnects on purpose and stays away until {@link #comeBack}. */
+    void leave(int device) {
+        devices.get(device - firstIndex).leave();
+    }
+
+    /** Device number {@code device} connects again, to the next server on its list with {@code move}. */
+    void comeBack(int device, boolean move) {
+        devices.get(device - firstIndex).comeBack(move);
     }
 
     /** The server a DISCONNECT's Server Reference names ({@code host:port}), or null. */
@@ -405,20 +491,6 @@ final class MqttFleet implements AutoCloseable {
         } catch (IllegalArgumentException notAnAddress) {
             return null;
         }
-    }
-
-    /** The delivery id the gateway puts in the user property {@code message-id}, or null. */
-    private static UUID messageId(MqttProperties properties) {
-        for (MqttProperties.MqttProperty<?> property : properties.getProperties(MqttProperties.USER_PROPERTY)) {
-            if (property instanceof MqttProperties.UserProperties user) {
-                for (MqttProperties.StringPair pair : user.value()) {
-                    if ("message-id".equals(pair.key)) {
-                        return UUID.fromString(pair.value);
-                    }
-                }
-            }
-        }
-        return null;
     }
 
     @Override

@@ -96,6 +96,9 @@ final class MtdCommand implements Callable<Integer> {
     @Mixin
     StackOptions stack = new StackOptions();
 
+    @Mixin
+    ProtocolOption protocol = new ProtocolOption();
+
     /** Progress and figures; {@code perf rescale}, which runs mtd_2 beside its load, sends them to a file. */
     PrintStream out = System.out;
     private final ObjectMapper mapper = Json.newMapper();
@@ -128,17 +131,22 @@ final class MtdCommand implements Callable<Integer> {
     /**
      * The paper's mtd_2 beside another scenario's load, sized to last {@code seconds}: {@code nodes} nodes, a unicast
      * every 10 s to each with a TTL of {@code ttlMs}, 30% of them away {@code awaySeconds} at a time (coming back at
-     * another gateway with {@code move}); its progress goes to {@code mtd.log} in {@code dir}.
+     * another gateway with {@code move}), connected as {@code protocol} says; its progress goes to {@code mtd.log} in
+     * {@code dir}.
      */
-    static MtdCommand besideLoad(StackOptions stack, List<String> gateways, Path dir, int nodes, int seconds, long ttlMs,
-                                 int awaySeconds, boolean move) throws IOException {
+    static MtdCommand besideLoad(StackOptions stack, ProtocolOption protocol, Path dir, int nodes, int seconds,
+                                 long ttlMs, int awaySeconds, boolean move) throws IOException {
         MtdCommand mtd = new MtdCommand();
         List<String> args = new ArrayList<>(List.of("--configs", "mtd_2", "--mtd", "true", "--nodes", String.valueOf(nodes),
                 "--rate", "6", "--messages", String.valueOf(Math.max(1, seconds / 10)), "--ttl-ms", String.valueOf(ttlMs),
-                "--disconnect-seconds", String.valueOf(awaySeconds), "--gateways", String.join(",", gateways),
+                "--disconnect-seconds", String.valueOf(awaySeconds), "--gateways", String.join(",", stack.gateways),
+                "--protocol", protocol.protocol,
                 "--bootstrap", stack.bootstrap, "--io-threads", "1", "--results", dir.toString()));
         if (move) {
             args.add("--move");
+        }
+        if (!stack.mqttGateways.isEmpty()) {
+            args.addAll(List.of("--mqtt-gateways", String.join(",", stack.mqttGateways)));
         }
         new picocli.CommandLine(mtd).parseArgs(args.toArray(String[]::new));
         mtd.out = new PrintStream(Files.newOutputStream(dir.resolve("mtd.log")), true, StandardCharsets.UTF_8);
@@ -154,8 +162,7 @@ final class MtdCommand implements Callable<Integer> {
         out.printf(Locale.ROOT, "%n%s: %d nodes on %s, %d of them disconnecting for %d s at a time, MTD %s; "
                         + "%d messages to each at %.1f/min, TTL %d ms%n", configuration.id(), nodes, gateway,
                 disconnecting, disconnectSeconds, mtdOn ? "on" : "off", messages, ratePerMinute, ttlMs);
-        MtdRun run = new MtdRun(configuration, nodes, messages, disconnecting, ttlMs, lateAllowanceMs,
-                move ? stack.gatewayAddresses() : List.of());
+        MtdRun run = new MtdRun(configuration, nodes, messages, disconnecting, ttlMs, lateAllowanceMs, move);
         try (TopicFollower replies = new TopicFollower(stack.bootstrap, topics.app(REPLY_CHANNEL), AppMessage.class,
                      run::onReply, out);
              TopicFollower receipts = new TopicFollower(stack.bootstrap, topics.receipts(), Receipt.class, receipt -> {
@@ -163,18 +170,19 @@ final class MtdCommand implements Callable<Integer> {
                      run.onReceipt(receipt);
                  }
              }, out);
-             Fleet fleet = new Fleet(nodes, stack.gatewayAddresses(), stack.ioThreads, run::listener);
+             MtdNodes fleet = MtdNodes.open(protocol.path(), stack, nodes, run);
              KafkaProducer<String, byte[]> app = producer()) {
             run.attach(fleet);
-            FleetProgress progress = new FleetProgress(fleet, (long) nodes * messages, out, run::progressExtra);
-            fleet.connectAll(1000);
-            Fleet.waitFor(() -> fleet.connected.get() >= nodes, 120, progress);
-            out.printf("%n%d nodes connected; sending...%n", fleet.connected.get());
+            FleetProgress progress = new FleetProgress(run.trips, fleet::connected, nodes, (long) nodes * messages, out,
+                    run::progressExtra);
+            fleet.connectAll();
+            Fleet.waitFor(() -> fleet.connected() >= nodes, 120, progress);
+            out.printf("%n%d nodes connected (%s); sending...%n", fleet.connected(), protocol.protocol);
             Thread.sleep(2_000); // the delivery job learns the last routes
             sendAll(run, fleet, app, topics, sender, progress);
             run.stopDisconnecting();
-            Fleet.waitFor(() -> fleet.connected.get() >= nodes, 60, progress);
-            awaitReplies(run, fleet, progress);
+            Fleet.waitFor(() -> fleet.connected() >= nodes, 60, progress);
+            awaitReplies(run, progress);
             out.println();
             run.expiredDeliveries().forEach(out::println);
         }
@@ -182,18 +190,18 @@ final class MtdCommand implements Callable<Integer> {
     }
 
     /** Each node gets {@code messages} at the rate, from a random phase; disconnections run alongside. */
-    private void sendAll(MtdRun run, Fleet fleet, KafkaProducer<String, byte[]> app, Topics topics, String sender,
+    private void sendAll(MtdRun run, MtdNodes fleet, KafkaProducer<String, byte[]> app, Topics topics, String sender,
                          Runnable progress) throws InterruptedException {
         run.startDisconnecting(System.nanoTime(), TimeUnit.SECONDS.toNanos(connectedSeconds),
                 TimeUnit.SECONDS.toNanos(disconnectSeconds));
-        fleet.runSchedule(messages, ratePerMinute, (node, seq) -> {
+        Schedule.run(nodes, messages, ratePerMinute, Schedule.Arrivals.CONSTANT, (node, seq) -> {
             String messageId = UUID.randomUUID().toString();
             byte[] payload = new EchoPayload(node, seq, System.nanoTime()).encode();
-            Unicast unicast = new Unicast(messageId, sender, fleet.node(node).id().toString(), payload, ttlMs,
+            Unicast unicast = new Unicast(messageId, sender, fleet.nodeId(node).toString(), payload, ttlMs,
                     System.currentTimeMillis(), true);
             run.sent(messageId, node, seq);
             app.send(new ProducerRecord<>(topics.toMn(), unicast.recipient(), Json.write(mapper, unicast)));
-        }, () -> {
+        }, run.trips.sent, () -> {
             run.tickDisconnections(System.nanoTime());
             progress.run();
         });
@@ -201,7 +209,7 @@ final class MtdCommand implements Callable<Integer> {
     }
 
     /** Until every message is answered or known expired, or nothing moved for the drain time. */
-    private void awaitReplies(MtdRun run, Fleet fleet, Runnable progress) throws InterruptedException {
+    private void awaitReplies(MtdRun run, Runnable progress) throws InterruptedException {
         Fleet.waitUntilDoneOrQuiet(run::allAccountedFor, run::repliedOrExpired, drainSeconds, progress);
         Thread.sleep(1_000); // room for a late duplicate or an expired message wrongly replayed
         progress.run();

@@ -7,7 +7,6 @@ import io.ckc.protocol.records.AppMessage;
 import io.ckc.protocol.records.Receipt;
 import org.HdrHistogram.Histogram;
 
-import java.net.InetSocketAddress;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -59,13 +58,16 @@ final class MtdRun {
     private final Random random = new Random(11);
     private long meanConnectedNanos;
     private long awayNanos;
-    private Fleet fleet;
-    /** Where a node comes back: the next of these after the one it left; empty, the same gateway. */
-    private final List<InetSocketAddress> movesAmong;
+    private MtdNodes fleet;
+    /** The round trips, {@code sent} the application's unicasts: what progress and the report read. */
+    final RoundTrips trips;
+    /** Whether a node comes back at the gateway after the one it left, not the same. */
+    private final boolean move;
 
     MtdRun(MtdCommand.Configuration configuration, int nodes, int messages, int disconnecting, long ttlMs,
-           long lateAllowanceMs, List<InetSocketAddress> movesAmong) {
-        this.movesAmong = List.copyOf(movesAmong);
+           long lateAllowanceMs, boolean move) {
+        this.move = move;
+        this.trips = new RoundTrips(nodes);
         this.configuration = configuration;
         this.nodes = nodes;
         this.messages = messages;
@@ -82,40 +84,50 @@ final class MtdRun {
         return new Histogram(TimeUnit.MINUTES.toMicros(30), 3);
     }
 
-    void attach(Fleet fleet) {
+    void attach(MtdNodes fleet) {
         this.fleet = fleet;
     }
 
-    /** The nodes' side: note the message, check its deadline, answer on the reply channel. */
+    /** A reliable-UDP node's side: {@link #received}, and the answer on the reply channel. */
     NodeListener listener(Fleet owner) {
         return owner.new Listener() {
             @Override
             public void newMessageReceived(MobileNode node, ReceivedMessage message) {
-                EchoPayload payload = EchoPayload.decode(message.payload());
-                int index = payload.node() * messages + payload.seq();
-                int before = set(index, RECEIVED);
-                if ((before & RECEIVED) != 0) {
-                    duplicates.incrementAndGet();
-                    return;
+                if (received(message.payload())) {
+                    node.send(MtdCommand.REPLY_CHANNEL, message.payload(), null);
                 }
-                if ((before & EXPIRED) != 0) {
-                    noteExpiredDelivery("received_after_expired", index, null);
-                }
-                long age = System.nanoTime() - payload.sentNanos();
-                if (age > ttlNanos + lateAllowanceNanos) {
-                    set(index, LATE);
-                    if (expiredDeliveries.size() < EXPIRED_DELIVERIES_KEPT) {
-                        long now = System.currentTimeMillis();
-                        expiredDeliveries.add(String.format(Locale.ROOT,
-                                "late node=%d seq=%d sent=%tT.%<tL received=%tT.%<tL late_by_ms=%d away_now=%b",
-                                payload.node(), payload.seq(), now - TimeUnit.NANOSECONDS.toMillis(age), now,
-                                TimeUnit.NANOSECONDS.toMillis(age - ttlNanos),
-                                payload.node() < disconnecting && away[payload.node()]));
-                    }
-                }
-                node.send(MtdCommand.REPLY_CHANNEL, message.payload(), null);
             }
         };
+    }
+
+    /**
+     * A node's side, whatever its protocol: notes the message and checks its deadline; true if the node answers it
+     * (on {@link MtdCommand#REPLY_CHANNEL}, with the same payload), false for a repeat of one it had.
+     */
+    boolean received(byte[] content) {
+        EchoPayload payload = EchoPayload.decode(content);
+        int index = payload.node() * messages + payload.seq();
+        int before = set(index, RECEIVED);
+        if ((before & RECEIVED) != 0) {
+            duplicates.incrementAndGet();
+            return false;
+        }
+        if ((before & EXPIRED) != 0) {
+            noteExpiredDelivery("received_after_expired", index, null);
+        }
+        long age = System.nanoTime() - payload.sentNanos();
+        if (age > ttlNanos + lateAllowanceNanos) {
+            set(index, LATE);
+            if (expiredDeliveries.size() < EXPIRED_DELIVERIES_KEPT) {
+                long now = System.currentTimeMillis();
+                expiredDeliveries.add(String.format(Locale.ROOT,
+                        "late node=%d seq=%d sent=%tT.%<tL received=%tT.%<tL late_by_ms=%d away_now=%b",
+                        payload.node(), payload.seq(), now - TimeUnit.NANOSECONDS.toMillis(age), now,
+                        TimeUnit.NANOSECONDS.toMillis(age - ttlNanos),
+                        payload.node() < disconnecting && away[payload.node()]));
+            }
+        }
+        return true;
     }
 
     void sent(String messageId, int node, int seq) {
@@ -137,8 +149,8 @@ final class MtdRun {
         synchronized (group) {
             group.recordValue(Math.max(0, Math.min(rttMicros, group.getHighestTrackableValue())));
         }
-        fleet.delivered.incrementAndGet();
-        fleet.recordRoundTrip(payload.seq(), rttMicros);
+        trips.delivered.incrementAndGet();
+        trips.record(payload.seq(), rttMicros);
     }
 
     void onReceipt(Receipt receipt) {
@@ -182,13 +194,12 @@ final class MtdRun {
             if (nextChange[i] > now) {
                 continue;
             }
-            MobileNode node = fleet.node(i);
             if (away[i]) {
-                comeBack(node);
+                fleet.comeBack(i, move);
                 away[i] = false;
                 nextChange[i] = now + (long) ((0.5 + random.nextDouble()) * meanConnectedNanos);
             } else {
-                node.disconnect();
+                fleet.leave(i);
                 absences.incrementAndGet();
                 away[i] = true;
                 nextChange[i] = now + awayNanos;
@@ -196,20 +207,11 @@ final class MtdRun {
         }
     }
 
-    private void comeBack(MobileNode node) {
-        int left = movesAmong.indexOf(node.gatewayAddress());
-        if (movesAmong.isEmpty() || left < 0) {
-            node.connect();
-        } else {
-            node.connectTo(movesAmong.get((left + 1) % movesAmong.size()));
-        }
-    }
-
     /** The sending is over: everyone away comes back. */
     void stopDisconnecting() {
         for (int i = 0; i < disconnecting; i++) {
             if (away[i]) {
-                comeBack(fleet.node(i));
+                fleet.comeBack(i, move);
                 away[i] = false;
             }
             nextChange[i] = Long.MAX_VALUE;
@@ -309,6 +311,6 @@ final class MtdRun {
         double fullShare = disconnecting == 0 ? Double.NaN : 100.0 * descFull / disconnecting;
         return new Result(configuration, sent, replied, expired, dropped, te, teDesc, fullShare, expiredDelivered, late,
                 early, receivedAndExpired, unaccounted, duplicates.get(), absences.get(), rttFixed.copy(),
-                rttDisconnecting.copy(), fleet.unsent.get(), fleet.duplicatesDroppedByNodes());
+                rttDisconnecting.copy(), fleet.unsent(), fleet.duplicatesDroppedByNodes());
     }
 }

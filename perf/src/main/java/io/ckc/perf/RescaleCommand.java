@@ -53,7 +53,7 @@ public final class RescaleCommand implements Callable<Integer> {
     @Option(names = "--rate", defaultValue = "2000", description = "Messages per second, all nodes together (default ${DEFAULT-VALUE})")
     double rate;
 
-    /** The echo load's protocol; the MTD scenario beside it is UDP nodes. */
+    /** How the echo load's nodes and the MTD scenario's connect. */
     @Mixin
     ProtocolOption protocol = new ProtocolOption();
 
@@ -218,7 +218,7 @@ public final class RescaleCommand implements Callable<Integer> {
         if (stack.gateways.size() != 1) {
             throw new IllegalArgumentException("--gateways: perf rescale runs on one gateway");
         }
-        return MtdCommand.besideLoad(stack, stack.gateways, dir, roamingNodes, seconds, ttlMs, awaySeconds, false);
+        return MtdCommand.besideLoad(stack, protocol, dir, roamingNodes, seconds, ttlMs, awaySeconds, false);
     }
 
     /** Rescales through the stack's operator commands; returns the key=value pairs of its RESULT line (empty if it failed). */

@@ -29,9 +29,12 @@ final class RoundTrips {
     final AtomicLong answeredTwice = new AtomicLong();
     /** Echoes of a node that came after an echo of a later message of the same node. */
     final AtomicLong reordered = new AtomicLong();
-    /** The first reorderings, one line each with the wall-clock time, to tell which fault made them. */
-    private final java.util.Queue<String> reorderings = new java.util.concurrent.ConcurrentLinkedQueue<>();
-    private static final int REORDERINGS_KEPT = 200;
+    /**
+     * The first reorderings and the first repeats, one line each with the wall-clock time, to tell which fault made
+     * them.
+     */
+    private final java.util.Queue<String> anomalies = new java.util.concurrent.ConcurrentLinkedQueue<>();
+    private static final int ANOMALIES_KEPT = 200;
     /** Messages of the warm-up before a run's measured ones (see {@link #warmUpSeq}): counted, never measured. */
     final AtomicLong warmUpSent = new AtomicLong();
     final AtomicLong warmUpDelivered = new AtomicLong();
@@ -78,10 +81,12 @@ final class RoundTrips {
         synchronized (seen) {
             if (seen.get(seq)) {
                 long first = echoIdOf(node, seq);
-                if (id != 0 && first != 0 && first != id) {
-                    answeredTwice.incrementAndGet();
-                } else {
-                    duplicates.incrementAndGet();
+                boolean twice = id != 0 && first != 0 && first != id;
+                long count = twice ? answeredTwice.incrementAndGet() : duplicates.incrementAndGet();
+                if (count <= ANOMALIES_KEPT) {
+                    anomalies.add(String.format(java.util.Locale.ROOT, "%s at=%tT.%<tL node=%d seq=%d id=%x first_id=%x "
+                            + "rtt_ms=%d", twice ? "answered_twice" : "repeated", System.currentTimeMillis(), node, seq,
+                            id, first, rttMicros / 1000));
                 }
                 return false;
             }
@@ -90,8 +95,8 @@ final class RoundTrips {
                 rememberEchoId(node, seq, id);
             }
             if (seq < highestSeq[node]) {
-                if (reordered.incrementAndGet() <= REORDERINGS_KEPT) {
-                    reorderings.add(String.format(java.util.Locale.ROOT, "reordered at=%tT.%<tL node=%d seq=%d after_seq=%d "
+                if (reordered.incrementAndGet() <= ANOMALIES_KEPT) {
+                    anomalies.add(String.format(java.util.Locale.ROOT, "reordered at=%tT.%<tL node=%d seq=%d after_seq=%d "
                             + "rtt_ms=%d", System.currentTimeMillis(), node, seq, highestSeq[node], rttMicros / 1000));
                 }
             } else {
@@ -103,9 +108,9 @@ final class RoundTrips {
         return true;
     }
 
-    /** The first reorderings seen (up to 200), one line each. */
-    java.util.List<String> reorderings() {
-        return java.util.List.copyOf(reorderings);
+    /** The first reorderings and repeats seen (up to 200 of each kind), one line each. */
+    java.util.List<String> anomalies() {
+        return java.util.List.copyOf(anomalies);
     }
 
     private long echoIdOf(int node, int seq) {

@@ -37,9 +37,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * A short {@code perf faults} on real parts (an in-JVM KRaft broker, the delivery and echo jobs on a MiniCluster,
- * two gateways, simulated nodes: half reliable-UDP nodes, half MQTT 5 devices): a gateway killed and started again,
- * the broker restarted, a reconnect burst,
- * while the load and the MTD messages run; and two messages lost on purpose (counted as sent, never sent). The run
+ * two gateways, simulated nodes, for the load and for the MTD scenario beside it: half reliable-UDP nodes, half
+ * MQTT 5 devices): a gateway killed and started again, the broker restarted, a reconnect burst, while the load and
+ * the MTD messages run; and two messages lost on purpose (counted as sent, never sent). The run
  * must find exactly those two lost, none handed back, none answered twice, no duplicate past the nodes' dedupe:
  * the checking code itself is what this tests. (Expired deliveries, order and recovery times are measured and
  * printed, not asserted: {@code perf/README.md} gives their figures.)
@@ -154,6 +154,8 @@ class FaultsScenarioITCase {
                     .allSatisfy(l -> assertThat(l).doesNotContain("failed=").contains(" to_baseline_ms="));
             assertThat(out).containsPattern("RESULT baseline_p99_ms=[0-9.]+ baseline_seconds=[1-9]");
             assertThat(out).contains("RESULT scenario=faults-mtd");
+            assertThat(Files.readString(resultsDir.resolve("mtd.log"))).as("the MTD scenario ran mixed too")
+                    .contains("20 nodes connected (mixed)");
             List<String> csv = Files.readAllLines(resultsDir.resolve("faults.csv"));
             assertThat(csv.get(0)).isEqualTo(FaultsCommand.CSV_HEADER);
             assertThat(csv.stream().filter(l -> l.split(",", -1)[4].matches("\\d+:.+"))).hasSize(3);

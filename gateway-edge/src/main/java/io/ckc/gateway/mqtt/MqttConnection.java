@@ -8,6 +8,7 @@ import io.ckc.gateway.core.Session;
 import io.ckc.gateway.core.SessionShard;
 import io.ckc.gateway.core.Uplink;
 import io.ckc.protocol.kafka.Json;
+import io.ckc.protocol.mqtt.MqttUserProperties;
 import io.ckc.protocol.records.Context;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.channel.ChannelFutureListener;
@@ -300,20 +301,8 @@ final class MqttConnection extends ChannelInboundHandlerAdapter {
 
     /** The message id a device gives in the user property {@code message-id} (a UUID), or a new one. */
     static UUID messageId(MqttProperties properties) {
-        for (MqttProperties.MqttProperty<?> property : properties.getProperties(MqttProperties.USER_PROPERTY)) {
-            if (property instanceof MqttProperties.UserProperties user) {
-                for (MqttProperties.StringPair pair : user.value()) {
-                    if ("message-id".equals(pair.key)) {
-                        try {
-                            return UUID.fromString(pair.value);
-                        } catch (IllegalArgumentException notAUuid) {
-                            break;
-                        }
-                    }
-                }
-            }
-        }
-        return UUID.randomUUID();
+        UUID given = MqttUserProperties.messageId(properties);
+        return given != null ? given : UUID.randomUUID();
     }
 
     private void subscribe(ChannelHandlerContext ctx, MqttSubscribeMessage subscribe) {

@@ -8,6 +8,7 @@ import io.ckc.gateway.core.Session;
 import io.ckc.gateway.core.SessionShard;
 import io.ckc.gateway.core.Uplink;
 import io.ckc.protocol.kafka.Json;
+import io.ckc.protocol.mqtt.MqttUserProperties;
 import io.ckc.protocol.records.Endpoint;
 import io.ckc.protocol.records.GatewayEndpoints;
 import io.ckc.protocol.records.Unicast;
@@ -307,9 +308,9 @@ final class MqttLink implements NodeLink {
                             delivery.unicast.correlation()));
                 }
                 MqttProperties.UserProperties user = new MqttProperties.UserProperties();
-                user.add("message-id", delivery.deliveryId.toString());
+                user.add(MqttUserProperties.MESSAGE_ID, delivery.deliveryId.toString());
                 if (delivery.unicast.sender() != null) {
-                    user.add("sender", delivery.unicast.sender());
+                    user.add(MqttUserProperties.SENDER, delivery.unicast.sender());
                 }
                 properties.add(user);
             }

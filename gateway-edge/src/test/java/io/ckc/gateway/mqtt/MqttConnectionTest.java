@@ -142,6 +142,26 @@ class MqttConnectionTest {
     }
 
     @Test
+    void aDevicesMessageIdUserPropertyNamesItsMessageSoOneSentTwiceIsOneMessage() {
+        EmbeddedChannel device = device();
+        connect(device, "n-ids", MqttVersion.MQTT_5);
+        UUID id = UUID.randomUUID();
+        MqttProperties properties = new MqttProperties();
+        MqttProperties.UserProperties user = new MqttProperties.UserProperties();
+        user.add("message-id", id.toString());
+        properties.add(user);
+        for (int packetId : new int[] {4, 9}) { // sent again, as after a reconnect
+            send(device, MqttMessageBuilders.publish().topicName("app/echo").qos(MqttQoS.AT_LEAST_ONCE)
+                    .messageId(packetId).properties(properties)
+                    .payload(Unpooled.copiedBuffer("once", StandardCharsets.UTF_8)).build());
+        }
+        send(device, publish("app/echo", MqttQoS.AT_LEAST_ONCE, 5, "no id"));
+        List<AppMessage> written = publisher.of(AppMessage.class);
+        assertThat(written).extracting(AppMessage::messageId).hasSize(3)
+                .startsWith(id.toString(), id.toString()).last().isNotEqualTo(id.toString());
+    }
+
+    @Test
     void aPublishKafkaCouldNotTakeIsHeldUnacknowledgedAndGoesAgainBeforeTheDevicesLaterOnes() {
         EmbeddedChannel device = device();
         connect(device, "n-kafka-down", MqttVersion.MQTT_5);
