@@ -169,7 +169,8 @@ final class MqttFleet implements AutoCloseable {
     }
 
     /**
-     * One device, confined to one event loop: its connection, its packet ids, the echo requests the server has not
+     * One device, confined to one event loop, subscribed to its inbox and to its ping topic (whose probes it
+     * acknowledges, as CKC's gateways time them): its connection, its packet ids, the echo requests the server has not
      * acknowledged (in the order sent; sent again, in that order, on its next connection, before any later one), the
      * ids of the deliveries it had. A device whose connection breaks connects again at once (with jitter, so that
      * those of one gateway do not all arrive in one instant) to the same server, and on down the list while a server
@@ -193,7 +194,7 @@ final class MqttFleet implements AutoCloseable {
         private int nextPacketId = 1;
         private ScheduledFuture<?> pings;
         private final Map<Integer, Request> unacknowledged = new LinkedHashMap<>();
-        private final Set<UUID> delivered = Collections.newSetFromMap(new LinkedHashMap<>(64, 0.75f, false) {
+        private final Set<UUID> deliveryIds = Collections.newSetFromMap(new LinkedHashMap<>(64, 0.75f, false) {
             @Override
             protected boolean removeEldestEntry(Map.Entry<UUID, Boolean> eldest) {
                 return size() > DELIVERY_IDS_KEPT;
@@ -364,7 +365,8 @@ final class MqttFleet implements AutoCloseable {
                         return;
                     }
                     ctx.writeAndFlush(MqttMessageBuilders.subscribe().messageId(packetId())
-                            .addSubscription(MqttQoS.AT_LEAST_ONCE, inbox()).build());
+                            .addSubscription(MqttQoS.AT_LEAST_ONCE, inbox())
+                            .addSubscription(MqttQoS.AT_LEAST_ONCE, "ckc/" + clientId + "/ping").build());
                 }
                 case SUBACK -> {
                     if (((MqttSubAckMessage) packet).payload().reasonCodes().get(0) == 1) {
@@ -383,16 +385,9 @@ final class MqttFleet implements AutoCloseable {
                 }
                 case PUBLISH -> {
                     MqttPublishMessage publish = (MqttPublishMessage) packet;
-                    UUID id = MqttUserProperties.messageId(publish.variableHeader().properties());
-                    Deliveries handler = deliveries;
-                    if (id != null && !delivered.add(id)) {
-                        duplicatesDropped.incrementAndGet();
-                    } else if (handler != null) {
-                        handler.received(index, ByteBufUtil.getBytes(publish.payload()));
-                    } else {
-                        EchoPayload echo = EchoPayload.decode(ByteBufUtil.getBytes(publish.payload()));
-                        trips.arrived(echo.node(), echo.seq(),
-                                TimeUnit.NANOSECONDS.toMicros(System.nanoTime() - echo.sentNanos()), id);
+                    // anything but the inbox is the gateway's latency probe: the PUBACK below is what it times
+                    if (publish.variableHeader().topicName().equals(inbox())) {
+                        delivered(publish);
                     }
                     if (publish.fixedHeader().qosLevel() == MqttQoS.AT_LEAST_ONCE) {
                         ctx.writeAndFlush(MqttMessageBuilders.pubAck().packetId(publish.variableHeader().packetId())
@@ -407,6 +402,21 @@ final class MqttFleet implements AutoCloseable {
                     ctx.close();
                 }
                 default -> { }
+            }
+        }
+
+        /** A delivery on the inbox: a repeat dropped by its id, else to the handler, or counted as an echo. */
+        private void delivered(MqttPublishMessage publish) {
+            UUID id = MqttUserProperties.messageId(publish.variableHeader().properties());
+            Deliveries handler = deliveries;
+            if (id != null && !deliveryIds.add(id)) {
+                duplicatesDropped.incrementAndGet();
+            } else if (handler != null) {
+                handler.received(index, ByteBufUtil.getBytes(publish.payload()));
+            } else {
+                EchoPayload echo = EchoPayload.decode(ByteBufUtil.getBytes(publish.payload()));
+                trips.arrived(echo.node(), echo.seq(),
+                        TimeUnit.NANOSECONDS.toMicros(System.nanoTime() - echo.sentNanos()), id);
             }
         }
 

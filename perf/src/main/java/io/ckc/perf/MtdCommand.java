@@ -185,6 +185,7 @@ final class MtdCommand implements Callable<Integer> {
             awaitReplies(run, progress);
             out.println();
             run.expiredDeliveries().forEach(out::println);
+            run.unaccountedFor().forEach(out::println);
         }
         return run.result();
     }

@@ -263,6 +263,24 @@ final class MtdRun {
         return List.copyOf(expiredDeliveries);
     }
 
+    /**
+     * The first messages neither answered nor reported expired or dropped (up to 100), one line each: what their node
+     * did with them ({@code received}), whether it is one that comes and goes, and how long ago they were sent.
+     */
+    List<String> unaccountedFor() {
+        List<String> lines = new java.util.ArrayList<>();
+        long now = System.nanoTime();
+        for (int index = 0; index < state.length() && lines.size() < EXPIRED_DELIVERIES_KEPT; index++) {
+            int s = state.get(index);
+            if ((s & SENT) != 0 && (s & (REPLIED | EXPIRED | DROPPED)) == 0) {
+                lines.add(String.format(Locale.ROOT, "unaccounted node=%d seq=%d received=%b disconnecting=%b "
+                                + "sent_ms_ago=%d", index / messages, index % messages, (s & RECEIVED) != 0,
+                        index / messages < disconnecting, TimeUnit.NANOSECONDS.toMillis(now - sentNanos[index])));
+            }
+        }
+        return lines;
+    }
+
     Result result() {
         long sent = 0;
         long replied = 0;
