@@ -3,6 +3,7 @@ package io.ckc.perf;
 import org.HdrHistogram.Histogram;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 import java.io.PrintStream;
@@ -53,10 +54,8 @@ final class DemoCommand implements Callable<Integer> {
     @Option(names = "--io-threads", defaultValue = "2", description = "Simulator I/O threads (default ${DEFAULT-VALUE})")
     int ioThreads;
 
-    @Option(names = "--protocol", defaultValue = "udp", description = "How the simulated nodes connect: udp (CKC's "
-            + "reliable UDP, the SDK's MobileNode), mqtt (MQTT 5 devices on the gateways' MQTT ports, "
-            + "--mqtt-gateways), or mixed (half of each, sending at once) (default ${DEFAULT-VALUE})")
-    String protocol;
+    @Mixin
+    ProtocolOption protocol = new ProtocolOption();
 
     @Option(names = "--mqtt-gateways", split = ",", paramLabel = "HOST:PORT",
             description = "The gateways' MQTT addresses, for --protocol mqtt")
@@ -71,16 +70,16 @@ final class DemoCommand implements Callable<Integer> {
         long expected = (long) nodes * messages;
         out.printf(Locale.ROOT, "Demo: %d nodes on %d gateway(s), echo parallelism %d, %d messages each at %.1f/min%n",
                 nodes, gatewaysInStack, appParallelism, messages, ratePerMinute);
-        int udpNodes = switch (protocol) {
+        int udpNodes = switch (protocol.protocol) {
             case "udp" -> nodes;
             case "mqtt" -> 0;
             case "mixed" -> nodes / 2;
             default -> throw new CommandLine.ParameterException(new CommandLine(this),
-                    "--protocol is udp, mqtt or mixed, not " + protocol);
+                    "--protocol is udp, mqtt or mixed, not " + protocol.protocol);
         };
         int mqttNodes = nodes - udpNodes;
         if (mqttNodes > 0 && mqttGateways.isEmpty()) {
-            throw new CommandLine.ParameterException(new CommandLine(this), "--protocol " + protocol
+            throw new CommandLine.ParameterException(new CommandLine(this), "--protocol " + protocol.protocol
                     + " needs --mqtt-gateways");
         }
         Histogram total;
@@ -161,7 +160,7 @@ final class DemoCommand implements Callable<Integer> {
                 "RESULT nodes=%d gateways=%d sent=%d delivered=%d duplicates=%d te=%.2f rtt_mean_ms=%.2f rtt_p50_ms=%.2f rtt_p99_ms=%.2f "
                         + "protocol=%s%n",
                 nodes, gatewaysInStack, sent, delivered, duplicates, te, total.getMean() / 1000.0,
-                total.getValueAtPercentile(50) / 1000.0, total.getValueAtPercentile(99) / 1000.0, protocol);
+                total.getValueAtPercentile(50) / 1000.0, total.getValueAtPercentile(99) / 1000.0, protocol.protocol);
         return delivered == sent && sent == expected ? 0 : 1;
     }
 

@@ -91,9 +91,10 @@ final class MqttLink implements NodeLink {
     private long sessionExpirySeconds;
     /** Whether the CONNECT resumed a kept session (CONNACK's Session present). */
     private final boolean sessionPresent;
-    /** QoS 1 publishes from the device not yet acknowledged or refused: at most {@link MqttConnection#MAX_INFLIGHT}. */
-    private int inboundInFlight;
-    /** The device's QoS 1 publishes handed to the core and not acknowledged, by packet id, in the order they came. */
+    /**
+     * The device's QoS 1 publishes handed to the core and not acknowledged or refused, by packet id, in the order they
+     * came: at most {@link MqttConnection#MAX_INFLIGHT} (any other QoS 1 publish is settled as it arrives).
+     */
     private final Map<Integer, Inbound> inbound = new LinkedHashMap<>();
     /** Those of them the core could not take, to go again in that order. */
     private final Set<Integer> held = new HashSet<>();
@@ -164,7 +165,6 @@ final class MqttLink implements NodeLink {
     public void acknowledge(int ref) {
         if (ref > 0) {
             inbound.remove(ref);
-            inboundInFlight--;
             channel.writeAndFlush(MqttMessageBuilders.pubAck().packetId(ref).build());
         }
     }
@@ -192,7 +192,6 @@ final class MqttLink implements NodeLink {
 
     private void refuse(int ref, byte reasonCode, String message) {
         inbound.remove(ref);
-        inboundInFlight--;
         if (!isV5()) {
             closeWith(MqttReasonCodes.Disconnect.UNSPECIFIED_ERROR.byteValue());
             return;
@@ -426,9 +425,9 @@ final class MqttLink implements NodeLink {
         return open;
     }
 
-    /** A QoS 1 publish from the device arrived: false when it is more than CONNACK's Receive Maximum allows. */
+    /** Whether the device may have one more QoS 1 publish unacknowledged: false past CONNACK's Receive Maximum. */
     boolean inboundPublish() {
-        return ++inboundInFlight <= MqttConnection.MAX_INFLIGHT;
+        return inbound.size() < MqttConnection.MAX_INFLIGHT;
     }
 
     /** The device's DISCONNECT changed how long its session outlives the connection. */
