@@ -305,7 +305,7 @@ final class PerfCommands implements Runnable {
 
         @Override
         Set<String> setHere() {
-            return Set.of("--gateway", "--metrics", "--gateway-pid-file", "--csv");
+            return Set.of("--gateway", "--mqtt-gateway", "--metrics", "--gateway-pid-file", "--csv");
         }
 
         @Override
@@ -321,8 +321,9 @@ final class PerfCommands implements Runnable {
             Path results = home.newResults(scenario());
             args.addAll(List.of("--csv", results.resolve("capacity.csv").toString()));
             Stack stack = new Stack(home);
-            stack.ensure(shape());
-            args.addAll(List.of("--gateway-pid-file", stack.firstGatewayPidFile().toString()));
+            StackShape shape = stack.ensure(shape());
+            args.addAll(List.of("--gateway-pid-file", stack.firstGatewayPidFile().toString(), "--mqtt-gateway",
+                    shape.mqttAddresses().get(0)));
             int code = Simulator.capacity(home).run(args, results.resolve("run.log")).exitCode();
             keepResults(results);
             return code;
@@ -372,11 +373,14 @@ final class PerfCommands implements Runnable {
             return 0;
         }
         Home home = Home.current();
-        List<String> args = simulatorArgs(command.scenario(), command.options, Set.of("--gateways", "--bootstrap"));
+        List<String> args = simulatorArgs(command.scenario(), command.options, Set.of("--gateways", "--mqtt-gateways",
+                "--bootstrap"));
         args.addAll(extra);
         checkSimulatorArgs(withGateways(args, List.of("127.0.0.1:5500")));
         StackShape stack = new Stack(home).ensure(command.shape());
-        return Simulator.measuring(home).run(withGateways(args, stack.gatewayAddresses()), null).exitCode();
+        List<String> all = withGateways(args, stack.gatewayAddresses());
+        all.addAll(1, List.of("--mqtt-gateways", String.join(",", stack.mqttAddresses())));
+        return Simulator.measuring(home).run(all, null).exitCode();
     }
 
     @Command(name = "handoff", description = "The machine's cost of handing a message from one thread to another after idle "

@@ -3,6 +3,7 @@ package io.ckc.perf;
 import oshi.SystemInfo;
 import oshi.software.os.OSProcess;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 import java.io.PrintStream;
@@ -29,8 +30,9 @@ import java.util.regex.Pattern;
  * keepalive period of the nodes (each node pings once in it), in % of one core: pings, timers,
  * reports. It is measured only after the settle time, so that it holds none of the batch's
  * connections (their Kafka writes, first frames and the garbage they leave). A batch that does not
- * fully connect, or nodes that drop while idle, end the run. Ends with {@code RESULT held=.. heap_per_mn_bytes=.. rss_per_mn_bytes=..
- * cpu_per_10k_mn_percent=..} (the slopes over the batches).
+ * fully connect, or nodes that drop while idle, end the run. {@code --protocol mqtt} holds MQTT 5 devices on the
+ * gateway's MQTT port instead, {@code mixed} half of each. Ends with {@code RESULT held=.. heap_per_mn_bytes=..
+ * rss_per_mn_bytes=.. cpu_per_10k_mn_percent=.. protocol=..} (the slopes over the batches).
  */
 @Command(name = "capacity", mixinStandardHelpOptions = true,
         description = "Connect idle nodes to one gateway in batches and measure what each costs it.")
@@ -40,6 +42,13 @@ final class CapacityCommand implements Callable<Integer> {
 
     @Option(names = "--gateway", required = true, description = "The gateway's UDP address, host:port")
     String gateway;
+
+    @Option(names = "--mqtt-gateway", paramLabel = "HOST:PORT",
+            description = "The gateway's MQTT address (--protocol mqtt or mixed)")
+    String mqttGateway;
+
+    @Mixin
+    ProtocolOption protocol = new ProtocolOption();
 
     @Option(names = "--metrics", required = true, description = "The gateway's metrics URL, e.g. http://127.0.0.1:9400/metrics")
     String metricsUrl;
@@ -84,14 +93,14 @@ final class CapacityCommand implements Callable<Integer> {
         out.printf(Locale.ROOT, "%8s %10s %10s %10s %10s%n", "nodes", "connected", "heap MB", "RSS MB", "idle CPU %");
         print(rows.get(0));
         int held = 0;
-        try (Fleet fleet = new Fleet(max, List.of(DemoCommand.address(gateway)), ioThreads)) {
+        try (IdleNodes fleet = idleNodes()) {
             for (int from = 0; from < max; from += batch) {
                 int to = Math.min(max, from + batch);
-                fleet.connect(from, to, connectIntervalMicros);
+                fleet.connect(from, to);
                 int target = to;
-                Fleet.waitFor(() -> fleet.connected.get() >= target, 120, () -> { });
+                Fleet.waitFor(() -> fleet.connected() >= target, 120, () -> { });
                 double idleCpu = idleCpuPercent(gatewayProcess);
-                Row row = new Row(to, fleet.connected.get(), minHeapMb(http, 5), rssMb(gatewayProcess), idleCpu);
+                Row row = new Row(to, fleet.connected(), minHeapMb(http, 5), rssMb(gatewayProcess), idleCpu);
                 rows.add(row);
                 print(row);
                 if (row.connected() < to) {
@@ -115,9 +124,59 @@ final class CapacityCommand implements Callable<Integer> {
         }
         Row last = rows.get(rows.size() - 1);
         out.printf(Locale.ROOT, "RESULT held=%d goal=%d heap_per_mn_bytes=%.0f rss_per_mn_bytes=%.0f gateway_heap_mb=%.0f "
-                + "gateway_rss_mb=%.0f cpu_per_10k_mn_percent=%.2f gateway_idle_cpu_percent=%.1f%n", held, max, heapPerMn,
-                rssPerMn, last.heapMb(), last.rssMb(), cpuPer10k, last.idleCpuPercent());
+                + "gateway_rss_mb=%.0f cpu_per_10k_mn_percent=%.2f gateway_idle_cpu_percent=%.1f protocol=%s%n", held, max,
+                heapPerMn, rssPerMn, last.heapMb(), last.rssMb(), cpuPer10k, last.idleCpuPercent(), protocol.protocol);
         return held >= max ? 0 : 1;
+    }
+
+    /** The run's idle nodes, connected a batch at a time: nodes {@code from} to {@code to} (excluded). */
+    private interface IdleNodes extends AutoCloseable {
+        void connect(int from, int to) throws InterruptedException;
+
+        int connected();
+    }
+
+    /**
+     * UDP nodes (keepalive 15 s), MQTT 5 devices (a fleet per batch, keep-alive twice the measuring time, so each
+     * sends one PINGREQ in it), or both: a mixed batch's even numbers are UDP nodes, its odd ones MQTT devices.
+     */
+    private IdleNodes idleNodes() throws InterruptedException {
+        Fleet udp = protocol.path().equals(Results.MQTT) ? null
+                : new Fleet(max, List.of(DemoCommand.address(gateway)), ioThreads);
+        if (!protocol.path().equals(Results.CKC) && mqttGateway == null) {
+            throw new IllegalArgumentException("--protocol " + protocol.protocol + " needs --mqtt-gateway");
+        }
+        boolean mixed = protocol.path().equals(Results.MIXED);
+        List<MqttFleet> mqtt = new ArrayList<>();
+        return new IdleNodes() {
+            public void connect(int from, int to) throws InterruptedException {
+                int udpFrom = mixed ? (from + 1) / 2 : from;
+                int udpTo = mixed ? (to + 1) / 2 : to;
+                if (udp != null) {
+                    udp.connect(udpFrom, udpTo, connectIntervalMicros);
+                }
+                int devices = udp == null ? to - from : mixed ? (to - from) - (udpTo - udpFrom) : 0;
+                if (devices > 0) {
+                    MqttFleet batch = new MqttFleet(devices, List.of(DemoCommand.address(mqttGateway)), ioThreads)
+                            .keepAlive(2 * measureSeconds);
+                    mqtt.add(batch);
+                    batch.connectAll(connectIntervalMicros);
+                }
+            }
+
+            public int connected() {
+                return (udp == null ? 0 : udp.connected.get()) + mqtt.stream().mapToInt(f -> f.connected.get()).sum();
+            }
+
+            public void close() throws Exception {
+                for (MqttFleet batch : mqtt) {
+                    batch.close();
+                }
+                if (udp != null) {
+                    udp.close();
+                }
+            }
+        };
     }
 
     private void print(Row r) {

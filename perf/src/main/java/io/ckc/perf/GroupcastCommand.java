@@ -1,7 +1,5 @@
 package io.ckc.perf;
 
-import io.ckc.client.MobileNode;
-import io.ckc.client.ReceivedMessage;
 import io.ckc.protocol.records.Context;
 import io.ckc.protocol.kafka.CoreMessenger;
 import io.ckc.protocol.kafka.Topics;
@@ -9,10 +7,10 @@ import io.ckc.protocol.records.GroupAdvertisement;
 import io.ckc.udfs.groups.GridCellSelection;
 import org.HdrHistogram.Histogram;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 import java.io.PrintStream;
-import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.BitSet;
@@ -51,11 +49,21 @@ final class GroupcastCommand implements Callable<Integer> {
     private static final Context MEMBER_PLACE = new Context(-22.905, -43.175, 0.8, Map.of());
     private static final Context OTHER_PLACE = new Context(-22.995, -43.365, 0.8, Map.of());
 
-    @Option(names = "--gateways", required = true, split = ",", description = "Gateway UDP addresses, host:port,...")
-    List<String> gateways;
+    @Option(names = "--gateways", split = ",", description = "Gateway UDP addresses, host:port,...")
+    List<String> gateways = List.of();
+
+    @Option(names = "--mqtt-gateways", split = ",", paramLabel = "HOST:PORT",
+            description = "The gateways' MQTT addresses (--protocol mqtt or mixed)")
+    List<String> mqttGateways = List.of();
+
+    @Mixin
+    ProtocolOption protocol = new ProtocolOption();
 
     @Option(names = "--bootstrap", defaultValue = "127.0.0.1:9092", description = "Kafka bootstrap servers")
     String bootstrap;
+
+    @Option(names = "--topic-prefix", defaultValue = "ckc.", description = "CKC topic prefix (default ${DEFAULT-VALUE})")
+    String topicPrefix;
 
     @Option(names = "--members", defaultValue = "10000", description = "Nodes in the group (default ${DEFAULT-VALUE})")
     int members;
@@ -72,7 +80,8 @@ final class GroupcastCommand implements Callable<Integer> {
     @Option(names = "--other-attribute", description = "A context attribute of the other nodes, e.g. role=passenger (repeatable)")
     Map<String, String> otherAttributes = Map.of();
 
-    @Option(names = "--channel", defaultValue = "status", description = "Channel the nodes report their context on (default ${DEFAULT-VALUE})")
+    @Option(names = "--channel", defaultValue = "status", description = "Channel the UDP nodes report their context on "
+            + "(MQTT devices: their context topic) (default ${DEFAULT-VALUE})")
     String channel;
 
     @Option(names = "--connect-interval-ms", defaultValue = "1", description = "Pause between two node connections (default ${DEFAULT-VALUE})")
@@ -91,12 +100,12 @@ final class GroupcastCommand implements Callable<Integer> {
     @Option(names = "--io-threads", defaultValue = "2", description = "Simulator I/O threads (default ${DEFAULT-VALUE})")
     int ioThreads;
 
-    private final PrintStream out = System.out;
+    PrintStream out = System.out;
     private final Map<String, Arrivals> byMessage = new ConcurrentHashMap<>();
 
     @Override
     public Integer call() throws Exception {
-        List<InetSocketAddress> addresses = gateways.stream().map(DemoCommand::address).toList();
+        StackOptions stack = StackOptions.of(gateways, mqttGateways, bootstrap, ioThreads);
         int total = members + others;
         String group = this.group != null ? this.group : "grid-cell/" + new GridCellSelection()
                 .groupsOf("any", MEMBER_PLACE.latitude(), MEMBER_PLACE.longitude(), null, Map.of()).iterator().next();
@@ -111,46 +120,47 @@ final class GroupcastCommand implements Callable<Integer> {
                 memberAttributes);
         Context otherContext = new Context(OTHER_PLACE.latitude(), OTHER_PLACE.longitude(), OTHER_PLACE.battery(),
                 otherAttributes);
-        out.printf(Locale.ROOT, "Groupcast: %d members of %s and %d other nodes on %d gateway(s)%n", members, group,
-                others, addresses.size());
+        out.printf(Locale.ROOT, "Groupcast: %d members of %s and %d other nodes (%s) on %d gateway(s)%n", members,
+                group, others, protocol.protocol, Math.max(gateways.size(), mqttGateways.size()));
+        Topics topics = new Topics(topicPrefix, Topics.DEFAULT.appPrefix());
         Set<String> grouped = ConcurrentHashMap.newKeySet();
-        try (TopicFollower advertisements = new TopicFollower(bootstrap, Topics.DEFAULT.groups(), GroupAdvertisement.class,
+        try (TopicFollower advertisements = new TopicFollower(bootstrap, topics.groups(), GroupAdvertisement.class,
                 a -> {
                     if (a.definerId().equals(definer)) {
                         grouped.add(a.mnId());
                     }
                 }, out);
-             Fleet fleet = new Fleet(total, addresses, ioThreads, f -> f.new Listener() {
-                 @Override
-                 public void newMessageReceived(MobileNode node, ReceivedMessage message) {
-                     Arrivals arrivals = byMessage.get(message.messageId().toString());
-                     if (arrivals != null) {
-                         arrivals.arrived(Fleet.indexOf(node), System.nanoTime());
-                     }
+             SimulatedNodes fleet = SimulatedNodes.open(protocol.path(), stack, total, (nodes, node, messageId,
+                                                                                         payload) -> {
+                 Arrivals arrivals = messageId == null ? null : byMessage.get(messageId.toString());
+                 if (arrivals != null) {
+                     arrivals.arrived(node, System.nanoTime());
                  }
              });
-             CoreMessenger app = CoreMessenger.connect(bootstrap, Topics.DEFAULT, "perf-groupcast")) {
-            FleetProgress progress = new FleetProgress(fleet, total, out,
+             CoreMessenger app = CoreMessenger.connect(bootstrap, topics, "perf-groupcast")) {
+            RoundTrips reports = new RoundTrips(total);
+            FleetProgress progress = new FleetProgress(reports, fleet::connected, total, total, out,
                     () -> String.format(Locale.ROOT, "  grouped %d/%d", grouped.size(), total));
             long start = System.nanoTime();
             fleet.connectAll((long) (connectIntervalMs * 1000));
-            Fleet.waitFor(() -> fleet.connected.get() >= total, 180, progress);
+            Fleet.waitFor(() -> fleet.connected() >= total, 180, progress);
             out.printf(Locale.ROOT, "%n%d of %d nodes connected in %.1f s; reporting context at %d/s...%n",
-                    fleet.connected.get(), total, (System.nanoTime() - start) / 1e9, REPORTS_PER_SECOND);
+                    fleet.connected(), total, (System.nanoTime() - start) / 1e9, REPORTS_PER_SECOND);
             // Why paced: all at once, the reports of 25,000 nodes waited over 5 s for their sockets' congestion
             // windows, the SDK shed them, and 11,000 nodes were never grouped.
-            fleet.runSchedule(1, 60.0 * REPORTS_PER_SECOND / total, (node, seq) ->
-                    fleet.node(node).send(channel, new byte[] {1}, node < members ? memberContext : otherContext), progress);
+            Schedule.run(total, 1, 60.0 * REPORTS_PER_SECOND / total, Schedule.Arrivals.CONSTANT, (node, seq) ->
+                    fleet.reportContext(node, channel, node < members ? memberContext : otherContext), reports.sent,
+                    progress);
             Fleet.waitFor(() -> grouped.size() >= total, 180, progress);
             out.printf("%nThe %s definer grouped %d of %d nodes%s%n", definer, grouped.size(), total,
-                    fleet.unsent.get() == 0 ? "" : " (" + fleet.unsent.get() + " reports shed or refused, handed back unsent)");
+                    fleet.unsent() == 0 ? "" : " (" + fleet.unsent() + " reports shed or refused, handed back unsent)");
 
             // Why more than one: a groupcast goes to the members the delivery job has indexed when it arrives,
             // and the advertisements just written may still be on their way there; and the first groupcasts
             // after a start run while the C2 compilers of Flink and the gateways still compile that path
             // (perf/README.md, "Groupcast, warm"): the same warm-up on its own load as every other run.
             for (int attempt = 1; attempt <= warmUps + MORE_WARM_UPS; attempt++) {
-                Arrivals warmUp = send(app, group, fleet);
+                Arrivals warmUp = send(app, group);
                 await(warmUp, progress);
                 out.printf(Locale.ROOT, "%nWarm-up groupcast %d: %d of %d members in %.0f ms%n", attempt,
                         warmUp.delivered(), members, warmUp.lastMs());
@@ -160,7 +170,7 @@ final class GroupcastCommand implements Callable<Integer> {
             }
             List<Arrivals> runs = new ArrayList<>();
             for (int i = 1; i <= timed; i++) {
-                Arrivals run = send(app, group, fleet);
+                Arrivals run = send(app, group);
                 await(run, progress);
                 Thread.sleep(2_000); // room for a late duplicate or an extra before the next one
                 Histogram latency = run.latency();
@@ -182,7 +192,7 @@ final class GroupcastCommand implements Callable<Integer> {
         }
     }
 
-    private Arrivals send(CoreMessenger app, String group, Fleet fleet) {
+    private Arrivals send(CoreMessenger app, String group) {
         Arrivals arrivals = new Arrivals(members, System.nanoTime());
         String id = java.util.UUID.randomUUID().toString();
         byMessage.put(id, arrivals);

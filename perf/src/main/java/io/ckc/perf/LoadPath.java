@@ -44,6 +44,21 @@ interface LoadPath extends AutoCloseable {
         return 0;
     }
 
+    /** Connected nodes per gateway id, as the nodes see it; a path without gateways has none. */
+    default Map<String, Integer> countsByGateway() {
+        return Map.of();
+    }
+
+    /** Handovers the nodes followed. */
+    default long handovers() {
+        return 0;
+    }
+
+    /** The most handovers one node followed. */
+    default int maxHandoversOfANode() {
+        return 0;
+    }
+
     /** Processes of its own the path runs, by name, beside the stack's (the Mosquitto broker); none by default. */
     default Map<String, Integer> processes() {
         return Map.of();
@@ -188,6 +203,20 @@ interface LoadPath extends AutoCloseable {
                 return udpPath.connected() + mqttPath.connected();
             }
 
+            public Map<String, Integer> countsByGateway() {
+                Map<String, Integer> counts = new java.util.TreeMap<>(udpPath.countsByGateway());
+                mqttPath.countsByGateway().forEach((gateway, count) -> counts.merge(gateway, count, Integer::sum));
+                return counts;
+            }
+
+            public long handovers() {
+                return udpPath.handovers() + mqttPath.handovers();
+            }
+
+            public int maxHandoversOfANode() {
+                return Math.max(udpPath.maxHandoversOfANode(), mqttPath.maxHandoversOfANode());
+            }
+
             public void close() throws Exception {
                 try {
                     mqttPath.close();
@@ -234,6 +263,18 @@ interface LoadPath extends AutoCloseable {
                 return fleet.connected.get();
             }
 
+            public Map<String, Integer> countsByGateway() {
+                return fleet.countsByGateway();
+            }
+
+            public long handovers() {
+                return fleet.handovers.get();
+            }
+
+            public int maxHandoversOfANode() {
+                return fleet.maxHandoversOfANode();
+            }
+
             public void close() throws Exception {
                 fleet.close();
             }
@@ -274,6 +315,18 @@ interface LoadPath extends AutoCloseable {
 
             public int connected() {
                 return fleet.connected.get();
+            }
+
+            public Map<String, Integer> countsByGateway() {
+                return fleet.countsByGateway();
+            }
+
+            public long handovers() {
+                return fleet.handovers.get();
+            }
+
+            public int maxHandoversOfANode() {
+                return fleet.maxHandoversOfADevice();
             }
 
             public Map<String, Integer> processes() {

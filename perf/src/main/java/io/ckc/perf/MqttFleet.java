@@ -73,6 +73,8 @@ final class MqttFleet implements AutoCloseable {
     /** Connections a server refused (a gateway down): the device tries the next one on the list. */
     final AtomicLong refusedConnects = new AtomicLong();
     private final AtomicLong duplicatesDropped = new AtomicLong();
+    /** Handovers the devices followed: DISCONNECT "Use another server" with a Server Reference. */
+    final AtomicLong handovers = new AtomicLong();
     /** The delivery ids a device remembers to drop repeats by. */
     private static final int DELIVERY_IDS_KEPT = 1_024;
     private volatile boolean closing;
@@ -191,6 +193,10 @@ final class MqttFleet implements AutoCloseable {
         private boolean backOff;
         /** Left on purpose ({@link #leave}): no reconnecting until it comes back. */
         private boolean away;
+        /** The gateway serving it, from its CONNACK (CKC's {@code gateway} user property); null while not connected. */
+        private volatile String gatewayId;
+        /** Handovers it followed. */
+        private volatile int handedOver;
         private int nextPacketId = 1;
         private ScheduledFuture<?> pings;
         private final Map<Integer, Request> unacknowledged = new LinkedHashMap<>();
@@ -298,6 +304,11 @@ final class MqttFleet implements AutoCloseable {
             });
         }
 
+        /** A context report to {@code ckc/<client-id>/context}, queued like an echo request. */
+        void report(byte[] json) {
+            loop.execute(() -> queue(new Request("ckc/" + clientId + "/context", json, MqttProperties.NO_PROPERTIES)));
+        }
+
         private void queue(Request request) {
             int packetId = packetId();
             unacknowledged.put(packetId, request);
@@ -364,6 +375,8 @@ final class MqttFleet implements AutoCloseable {
                         ctx.close();
                         return;
                     }
+                    gatewayId = MqttUserProperties.get(((MqttConnAckMessage) packet).variableHeader().properties(),
+                            MqttUserProperties.GATEWAY);
                     ctx.writeAndFlush(MqttMessageBuilders.subscribe().messageId(packetId())
                             .addSubscription(MqttQoS.AT_LEAST_ONCE, inbox())
                             .addSubscription(MqttQoS.AT_LEAST_ONCE, "ckc/" + clientId + "/ping").build());
@@ -398,6 +411,8 @@ final class MqttFleet implements AutoCloseable {
                     InetSocketAddress moveTo = serverReference(packet);
                     if (moveTo != null) { // a handover: MQTT 5's "Use another server"
                         server = moveTo;
+                        handedOver++;
+                        handovers.incrementAndGet();
                     }
                     ctx.close();
                 }
@@ -412,7 +427,7 @@ final class MqttFleet implements AutoCloseable {
             if (id != null && !deliveryIds.add(id)) {
                 duplicatesDropped.incrementAndGet();
             } else if (handler != null) {
-                handler.received(index, ByteBufUtil.getBytes(publish.payload()));
+                handler.received(index, id, ByteBufUtil.getBytes(publish.payload()));
             } else {
                 EchoPayload echo = EchoPayload.decode(ByteBufUtil.getBytes(publish.payload()));
                 trips.arrived(echo.node(), echo.seq(),
@@ -423,6 +438,7 @@ final class MqttFleet implements AutoCloseable {
         @Override
         public void channelInactive(ChannelHandlerContext ctx) {
             channel = null;
+            gatewayId = null;
             if (pings != null) {
                 pings.cancel(false);
             }
@@ -456,8 +472,11 @@ final class MqttFleet implements AutoCloseable {
 
     /** What the devices do with the deliveries on their inboxes, when not echoes. */
     interface Deliveries {
-        /** Device number {@code device} (from {@code firstIndex}) received {@code payload}, repeats dropped. */
-        void received(int device, byte[] payload);
+        /**
+         * Device number {@code device} (from {@code firstIndex}) received {@code payload} under {@code messageId} (null
+         * when the delivery carried none), repeats dropped.
+         */
+        void received(int device, UUID messageId, byte[] payload);
     }
 
     /** The devices hand their deliveries to {@code handler} instead of counting them as echoes. */
@@ -474,6 +493,28 @@ final class MqttFleet implements AutoCloseable {
     /** Device number {@code device} sends {@code payload} to {@code app/<channel>} at QoS 1, once connected. */
     void send(int device, String channel, byte[] payload) {
         devices.get(device - firstIndex).publishTo(channel, payload);
+    }
+
+    /** Device number {@code device} reports its context (JSON, as {@code ckc/<client-id>/context} takes it). */
+    void reportContext(int device, byte[] json) {
+        devices.get(device - firstIndex).report(json);
+    }
+
+    /** Connected devices per gateway id, as their CONNACKs named it. */
+    Map<String, Integer> countsByGateway() {
+        Map<String, Integer> counts = new java.util.TreeMap<>();
+        for (Device device : devices) {
+            String gateway = device.gatewayId;
+            if (gateway != null) {
+                counts.merge(gateway, 1, Integer::sum);
+            }
+        }
+        return counts;
+    }
+
+    /** The most handovers one device followed. */
+    int maxHandoversOfADevice() {
+        return devices.stream().mapToInt(d -> d.handedOver).max().orElse(0);
     }
 
     /** Device number {@code device} disconnects on purpose and stays away until {@link #comeBack}. */

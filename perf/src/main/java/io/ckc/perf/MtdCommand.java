@@ -170,12 +170,12 @@ final class MtdCommand implements Callable<Integer> {
                      run.onReceipt(receipt);
                  }
              }, out);
-             MtdNodes fleet = MtdNodes.open(protocol.path(), stack, nodes, run);
+             SimulatedNodes fleet = SimulatedNodes.open(protocol.path(), stack, nodes, run::delivered);
              KafkaProducer<String, byte[]> app = producer()) {
             run.attach(fleet);
             FleetProgress progress = new FleetProgress(run.trips, fleet::connected, nodes, (long) nodes * messages, out,
                     run::progressExtra);
-            fleet.connectAll();
+            fleet.connectAll(1000);
             Fleet.waitFor(() -> fleet.connected() >= nodes, 120, progress);
             out.printf("%n%d nodes connected (%s); sending...%n", fleet.connected(), protocol.protocol);
             Thread.sleep(2_000); // the delivery job learns the last routes
@@ -191,7 +191,7 @@ final class MtdCommand implements Callable<Integer> {
     }
 
     /** Each node gets {@code messages} at the rate, from a random phase; disconnections run alongside. */
-    private void sendAll(MtdRun run, MtdNodes fleet, KafkaProducer<String, byte[]> app, Topics topics, String sender,
+    private void sendAll(MtdRun run, SimulatedNodes fleet, KafkaProducer<String, byte[]> app, Topics topics, String sender,
                          Runnable progress) throws InterruptedException {
         run.startDisconnecting(System.nanoTime(), TimeUnit.SECONDS.toNanos(connectedSeconds),
                 TimeUnit.SECONDS.toNanos(disconnectSeconds));

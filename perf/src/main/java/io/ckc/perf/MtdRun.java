@@ -1,8 +1,5 @@
 package io.ckc.perf;
 
-import io.ckc.client.MobileNode;
-import io.ckc.client.NodeListener;
-import io.ckc.client.ReceivedMessage;
 import io.ckc.protocol.records.AppMessage;
 import io.ckc.protocol.records.Receipt;
 import org.HdrHistogram.Histogram;
@@ -58,7 +55,7 @@ final class MtdRun {
     private final Random random = new Random(11);
     private long meanConnectedNanos;
     private long awayNanos;
-    private MtdNodes fleet;
+    private SimulatedNodes fleet;
     /** The round trips, {@code sent} the application's unicasts: what progress and the report read. */
     final RoundTrips trips;
     /** Whether a node comes back at the gateway after the one it left, not the same. */
@@ -84,20 +81,15 @@ final class MtdRun {
         return new Histogram(TimeUnit.MINUTES.toMicros(30), 3);
     }
 
-    void attach(MtdNodes fleet) {
+    void attach(SimulatedNodes fleet) {
         this.fleet = fleet;
     }
 
-    /** A reliable-UDP node's side: {@link #received}, and the answer on the reply channel. */
-    NodeListener listener(Fleet owner) {
-        return owner.new Listener() {
-            @Override
-            public void newMessageReceived(MobileNode node, ReceivedMessage message) {
-                if (received(message.payload())) {
-                    node.send(MtdCommand.REPLY_CHANNEL, message.payload(), null);
-                }
-            }
-        };
+    /** A node's side, whatever its protocol: {@link #received}, and the answer on the reply channel. */
+    void delivered(SimulatedNodes nodes, int node, java.util.UUID messageId, byte[] payload) {
+        if (received(payload)) {
+            nodes.send(node, MtdCommand.REPLY_CHANNEL, payload);
+        }
     }
 
     /**

@@ -3,11 +3,12 @@ package io.ckc.perf;
 import io.ckc.protocol.kafka.Topics;
 import io.ckc.protocol.records.BalanceRound;
 import io.ckc.protocol.records.ConnectionStatistics;
+import io.ckc.client.ClientConfig;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 import java.io.PrintStream;
-import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -32,6 +33,13 @@ final class RebalanceCommand implements Callable<Integer> {
     @Option(names = "--gateways", required = true, split = ",", description = "Gateway UDP addresses; nodes start on the first")
     List<String> gateways;
 
+    @Option(names = "--mqtt-gateways", split = ",", paramLabel = "HOST:PORT",
+            description = "The gateways' MQTT addresses (--protocol mqtt or mixed); devices start on the first")
+    List<String> mqttGateways = List.of();
+
+    @Mixin
+    ProtocolOption protocol = new ProtocolOption();
+
     @Option(names = "--bootstrap", defaultValue = "127.0.0.1:9092", description = "Kafka, to follow the PoA manager's rounds")
     String bootstrap;
 
@@ -47,9 +55,6 @@ final class RebalanceCommand implements Callable<Integer> {
     @Option(names = "--messages", defaultValue = "3", description = "Messages per node (default ${DEFAULT-VALUE})")
     int messages;
 
-    @Option(names = "--connect-interval-ms", defaultValue = "1", description = "Pause between two node connections (default ${DEFAULT-VALUE})")
-    double connectIntervalMs;
-
     @Option(names = "--tolerance", defaultValue = "0.05", description = "Balanced: every gateway within this share of In(X) (default ${DEFAULT-VALUE})")
     double tolerance;
 
@@ -62,7 +67,7 @@ final class RebalanceCommand implements Callable<Integer> {
     @Option(names = "--io-threads", defaultValue = "2", description = "Simulator I/O threads (default ${DEFAULT-VALUE})")
     int ioThreads;
 
-    private final PrintStream out = System.out;
+    PrintStream out = System.out;
     private final List<BalanceRound> rounds = new CopyOnWriteArrayList<>();
     private final Map<String, ConnectionStatistics> latestStatistics = new ConcurrentHashMap<>();
     private volatile long balancedAtNanos;
@@ -70,10 +75,11 @@ final class RebalanceCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        List<InetSocketAddress> addresses = gateways.stream().map(DemoCommand::address).toList();
+        StackOptions firstGateway = StackOptions.of(gateways.subList(0, 1),
+                mqttGateways.isEmpty() ? List.of() : mqttGateways.subList(0, 1), bootstrap, ioThreads);
         Topics topics = new Topics(topicPrefix, Topics.DEFAULT.appPrefix());
-        out.printf(Locale.ROOT, "Rebalance: %d nodes all on %s, %d gateway(s); echo %d messages each at %.1f/min%n",
-                nodes, gateways.get(0), addresses.size(), messages, ratePerMinute);
+        out.printf(Locale.ROOT, "Rebalance: %d nodes (%s) all on gw-1, %d gateway(s); echo %d messages each at %.1f/min%n",
+                nodes, protocol.protocol, gateways.size(), messages, ratePerMinute);
         TopicFollower roundFollower = new TopicFollower(bootstrap, topics.balanceRounds(), BalanceRound.class,
                 rounds::add, out);
         TopicFollower statsFollower = new TopicFollower(bootstrap, topics.gatewayStats(), ConnectionStatistics.class,
@@ -86,28 +92,27 @@ final class RebalanceCommand implements Callable<Integer> {
         int maxPerNode;
         long unsent;
         Map<String, ConnectionStatistics> pingWindows;
-        try (Fleet fleet = new Fleet(nodes, List.of(addresses.get(0)), ioThreads)) {
-            FleetProgress progress = new FleetProgress(fleet, (long) nodes * messages, out,
-                    () -> "  handovers " + fleet.handovers.get() + "  " + fleet.countsByGateway());
+        start = System.nanoTime();
+        try (LoadPath fleet = LoadPath.open(protocol.path(), firstGateway, nodes, out, ClientConfig.DEFAULT)) {
+            FleetProgress progress = new FleetProgress(fleet.trips(), fleet::connected, nodes, (long) nodes * messages,
+                    out, () -> "  handovers " + fleet.handovers() + "  " + fleet.countsByGateway());
             Runnable watch = () -> {
                 checkBalanced(fleet);
                 progress.run();
             };
-            start = System.nanoTime();
-            fleet.connectAll((long) (connectIntervalMs * 1000));
-            Fleet.waitFor(() -> fleet.connected.get() >= nodes, 120, watch);
             out.printf(Locale.ROOT, "%n%d nodes connected in %.1f s; sending while the PoA manager balances...%n",
-                    fleet.connected.get(), (System.nanoTime() - start) / 1e9);
-            fleet.runSchedule(messages, ratePerMinute, watch);
+                    fleet.connected(), (System.nanoTime() - start) / 1e9);
+            Schedule.run(nodes, messages, ratePerMinute, Schedule.Arrivals.CONSTANT, fleet::send, fleet.trips().sent,
+                    watch);
             Fleet.waitFor(() -> balancedAtNanos != 0, timeoutSeconds, watch);
-            fleet.awaitEchoes(drainSeconds, watch);
+            fleet.trips().awaitEchoes(drainSeconds, watch);
             out.println();
             counts = fleet.countsByGateway();
-            sent = fleet.sent.get();
-            delivered = fleet.delivered.get();
-            handovers = fleet.handovers.get();
+            sent = fleet.trips().sent.get();
+            delivered = fleet.trips().delivered.get();
+            handovers = fleet.handovers();
             maxPerNode = fleet.maxHandoversOfANode();
-            unsent = fleet.unsent.get();
+            unsent = fleet.shed();
             pingWindows = new TreeMap<>(latestStatistics); // before the nodes leave
         } finally {
             roundFollower.close();
@@ -126,7 +131,7 @@ final class RebalanceCommand implements Callable<Integer> {
     }
 
     /** Balanced when the nodes' own counts are within the tolerance of the latest round's In(X). */
-    private void checkBalanced(Fleet fleet) {
+    private void checkBalanced(LoadPath fleet) {
         if (balancedAtNanos != 0 || rounds.isEmpty()) {
             return;
         }

@@ -43,6 +43,16 @@ final class StackOptions {
     @Option(names = "--pids-dir", description = "The stack's pid files, for CPU and memory per process (.ckc/pids)")
     Path pidsDir;
 
+    /** The stack's addresses for a scenario with options of its own (no results folder). */
+    static StackOptions of(List<String> gateways, List<String> mqttGateways, String bootstrap, int ioThreads) {
+        StackOptions stack = new StackOptions();
+        stack.gateways = gateways;
+        stack.mqttGateways = mqttGateways;
+        stack.bootstrap = bootstrap;
+        stack.ioThreads = ioThreads;
+        return stack;
+    }
+
     List<InetSocketAddress> mqttAddresses() {
         return mqttGateways.stream().map(DemoCommand::address).toList();
     }

@@ -155,6 +155,9 @@ final class MqttLink implements NodeLink {
                 properties.add(new MqttProperties.IntegerProperty(MqttProperties.SESSION_EXPIRY_INTERVAL,
                         (int) sessionExpirySeconds));
             }
+            MqttProperties.UserProperties user = new MqttProperties.UserProperties();
+            user.add(MqttUserProperties.GATEWAY, gatewayId);
+            properties.add(user);
         }
         channel.writeAndFlush(MqttMessageBuilders.connAck().returnCode(MqttConnectReturnCode.CONNECTION_ACCEPTED)
                 .sessionPresent(sessionPresent).properties(properties).build());

@@ -12,6 +12,7 @@ import io.ckc.protocol.records.Groupcast;
 import io.ckc.protocol.records.MnEvent;
 import io.ckc.protocol.records.Receipt;
 import io.ckc.protocol.records.Unicast;
+import io.ckc.protocol.mqtt.MqttUserProperties;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.embedded.EmbeddedChannel;
@@ -116,6 +117,8 @@ class MqttConnectionTest {
         assertThat(ack.variableHeader().connectReturnCode()).isEqualTo(MqttConnectReturnCode.CONNECTION_ACCEPTED);
         assertThat(ack.variableHeader().isSessionPresent()).isFalse();
         assertThat(ack.variableHeader().properties().getProperty(MqttProperties.MAXIMUM_QOS).value()).isEqualTo(1);
+        assertThat(MqttUserProperties.get(ack.variableHeader().properties(), MqttUserProperties.GATEWAY))
+                .isEqualTo("gw-t");
     }
 
     @Test

@@ -7,7 +7,8 @@ import java.util.UUID;
 /**
  * The MQTT 5 user properties CKC's gateways and devices exchange: a publish's {@link #MESSAGE_ID} (the device's own
  * id for what it sends, so a message sent again is one message to the applications; the delivery's id on what the
- * gateway delivers, so a device drops a repeat) and a delivery's {@link #SENDER}.
+ * gateway delivers, so a device drops a repeat), a delivery's {@link #SENDER}, and on CONNACK the {@link #GATEWAY} that
+ * serves the device.
  *
  * <p>Netty keeps user properties as one {@link MqttProperties.UserProperty} per pair, whether they were decoded or
  * added as a {@link MqttProperties.UserProperties} list; {@link #get} reads both shapes.
@@ -16,6 +17,7 @@ public final class MqttUserProperties {
 
     public static final String MESSAGE_ID = "message-id";
     public static final String SENDER = "sender";
+    public static final String GATEWAY = "gateway";
 
     private MqttUserProperties() {
     }
