@@ -263,10 +263,11 @@ public final class FaultsCommand implements java.util.concurrent.Callable<Intege
             lines.add(outcome.resultLine());
             if (roamed != null) {
                 lines.add(String.format(Locale.ROOT, "RESULT scenario=faults-mtd nodes=%d away_s=%d ttl_ms=%d sent=%d "
-                                + "answered=%d expired=%d expired_early=%d delivered_late=%d dropped=%d lost=%d "
-                                + "mn_duplicates=%d unsent=%d absences=%d", roamingNodes, awaySeconds, ttlMs, roamed.sent(),
-                        roamed.replied(), roamed.expired(), roamed.expiredEarly(), roamed.arrivedLate(), roamed.dropped(),
-                        roamed.unaccounted(), roamed.duplicates(), roamed.unsent(), roamed.absences()));
+                                + "answered=%d expired=%d expired_early=%d delivered_late=%d "
+                                + "expired_receipt_after_delivery=%d dropped=%d lost=%d mn_duplicates=%d unsent=%d "
+                                + "absences=%d", roamingNodes, awaySeconds, ttlMs, roamed.sent(), roamed.replied(),
+                        roamed.expired(), roamed.expiredEarly(), roamed.arrivedLate(), roamed.receivedAndExpired(),
+                        roamed.dropped(), roamed.unaccounted(), roamed.duplicates(), roamed.unsent(), roamed.absences()));
             }
             Files.write(results.dir().resolve("faults.txt"), lines, StandardCharsets.UTF_8);
             Files.write(results.dir().resolve("anomalies.txt"), trips.anomalies(), StandardCharsets.UTF_8);

@@ -303,7 +303,10 @@ final class MtdRun {
                 early += (s & EARLY) != 0 ? 1 : 0;
                 unaccounted += (s & (REPLIED | EXPIRED | DROPPED)) == 0 ? 1 : 0;
                 receivedAndExpired += (s & RECEIVED) != 0 && isExpired ? 1 : 0;
-                if ((s & RECEIVED) != 0 && (isExpired || (s & LATE) != 0)) {
+                // Why not a message also reported expired: one its node had in time and whose acknowledgement was lost
+                // is reported expired when its TTL passes before the node's next session could be asked about it
+                // (an MQTT device cannot be asked): a wrong receipt, counted in receivedAndExpired, not a late delivery.
+                if ((s & RECEIVED) != 0 && (s & LATE) != 0) {
                     expiredDelivered++;
                 }
                 if (node < disconnecting && !isExpired) {
@@ -321,6 +324,6 @@ final class MtdRun {
         double fullShare = disconnecting == 0 ? Double.NaN : 100.0 * descFull / disconnecting;
         return new Result(configuration, sent, replied, expired, dropped, te, teDesc, fullShare, expiredDelivered, late,
                 early, receivedAndExpired, unaccounted, duplicates.get(), absences.get(), rttFixed.copy(),
-                rttDisconnecting.copy(), fleet.unsent(), fleet.duplicatesDroppedByNodes());
+                rttDisconnecting.copy(), fleet == null ? 0 : fleet.unsent(), fleet == null ? 0 : fleet.duplicatesDroppedByNodes());
     }
 }

@@ -197,7 +197,16 @@ public final class SessionShard {
 
     /** The node never had a delivery, and its deadline passed: it goes back to the delivery job as expired. */
     public void expired(Session session, UUID deliveryId) {
-        downlink.expired(session, deliveryId);
+        downlink.expired(session, deliveryId, false);
+    }
+
+    /**
+     * A delivery handed over already past its deadline (the delivery job's question: it was in flight on an earlier
+     * session, whose acknowledgement may be what was lost) that the link cannot ask the node about, as a reliable-UDP
+     * link does: it goes back as expired, flagged as one that may have arrived, so its sender hears so.
+     */
+    public void expiredUnasked(Session session, UUID deliveryId) {
+        downlink.expired(session, deliveryId, true);
     }
 
     /** The node acknowledged a handover: it is on its way; after a grace its session closes here anyway. */

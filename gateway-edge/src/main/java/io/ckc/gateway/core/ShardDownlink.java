@@ -87,11 +87,14 @@ final class ShardDownlink {
         }
     }
 
-    /** The node says it never had a delivery whose deadline has passed: unsent as EXPIRED, so its sender hears. */
-    void expired(Session session, UUID deliveryId) {
+    /**
+     * A delivery whose deadline has passed goes back unsent as EXPIRED, so its sender hears: the node said it never
+     * had it, or ({@code mayHaveArrived}) nobody could ask it whether an earlier session delivered it.
+     */
+    void expired(Session session, UUID deliveryId, boolean mayHaveArrived) {
         Unicast unicast = settle(session, deliveryId);
         if (unicast != null && !session.broadcasts.remove(deliveryId)) {
-            unsent(unicast, session.epoch, UnsentMessage.Reason.EXPIRED, false, true);
+            unsent(unicast, session.epoch, UnsentMessage.Reason.EXPIRED, mayHaveArrived, true);
         }
     }
 

@@ -53,7 +53,8 @@ final class MqttLink implements NodeLink {
     private sealed interface Outgoing permits Delivery, Probe, Handover {
     }
 
-    private record Delivery(UUID deliveryId, Unicast unicast, long expiresAt) implements Outgoing {
+    /** @param question handed over already past its deadline: the delivery job asks whether an earlier session had it */
+    private record Delivery(UUID deliveryId, Unicast unicast, long expiresAt, boolean question) implements Outgoing {
     }
 
     private record Probe(long timestamp) implements Outgoing {
@@ -261,7 +262,7 @@ final class MqttLink implements NodeLink {
         if (closed) {
             return;
         }
-        waiting.add(new Delivery(deliveryId, unicast, expiresAt));
+        waiting.add(new Delivery(deliveryId, unicast, expiresAt, expiresAt <= System.currentTimeMillis()));
         sendWaiting();
     }
 
@@ -295,7 +296,13 @@ final class MqttLink implements NodeLink {
             long leftMs = delivery.expiresAt == Long.MAX_VALUE ? Long.MAX_VALUE
                     : delivery.expiresAt - System.currentTimeMillis();
             if (leftMs <= 0) {
-                shard.expired(session, delivery.deliveryId); // it never left: the delivery job reports it expired
+                // its content never goes out past the deadline: the delivery job reports it expired; a question (it
+                // was in flight on an earlier session) cannot be put to an MQTT device, so it may have arrived there
+                if (delivery.question) {
+                    shard.expiredUnasked(session, delivery.deliveryId);
+                } else {
+                    shard.expired(session, delivery.deliveryId);
+                }
                 continue;
             }
             MqttProperties properties = new MqttProperties();

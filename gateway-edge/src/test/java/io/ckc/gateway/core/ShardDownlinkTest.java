@@ -102,9 +102,9 @@ class ShardDownlinkTest {
         downlink.deliver(session, unicast("b1", false), 3, null, false);
         assertThat(link.deadlines).as("the link never sends past it").containsExactly(deadline, Long.MAX_VALUE);
 
-        downlink.expired(session, link.delivered.get(0));
-        downlink.expired(session, link.delivered.get(0)); // a repeated refusal
-        downlink.expired(session, link.delivered.get(1));
+        downlink.expired(session, link.delivered.get(0), false);
+        downlink.expired(session, link.delivered.get(0), false); // a repeated refusal
+        downlink.expired(session, link.delivered.get(1), false);
 
         assertThat(publisher.of(UnsentMessage.class)).extracting(u -> u.unicast().messageId(), UnsentMessage::reason,
                 UnsentMessage::epoch).containsExactly(tuple("m1", UnsentMessage.Reason.EXPIRED, 3L));

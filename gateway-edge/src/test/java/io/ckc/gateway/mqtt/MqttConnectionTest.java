@@ -5,6 +5,7 @@ import io.ckc.gateway.core.FakePublisher;
 import io.ckc.gateway.core.GatewayCore;
 import io.ckc.gateway.core.GatewayMetrics;
 import io.ckc.protocol.kafka.Topics;
+import io.ckc.protocol.mqtt.MqttUserProperties;
 import io.ckc.protocol.records.AppMessage;
 import io.ckc.protocol.records.ContextReport;
 import io.ckc.protocol.records.GatewayCommand;
@@ -12,7 +13,8 @@ import io.ckc.protocol.records.Groupcast;
 import io.ckc.protocol.records.MnEvent;
 import io.ckc.protocol.records.Receipt;
 import io.ckc.protocol.records.Unicast;
-import io.ckc.protocol.mqtt.MqttUserProperties;
+import io.ckc.protocol.records.UnsentMessage;
+import io.ckc.testing.Await;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.embedded.EmbeddedChannel;
@@ -273,6 +275,30 @@ class MqttConnectionTest {
         } finally {
             ReferenceCountUtil.release(delivery);
         }
+    }
+
+    @Test
+    void aUnicastPastItsDeadlineNeverGoesOutAndOneHandedOverPastItMayHaveArrivedOnAnEarlierSession()
+            throws InterruptedException {
+        EmbeddedChannel device = device();
+        connect(device, "n21", MqttVersion.MQTT_5);
+        MnEvent connected = publisher.of(MnEvent.class).get(0);
+        long now = System.currentTimeMillis();
+        // the delivery job's question: in flight on an earlier session, and past its deadline now
+        core.command(new GatewayCommand.Deliver(new Unicast("asked-late", "app", connected.mnId(), "a".getBytes(), null,
+                now - 60_000, true), connected.epoch(), now - 1));
+        // still in time when handed over, but it waits for the inbox subscription past its deadline
+        core.command(new GatewayCommand.Deliver(new Unicast("waited", "app", connected.mnId(), "b".getBytes(), null,
+                now, true), connected.epoch(), now + 300));
+        loop.runPendingTasks();
+        Await.until("the second deadline passed", 5, () -> System.currentTimeMillis() > now + 300);
+        send(device, subscribe(1, "ckc/n21/inbox"));
+        assertThat(((MqttMessage) device.readOutbound()).fixedHeader().messageType()).isEqualTo(MqttMessageType.SUBACK);
+        assertThat((Object) device.readOutbound()).as("no content past its deadline").isNull();
+        assertThat(publisher.of(UnsentMessage.class)).extracting(u -> u.unicast().messageId(), UnsentMessage::reason,
+                UnsentMessage::mayHaveArrived).containsExactly(
+                org.assertj.core.groups.Tuple.tuple("asked-late", UnsentMessage.Reason.EXPIRED, true),
+                org.assertj.core.groups.Tuple.tuple("waited", UnsentMessage.Reason.EXPIRED, false));
     }
 
     @Test

@@ -206,6 +206,25 @@ class RouteToGatewayTest {
     }
 
     @Test
+    void anExpiryNoOneCouldAskTheNodeAboutTellsTheSenderItMayHaveArrived() throws Exception {
+        push(connected("gw-1", 10));
+        push(unicast("asked", 0, 5_000L, true));
+        push(unicast("unasked", 0, 5_000L, true));
+        push(disconnected("gw-1", 10)); // in flight on gw-1 when its session ended
+        harness.setProcessingTime(30_000);
+        push(connected("gw-2", 11));
+        push(DeliveryInput.of(new UnsentMessage(unicast("asked", 0, 5_000L, true), "gw-2", 11,
+                UnsentMessage.Reason.EXPIRED, 30_000))); // a reliable-UDP node said it never had it
+        push(DeliveryInput.of(new UnsentMessage(unicast("unasked", 0, 5_000L, true), "gw-2", 11,
+                UnsentMessage.Reason.EXPIRED, 30_000, true))); // an MQTT device, which cannot be asked
+        assertThat(receipts()).extracting(Receipt::messageId, Receipt::outcome, Receipt::detail).containsExactly(
+                tuple("asked", Receipt.Outcome.EXPIRED, "expired before gateway gw-2 could send it"),
+                tuple("unasked", Receipt.Outcome.EXPIRED, "expired before gateway gw-2 could send it again; it may "
+                        + "have reached the node on an earlier session, whose acknowledgement was lost (the node's "
+                        + "protocol cannot be asked)"));
+    }
+
+    @Test
     void afterARestoreAMessageWaitingPastItsDeadlineGoesToTheNodesNextSessionAsAQuestion() throws Exception {
         push(connected("gw-1", 10));
         push(disconnected("gw-1", 10));

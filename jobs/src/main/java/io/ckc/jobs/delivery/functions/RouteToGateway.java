@@ -295,7 +295,11 @@ public final class RouteToGateway extends KeyedProcessFunction<String, DeliveryI
         }
         if (unsent.reason() == UnsentMessage.Reason.EXPIRED) {
             forget(message);
-            expire(unicast, ctx, "expired before gateway " + unsent.gatewayId() + " could send it");
+            expire(unicast, ctx, unsent.mayHaveArrived()
+                    ? "expired before gateway " + unsent.gatewayId() + " could send it again; it may have reached the "
+                            + "node on an earlier session, whose acknowledgement was lost (the node's protocol cannot "
+                            + "be asked)"
+                    : "expired before gateway " + unsent.gatewayId() + " could send it");
             return;
         }
         if (!mtd.enabled()) {
@@ -336,7 +340,8 @@ public final class RouteToGateway extends KeyedProcessFunction<String, DeliveryI
      * Sends a pending message on this session, or, past its deadline, expires it. One past its deadline that is still
      * in flight on an older session goes all the same: it may have reached the node there, and the gateway, which
      * never sends a message's content past its deadline, asks the node, whose answer (DELIVERED, or unsent as
-     * EXPIRED) decides. So a sender never hears EXPIRED for a message its node had.
+     * EXPIRED) decides. So a sender never hears EXPIRED for a message its reliable-UDP node had; an MQTT device cannot
+     * be asked, and its gateway's EXPIRED then says that the message may have arrived.
      */
     private void send(Route to, PendingMessage message, Context ctx, Collector<Outbound> out) throws Exception {
         Unicast unicast = message.unicast();
