@@ -397,6 +397,11 @@ final class MqttFleet implements AutoCloseable {
                     }
                 }
                 case PUBLISH -> {
+                    if (away) {
+                        // it sent DISCONNECT: MQTT 5 4.13 lets it send nothing more, so it cannot acknowledge this,
+                        // and takes it on its next connection instead of holding what the gateway thinks it lacks
+                        return;
+                    }
                     MqttPublishMessage publish = (MqttPublishMessage) packet;
                     // anything but the inbox is the gateway's latency probe: the PUBACK below is what it times
                     if (publish.variableHeader().topicName().equals(inbox())) {
