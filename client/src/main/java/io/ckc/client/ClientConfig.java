@@ -16,7 +16,8 @@ import io.ckc.protocol.mrudp.ReliabilityConfig;
  * @param connectRetryMs interval between connect attempts
  * @param connectAttempts connect attempts before giving up (and, with auto-reconnect, backing off)
  * @param reconnectDelayMs wait before reconnecting to the same gateway after a broken connection (a node whose
- *                         gateway failed moves to the next at once, within a short random spread)
+ *                         gateway failed moves to the next at once, within a short random spread, and one whose
+ *                         gateway answers that it lost the session, as after a restart, connects there again so)
  * @param autoReconnect whether a broken connection is re-established automatically
  * @param dedupeWindow how many recent message ids each node remembers to drop duplicates
  * @param handoverDrainMs on a handover, how long the node waits for its messages in flight to be

@@ -59,14 +59,14 @@ final class ConnectBackoff {
     }
 
     /**
-     * The connection was lost: the reconnect waits longer the more losses came in a row. A node that
-     * moves to another gateway because its own failed goes at once, spread over up to
-     * {@link #FAILOVER_SPREAD_MS} at random so that the nodes of one gateway do not all land on the
-     * next in the same instant.
+     * The connection was lost: the reconnect waits longer the more losses came in a row. The first one goes at once
+     * ({@code promptly}) for a node that moves to another gateway because its own failed, or whose gateway answered
+     * that it no longer holds the session (it restarted): spread over up to {@link #FAILOVER_SPREAD_MS} at random, so
+     * that the nodes of one gateway do not all land in the same instant.
      */
-    void lost(long now, boolean toAnotherGateway) {
+    void lost(long now, boolean promptly) {
         consecutiveLosses++;
-        if (toAnotherGateway && consecutiveLosses == 1) {
+        if (promptly && consecutiveLosses == 1) {
             nextAttemptMs = now + (long) (ThreadLocalRandom.current().nextDouble() * FAILOVER_SPREAD_MS);
             return;
         }

@@ -496,7 +496,9 @@ public final class MobileNode {
 
     private void onError(Frame.Error error, long now) {
         if (error.code() == ErrorCode.UNKNOWN_SESSION || error.code() == ErrorCode.STALE_EPOCH) {
-            connectionLost(SessionEnd.ENDED_BY_GATEWAY); // start a new session there
+            // start a new session there: at once (spread) when the gateway forgot it (it restarted, or timed it out),
+            // after the reconnect delay when a newer session of this node's id replaced it
+            connectionLost(SessionEnd.ENDED_BY_GATEWAY, error.code() == ErrorCode.UNKNOWN_SESSION);
             return;
         }
         Body refused = error.seq() > 0 ? session.onRefused(error.seq(), now, error.code() == ErrorCode.BUSY) : null;
@@ -535,6 +537,11 @@ public final class MobileNode {
      * failed since the last successful connect.
      */
     private void connectionLost(SessionEnd cause) {
+        connectionLost(cause, false);
+    }
+
+    /** The same; {@code promptly}: the gateway is alive and lost the session, so the node reconnects there at once. */
+    private void connectionLost(SessionEnd cause, boolean promptly) {
         handover.cancel();
         endSession(cause);
         if (handover.finish() != null) {
@@ -545,7 +552,7 @@ public final class MobileNode {
             if (cause.gatewayFailed) {
                 gateway = failover.next(gateway);
             }
-            backoff.lost(nowMs(), !gateway.equals(failed));
+            backoff.lost(nowMs(), promptly || !gateway.equals(failed));
             transport.activate(this);
         }
     }

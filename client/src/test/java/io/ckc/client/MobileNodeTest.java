@@ -327,6 +327,19 @@ class MobileNodeTest {
     }
 
     @Test
+    void aNodeWhoseGatewayRestartedConnectsThereAgainAtOnceNotAfterTheReconnectDelay() throws Exception {
+        FakeGateway gateway = gateway("gw-a");
+        Recorder recorder = new Recorder();
+        // a reconnect delay far longer than the wait below: only a prompt reconnect passes
+        MobileNode node = connected(transport(null), gateway, recorder, ClientConfig.DEFAULT.withReconnectDelay(60_000));
+        gateway.forgetSessions(); // it restarted: the node's next message finds no session
+        List<UUID> sent = send(node, 1);
+        Await.until("connected again at once", 10, () -> recorder.connected.get() == 2);
+        Await.until("the message in", 10, () -> call(() -> gateway.receivedFrom(node.id()).containsAll(sent)));
+        assertThat(recorder.ends).containsExactly(MobileNode.SessionEnd.ENDED_BY_GATEWAY);
+    }
+
+    @Test
     void aNodeWhoseLinkDropsOpensANewSessionAtOnceAndSendsWhatWasNotAcknowledgedThere() throws Exception {
         FakeGateway gateway = gateway("gw-a");
         Recorder recorder = new Recorder();
