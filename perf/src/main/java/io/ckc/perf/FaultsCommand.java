@@ -265,9 +265,10 @@ public final class FaultsCommand implements java.util.concurrent.Callable<Intege
                 lines.add(String.format(Locale.ROOT, "RESULT scenario=faults-mtd nodes=%d away_s=%d ttl_ms=%d sent=%d "
                                 + "answered=%d expired=%d expired_early=%d delivered_late=%d "
                                 + "expired_receipt_after_delivery=%d dropped=%d lost=%d mn_duplicates=%d unsent=%d "
-                                + "absences=%d", roamingNodes, awaySeconds, ttlMs, roamed.sent(), roamed.replied(),
-                        roamed.expired(), roamed.expiredEarly(), roamed.arrivedLate(), roamed.receivedAndExpired(),
-                        roamed.dropped(), roamed.unaccounted(), roamed.duplicates(), roamed.unsent(), roamed.absences()));
+                                + "app_send_failed=%d absences=%d", roamingNodes, awaySeconds, ttlMs, roamed.sent(),
+                        roamed.replied(), roamed.expired(), roamed.expiredEarly(), roamed.arrivedLate(),
+                        roamed.receivedAndExpired(), roamed.dropped(), roamed.unaccounted(), roamed.duplicates(),
+                        roamed.unsent(), roamed.appSendFailed(), roamed.absences()));
             }
             Files.write(results.dir().resolve("faults.txt"), lines, StandardCharsets.UTF_8);
             Files.write(results.dir().resolve("anomalies.txt"), trips.anomalies(), StandardCharsets.UTF_8);

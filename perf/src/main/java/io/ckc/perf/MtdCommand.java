@@ -201,7 +201,12 @@ final class MtdCommand implements Callable<Integer> {
             Unicast unicast = new Unicast(messageId, sender, fleet.nodeId(node).toString(), payload, ttlMs,
                     System.currentTimeMillis(), true);
             run.sent(messageId, node, seq);
-            app.send(new ProducerRecord<>(topics.toMn(), unicast.recipient(), Json.write(mapper, unicast)));
+            app.send(new ProducerRecord<>(topics.toMn(), unicast.recipient(), Json.write(mapper, unicast)),
+                    (written, failure) -> {
+                        if (failure != null) {
+                            run.notTaken(messageId);
+                        }
+                    });
         }, run.trips.sent, () -> {
             run.tickDisconnections(System.nanoTime());
             progress.run();

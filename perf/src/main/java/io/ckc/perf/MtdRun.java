@@ -30,6 +30,8 @@ final class MtdRun {
     private static final int DROPPED = 16;
     private static final int LATE = 32;
     private static final int EARLY = 64;
+    /** The application's write to Kafka failed: the message never entered CKC, so it is not CKC's to lose. */
+    private static final int NOT_TAKEN = 128;
 
     private final MtdCommand.Configuration configuration;
     private final int nodes;
@@ -129,6 +131,14 @@ final class MtdRun {
         set(index, SENT);
     }
 
+    /** The application's write of message {@code messageId} to Kafka failed (the broker unreachable past its timeout). */
+    void notTaken(String messageId) {
+        Integer index = indexById.get(messageId);
+        if (index != null) {
+            set(index, NOT_TAKEN);
+        }
+    }
+
     /** The application's side: a node's answer closes the round trip. */
     void onReply(AppMessage reply) {
         EchoPayload payload = EchoPayload.decode(reply.payload());
@@ -217,7 +227,7 @@ final class MtdRun {
     long repliedOrExpired() {
         long count = 0;
         for (int i = 0; i < state.length(); i++) {
-            if ((state.get(i) & (REPLIED | EXPIRED | DROPPED)) != 0) {
+            if ((state.get(i) & (REPLIED | EXPIRED | DROPPED | NOT_TAKEN)) != 0) {
                 count++;
             }
         }
@@ -242,7 +252,8 @@ final class MtdRun {
     record Result(MtdCommand.Configuration configuration, long sent, long replied, long expired, long dropped,
                   double te, double teDisconnecting, double disconnectingFullShare, long expiredDelivered,
                   long arrivedLate, long expiredEarly, long receivedAndExpired, long unaccounted, long duplicates,
-                  long absences, Histogram fixed, Histogram disconnecting, long unsent, long duplicatesDropped) {
+                  long absences, Histogram fixed, Histogram disconnecting, long unsent, long duplicatesDropped,
+                  long appSendFailed) {
 
         boolean passes() {
             return te == 100.0 && (configuration.disconnectingShare() == 0 || disconnectingFullShare == 100.0)
@@ -283,6 +294,7 @@ final class MtdRun {
         long early = 0;
         long receivedAndExpired = 0;
         long unaccounted = 0;
+        long notTaken = 0;
         long descDue = 0;
         long descReplied = 0;
         int descFull = 0;
@@ -301,7 +313,8 @@ final class MtdRun {
                 replied += isReplied ? 1 : 0;
                 late += (s & LATE) != 0 ? 1 : 0;
                 early += (s & EARLY) != 0 ? 1 : 0;
-                unaccounted += (s & (REPLIED | EXPIRED | DROPPED)) == 0 ? 1 : 0;
+                unaccounted += (s & (REPLIED | EXPIRED | DROPPED | NOT_TAKEN)) == 0 ? 1 : 0;
+                notTaken += (s & NOT_TAKEN) != 0 ? 1 : 0;
                 receivedAndExpired += (s & RECEIVED) != 0 && isExpired ? 1 : 0;
                 // Why not a message also reported expired: one its node had in time and whose acknowledgement was lost
                 // is reported expired when its TTL passes before the node's next session could be asked about it
@@ -324,6 +337,7 @@ final class MtdRun {
         double fullShare = disconnecting == 0 ? Double.NaN : 100.0 * descFull / disconnecting;
         return new Result(configuration, sent, replied, expired, dropped, te, teDesc, fullShare, expiredDelivered, late,
                 early, receivedAndExpired, unaccounted, duplicates.get(), absences.get(), rttFixed.copy(),
-                rttDisconnecting.copy(), fleet == null ? 0 : fleet.unsent(), fleet == null ? 0 : fleet.duplicatesDroppedByNodes());
+                rttDisconnecting.copy(), fleet == null ? 0 : fleet.unsent(), fleet == null ? 0 : fleet.duplicatesDroppedByNodes(),
+                notTaken);
     }
 }

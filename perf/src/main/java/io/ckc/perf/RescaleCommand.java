@@ -196,9 +196,10 @@ public final class RescaleCommand implements Callable<Integer> {
                 MtdRun.Result r = roaming.get();
                 lines.add(String.format(Locale.ROOT, "RESULT scenario=rescale-mtd nodes=%d away_s=%d ttl_ms=%d sent=%d "
                                 + "delivered=%d expired=%d expired_early=%d delivered_late=%d expired_receipt_after_delivery=%d "
-                                + "dropped=%d lost=%d mn_duplicates=%d absences=%d", roamingNodes, awaySeconds, ttlMs,
-                        r.sent(), r.replied(), r.expired(), r.expiredEarly(), r.arrivedLate(), r.receivedAndExpired(),
-                        r.dropped(), r.unaccounted(), r.duplicates(), r.absences()));
+                                + "dropped=%d lost=%d mn_duplicates=%d app_send_failed=%d absences=%d", roamingNodes,
+                        awaySeconds, ttlMs, r.sent(), r.replied(), r.expired(), r.expiredEarly(), r.arrivedLate(),
+                        r.receivedAndExpired(), r.dropped(), r.unaccounted(), r.duplicates(), r.appSendFailed(),
+                        r.absences()));
             }
             Files.write(results.dir().resolve("rescale.txt"), lines, StandardCharsets.UTF_8);
             lines.forEach(out::println);

@@ -34,4 +34,16 @@ class MtdRunTest {
         assertThat(result.duplicates()).isOne();
         assertThat(result.passes()).isFalse();
     }
+
+    @Test
+    void aMessageTheApplicationCouldNotWriteToKafkaIsNotLostByCkc() {
+        MtdRun run = new MtdRun(MtdCommand.Configuration.named("mtd_1"), 1, 2, 0, TTL_MS, 500, false);
+        run.sent("written", 0, 0);
+        run.sent("refused", 0, 1);
+        run.notTaken("refused");
+        assertThat(run.allAccountedFor()).isFalse(); // "written" is still on its way
+        MtdRun.Result result = run.result();
+        assertThat(result.appSendFailed()).isOne();
+        assertThat(result.unaccounted()).as("only the written one is CKC's").isOne();
+    }
 }
