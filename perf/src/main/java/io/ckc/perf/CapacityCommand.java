@@ -137,40 +137,42 @@ final class CapacityCommand implements Callable<Integer> {
     }
 
     /**
-     * UDP nodes (keepalive 15 s), MQTT 5 devices (a fleet per batch, keep-alive twice the measuring time, so each
-     * sends one PINGREQ in it), or both: a mixed batch's even numbers are UDP nodes, its odd ones MQTT devices.
+     * UDP nodes (keepalive 15 s), MQTT 5 devices (keep-alive twice the measuring time, so each sends one PINGREQ in
+     * it), or both: a mixed run's even numbers are UDP nodes, its odd ones MQTT devices.
      */
     private IdleNodes idleNodes() throws InterruptedException {
-        Fleet udp = protocol.path().equals(Results.MQTT) ? null
-                : new Fleet(max, List.of(DemoCommand.address(gateway)), ioThreads);
         if (!protocol.path().equals(Results.CKC) && mqttGateway == null) {
             throw new IllegalArgumentException("--protocol " + protocol.protocol + " needs --mqtt-gateway");
         }
         boolean mixed = protocol.path().equals(Results.MIXED);
-        List<MqttFleet> mqtt = new ArrayList<>();
+        int udpCount = switch (protocol.path()) {
+            case Results.CKC -> max;
+            case Results.MQTT -> 0;
+            default -> (max + 1) / 2;
+        };
+        Fleet udp = udpCount == 0 ? null : new Fleet(udpCount, List.of(DemoCommand.address(gateway)), ioThreads);
+        MqttFleet mqtt = udpCount == max ? null : new MqttFleet(max - udpCount,
+                List.of(DemoCommand.address(mqttGateway)), ioThreads).keepAlive(2 * measureSeconds);
         return new IdleNodes() {
             public void connect(int from, int to) throws InterruptedException {
-                int udpFrom = mixed ? (from + 1) / 2 : from;
-                int udpTo = mixed ? (to + 1) / 2 : to;
+                // of nodes from..to, how many are UDP nodes below each end: all, none, or the even numbers
+                int udpFrom = mixed ? (from + 1) / 2 : udp == null ? 0 : from;
+                int udpTo = mixed ? (to + 1) / 2 : udp == null ? 0 : to;
                 if (udp != null) {
                     udp.connect(udpFrom, udpTo, connectIntervalMicros);
                 }
-                int devices = udp == null ? to - from : mixed ? (to - from) - (udpTo - udpFrom) : 0;
-                if (devices > 0) {
-                    MqttFleet batch = new MqttFleet(devices, List.of(DemoCommand.address(mqttGateway)), ioThreads)
-                            .keepAlive(2 * measureSeconds);
-                    mqtt.add(batch);
-                    batch.connectAll(connectIntervalMicros);
+                if (mqtt != null) {
+                    mqtt.connect(from - udpFrom, to - udpTo, connectIntervalMicros);
                 }
             }
 
             public int connected() {
-                return (udp == null ? 0 : udp.connected.get()) + mqtt.stream().mapToInt(f -> f.connected.get()).sum();
+                return (udp == null ? 0 : udp.connected.get()) + (mqtt == null ? 0 : mqtt.connected.get());
             }
 
             public void close() throws Exception {
-                for (MqttFleet batch : mqtt) {
-                    batch.close();
+                if (mqtt != null) {
+                    mqtt.close();
                 }
                 if (udp != null) {
                     udp.close();

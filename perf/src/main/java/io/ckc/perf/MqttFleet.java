@@ -136,10 +136,15 @@ final class MqttFleet implements AutoCloseable {
 
     /** Connects every device, pausing between connections. */
     void connectAll(long intervalMicros) throws InterruptedException {
+        connect(0, devices.size(), intervalMicros);
+    }
+
+    /** Connects the fleet's devices {@code from} to {@code to} (excluded, counted from 0), pausing between them. */
+    void connect(int from, int to, long intervalMicros) throws InterruptedException {
         long start = System.nanoTime();
-        for (int i = 0; i < devices.size(); i++) {
+        for (int i = from; i < to; i++) {
             devices.get(i).connect();
-            long wait = start + TimeUnit.MICROSECONDS.toNanos(intervalMicros * (i + 1)) - System.nanoTime();
+            long wait = start + TimeUnit.MICROSECONDS.toNanos(intervalMicros * (i - from + 1)) - System.nanoTime();
             if (wait > 0) {
                 TimeUnit.NANOSECONDS.sleep(wait);
             }
@@ -283,25 +288,25 @@ final class MqttFleet implements AutoCloseable {
         void sendEcho(int seq) {
             byte[] payload = new EchoPayload(index, seq, System.nanoTime()).encode();
             loop.execute(() -> {
-                MqttProperties properties = new MqttProperties();
+                MqttProperties properties = withMessageId(UUID.nameUUIDFromBytes((clientId + ":" + seq)
+                        .getBytes(StandardCharsets.UTF_8)));
                 properties.add(new MqttProperties.StringProperty(MqttProperties.RESPONSE_TOPIC, inbox()));
-                MqttProperties.UserProperties user = new MqttProperties.UserProperties();
-                user.add(MqttUserProperties.MESSAGE_ID, UUID.nameUUIDFromBytes((clientId + ":" + seq)
-                        .getBytes(StandardCharsets.UTF_8)).toString());
-                properties.add(user);
                 queue(new Request("app/" + MqttFleet.this.channel, payload, properties));
             });
         }
 
         /** A message to {@code app/<channel>} with a message id of its own, queued like an echo request. */
         void publishTo(String channel, byte[] payload) {
-            loop.execute(() -> {
-                MqttProperties properties = new MqttProperties();
-                MqttProperties.UserProperties user = new MqttProperties.UserProperties();
-                user.add(MqttUserProperties.MESSAGE_ID, UUID.randomUUID().toString());
-                properties.add(user);
-                queue(new Request("app/" + channel, payload, properties));
-            });
+            loop.execute(() -> queue(new Request("app/" + channel, payload, withMessageId(UUID.randomUUID()))));
+        }
+
+        /** Publish properties carrying the device's own {@code message-id}. */
+        private static MqttProperties withMessageId(UUID id) {
+            MqttProperties properties = new MqttProperties();
+            MqttProperties.UserProperties user = new MqttProperties.UserProperties();
+            user.add(MqttUserProperties.MESSAGE_ID, id.toString());
+            properties.add(user);
+            return properties;
         }
 
         /** A context report to {@code ckc/<client-id>/context}, queued like an echo request. */

@@ -289,7 +289,6 @@ final class MtdRun {
         long replied = 0;
         long expired = 0;
         long dropped = 0;
-        long expiredDelivered = 0;
         long late = 0;
         long early = 0;
         long receivedAndExpired = 0;
@@ -316,12 +315,6 @@ final class MtdRun {
                 unaccounted += (s & (REPLIED | EXPIRED | DROPPED | NOT_TAKEN)) == 0 ? 1 : 0;
                 notTaken += (s & NOT_TAKEN) != 0 ? 1 : 0;
                 receivedAndExpired += (s & RECEIVED) != 0 && isExpired ? 1 : 0;
-                // Why not a message also reported expired: one its node had in time and whose acknowledgement was lost
-                // is reported expired when its TTL passes before the node's next session could be asked about it
-                // (an MQTT device cannot be asked): a wrong receipt, counted in receivedAndExpired, not a late delivery.
-                if ((s & RECEIVED) != 0 && (s & LATE) != 0) {
-                    expiredDelivered++;
-                }
                 if (node < disconnecting && !isExpired) {
                     descDue++;
                     descReplied += isReplied ? 1 : 0;
@@ -335,7 +328,10 @@ final class MtdRun {
         double te = 100.0 * replied / Math.max(1, sent - expired);
         double teDesc = disconnecting == 0 ? Double.NaN : 100.0 * descReplied / Math.max(1, descDue);
         double fullShare = disconnecting == 0 ? Double.NaN : 100.0 * descFull / disconnecting;
-        return new Result(configuration, sent, replied, expired, dropped, te, teDesc, fullShare, expiredDelivered, late,
+        // An expired delivery is a late one (LATE is only ever set on a receipt); one its node had in time and that was
+        // then reported expired (its acknowledgement lost, and an MQTT device cannot be asked) is a wrong receipt,
+        // counted in receivedAndExpired.
+        return new Result(configuration, sent, replied, expired, dropped, te, teDesc, fullShare, late, late,
                 early, receivedAndExpired, unaccounted, duplicates.get(), absences.get(), rttFixed.copy(),
                 rttDisconnecting.copy(), fleet == null ? 0 : fleet.unsent(), fleet == null ? 0 : fleet.duplicatesDroppedByNodes(),
                 notTaken);

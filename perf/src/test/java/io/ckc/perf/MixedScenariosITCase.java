@@ -96,13 +96,11 @@ class MixedScenariosITCase {
             CapacityCommand capacityCommand = new CapacityCommand();
             ByteArrayOutputStream capacityPrinted = new ByteArrayOutputStream();
             capacityCommand.out = new PrintStream(capacityPrinted, true, StandardCharsets.UTF_8);
-            new CommandLine(capacityCommand).parseArgs("--gateway", udp.get(0), "--mqtt-gateway", mqtt.get(0),
-                    "--metrics", "http://127.0.0.1:" + gateways.get(0).metricsPort() + "/metrics", "--protocol",
-                    "mixed", "--batch", "20", "--max", "40", "--settle-seconds", "1", "--measure-seconds", "1",
-                    "--connect-interval-us", "1000", "--io-threads", "1");
-            int exit = capacityCommand.call();
-            String capacity = capacityPrinted.toString(StandardCharsets.UTF_8);
-            assertThat(exit).as(capacity).isZero();
+            String capacity = run(capacityCommand, capacityPrinted, new String[0], "--gateway", udp.get(0),
+                    "--mqtt-gateway", mqtt.get(0), "--metrics",
+                    "http://127.0.0.1:" + gateways.get(0).metricsPort() + "/metrics", "--protocol", "mixed", "--batch",
+                    "20", "--max", "40", "--settle-seconds", "1", "--measure-seconds", "1", "--connect-interval-us",
+                    "1000", "--io-threads", "1");
             assertThat(capacity).containsPattern("RESULT held=40 goal=40 .* protocol=mixed");
         } finally {
             for (Gateway gateway : gateways) {
