@@ -60,6 +60,7 @@ final class FlinkRuntime {
 
     private final Home home;
     private final Processes processes;
+    private Map<String, String> flinkEnv;
 
     FlinkRuntime(Home home, Processes processes) {
         this.home = home;
@@ -141,14 +142,14 @@ final class FlinkRuntime {
         Path conf = home.state.resolve("flink/embedded-conf");
         writeConf(conf, List.of());
         List<String> command = new ArrayList<>(List.of("java", "-Xms1536m", "-Xmx1536m", "-XX:+UseG1GC",
-                processes.gcLog("flink-embedded")));
+                Processes.PRE_TOUCH_HEAP, processes.gcLog("flink-embedded")));
         command.addAll(JAVA_OPENS);
         command.addAll(List.of("-Dlog.file=" + home.log("flink-embedded-runtime"),
                 "-Dlog4j.configurationFile=file:" + conf.resolve("log4j.properties"),
                 "-cp", home.libClasspath("flink") + ":" + home.jobsJar(), "io.ckc.jobs.EmbeddedFlink",
                 "--conf-dir", conf.toString(), "--rest-port", String.valueOf(EMBEDDED_REST_PORT)));
         command.addAll(shape.stackFlags());
-        processes.start("flink-embedded", home.log("flink-embedded"), Map.of(), command);
+        processes.start("flink-embedded", home.log("flink-embedded"), flinkProcessEnv(), command);
         processes.awaitLog("flink-embedded", home.log("flink-embedded"), "CKC embedded Flink ready", Duration.ofSeconds(120));
         awaitJobsRunning(EMBEDDED_URL, jobCount(shape));
     }
@@ -275,12 +276,41 @@ final class FlinkRuntime {
     }
 
     /**
-     * The environment of the cluster's processes: glibc's malloc with two arenas instead of eight per core. Why: RocksDB
-     * allocates and frees native memory on many threads, and with one arena per thread the freed pieces stay in each
-     * arena's heap, so a TaskManager's resident memory grew by 48-65 MB an hour (the Java heap flat) in the hour-long
-     * soak of 2026-11-26. Flink's Docker image swaps in jemalloc for the same reason, which this machine does not have.
+     * Where Debian and Ubuntu put jemalloc ({@code apt-get install libjemalloc2}), as Flink's Docker image looks for it.
      */
-    static final Map<String, String> CLUSTER_PROCESS_ENV = Map.of("MALLOC_ARENA_MAX", "2");
+    static final List<Path> JEMALLOC = List.of(Path.of("/usr/lib/x86_64-linux-gnu/libjemalloc.so.2"),
+            Path.of("/usr/lib/aarch64-linux-gnu/libjemalloc.so.2"), Path.of("/usr/lib64/libjemalloc.so.2"));
+
+    /**
+     * The environment of the Flink processes (the cluster's and the embedded one): jemalloc as their malloc where the
+     * machine has it, as in Flink's Docker image, and {@code DISABLE_JEMALLOC=true} keeps glibc's, as there; with
+     * glibc, two arenas instead of eight per core. Why: RocksDB allocates and frees native memory on many threads, and
+     * glibc keeps the freed pieces in its arenas' heaps. With one arena per thread a TaskManager's resident memory grew
+     * by 48-65 MB an hour (its Java heap flat) in the hour-long soak of 2026-11-26; with two, by 29 MB an hour
+     * (perf/results/2026-11-27-1126-soak), an arena's heap growing by 24 MB in three minutes.
+     */
+    static Map<String, String> flinkProcessEnv(Map<String, String> environment, List<Path> jemallocCandidates) {
+        if (!"true".equalsIgnoreCase(environment.get("DISABLE_JEMALLOC"))) {
+            for (Path library : jemallocCandidates) {
+                if (Files.isReadable(library)) {
+                    return Map.of("LD_PRELOAD", library.toString());
+                }
+            }
+        }
+        return Map.of("MALLOC_ARENA_MAX", "2");
+    }
+
+    /** The Flink processes' environment, chosen once (and said once when jemalloc is missing). */
+    private Map<String, String> flinkProcessEnv() {
+        if (flinkEnv == null) {
+            flinkEnv = flinkProcessEnv(System.getenv(), JEMALLOC);
+            if (flinkEnv.containsKey("MALLOC_ARENA_MAX") && !"true".equalsIgnoreCase(System.getenv("DISABLE_JEMALLOC"))) {
+                Ckc.say("no jemalloc here (apt-get install libjemalloc2): Flink runs on glibc's malloc, under which"
+                        + " RocksDB's native memory creeps up by tens of MB an hour");
+            }
+        }
+        return flinkEnv;
+    }
 
     /**
      * One cluster process with the JVM memory flags and dynamic properties Flink's own scripts compute
@@ -301,12 +331,13 @@ final class FlinkRuntime {
         }
         List<String> command = new ArrayList<>(List.of("java"));
         command.addAll(words(results.get(0)));
+        command.add(Processes.PRE_TOUCH_HEAP);
         command.addAll(JAVA_OPENS);
         command.addAll(List.of("-Dlog.file=" + home.log(name), "-Dlog4j.configurationFile=file:" + conf.resolve("log4j.properties"),
                 "-cp", home.libClasspath("flink") + ":" + clusterLib() + "/*", mainClass, "--configDir", conf.toString()));
         command.addAll(words(results.get(1)));
         command.addAll(dynamicProperties);
-        processes.start(name, home.logs.resolve(name + ".out"), CLUSTER_PROCESS_ENV, command);
+        processes.start(name, home.logs.resolve(name + ".out"), flinkProcessEnv(), command);
     }
 
     /** A TaskManager killed: its name, and when its jobs ran again on another (-1: there was none). */

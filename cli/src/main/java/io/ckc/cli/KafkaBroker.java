@@ -94,6 +94,7 @@ final class KafkaBroker {
         Path serverLog = home.logs.resolve("kafka/server.log");
         long logged = Processes.size(serverLog);
         List<String> run = javaCommand();
+        run.add(Processes.PRE_TOUCH_HEAP);
         run.add(processes.gcLog("kafka"));
         run.add("kafka.Kafka");
         run.add(home.state.resolve("kafka/server.properties").toString());

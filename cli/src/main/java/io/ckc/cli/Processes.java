@@ -166,6 +166,15 @@ public final class Processes {
     }
 
     /**
+     * For a JVM whose heap is fixed ({@code -Xms} equal to {@code -Xmx}: Kafka and Flink): every page of the heap is
+     * touched at start, not the first time the collector hands out its region. Otherwise a steady process's resident
+     * memory creeps up for hours until the whole heap has been used once (a TaskManager's heap mapping went from 164 to
+     * 243 MB resident of 414 in the first minutes of a soak, Kafka's by 51 MB an hour), which hides a native leak behind
+     * growth that is bounded, and lets a memory limit be crossed hours after start instead of at it.
+     */
+    static final String PRE_TOUCH_HEAP = "-XX:+AlwaysPreTouch";
+
+    /**
      * Each JVM logs its garbage-collection pauses (wall clock and uptime), so a latency spike can be laid
      * beside the pauses of every process on the path.
      */
