@@ -1,6 +1,7 @@
 package io.ckc.gateway;
 
 import io.ckc.gateway.core.CoreOptions;
+import io.ckc.gateway.core.RateLimits;
 import io.ckc.gateway.mqtt.MqttOptions;
 import io.ckc.gateway.udp.UdpOptions;
 import io.ckc.protocol.kafka.Topics;
@@ -24,7 +25,7 @@ public record GatewayConfig(String gatewayId, String kafkaBootstrap, String udpH
                             long pingWindowMs, int reportChunk, long gatewayListIntervalMs,
                             boolean miniBuffer, int pingSample, long contextRefreshMs, int eventLoops,
                             boolean udpSocketPerLoop, int admitPerSecond, int admitPending,
-                            int downlinkBacklog, long uplinkTargetAgeMs, long uplinkBurstMs) {
+                            int downlinkBacklog, long uplinkTargetAgeMs, long uplinkBurstMs, RateLimits limits) {
 
     public static final int DEFAULT_UDP_PORT = 5500;
     public static final int DEFAULT_MQTT_PORT = 1883;
@@ -102,7 +103,10 @@ public record GatewayConfig(String gatewayId, String kafkaBootstrap, String udpH
                 ADMIT_PENDING.integer(env),
                 DOWNLINK_BACKLOG.integer(env),
                 UPLINK_TARGET_AGE_MS.integer(env),
-                UPLINK_BURST_MS.integer(env));
+                UPLINK_BURST_MS.integer(env),
+                new RateLimits(NODE_MESSAGES_PER_SECOND.integer(env), NODE_BYTES_PER_SECOND.integer(env),
+                        ADDRESS_SESSIONS_PER_SECOND.integer(env), ADDRESS_SESSIONS_BURST.integer(env),
+                        FLAP_SESSIONS.integer(env), FLAP_WINDOW_MS.integer(env), FLAP_PENALTY_MS.integer(env)));
     }
 
     /**
@@ -142,7 +146,7 @@ public record GatewayConfig(String gatewayId, String kafkaBootstrap, String udpH
         return new CoreOptions(gatewayId, kafkaBootstrap, topics, maxPayloadBytes, sessionTimeoutMs, kafkaLingerMs,
                 reportPeriodMs, pingIntervalMs, pingWindowMs, reportChunk, gatewayListIntervalMs, miniBuffer,
                 pingSample, contextRefreshMs, admitPerSecond, admitPending, downlinkBacklog, uplinkTargetAgeMs,
-                uplinkBurstMs);
+                uplinkBurstMs, limits);
     }
 
     /** The reliable-UDP adapter's part of this configuration. */
@@ -193,6 +197,7 @@ public record GatewayConfig(String gatewayId, String kafkaBootstrap, String udpH
         private int downlinkBacklog;
         private long uplinkTargetAgeMs;
         private long uplinkBurstMs;
+        private RateLimits limits;
 
         private Builder(GatewayConfig from) {
             this.gatewayId = from.gatewayId;
@@ -223,6 +228,7 @@ public record GatewayConfig(String gatewayId, String kafkaBootstrap, String udpH
             this.downlinkBacklog = from.downlinkBacklog;
             this.uplinkTargetAgeMs = from.uplinkTargetAgeMs;
             this.uplinkBurstMs = from.uplinkBurstMs;
+            this.limits = from.limits;
         }
 
         public Builder gatewayId(String value) {
@@ -365,8 +371,13 @@ public record GatewayConfig(String gatewayId, String kafkaBootstrap, String udpH
             return this;
         }
 
+        public Builder limits(RateLimits value) {
+            this.limits = value;
+            return this;
+        }
+
         public GatewayConfig build() {
-            return new GatewayConfig(gatewayId, kafkaBootstrap, udpHost, udpPort, mqttPort, mqttWebSocketPort, metricsPort, topics, maxPayloadBytes, sessionTimeoutMs, reliability, kafkaLingerMs, publicHost, reportPeriodMs, pingIntervalMs, pingWindowMs, reportChunk, gatewayListIntervalMs, miniBuffer, pingSample, contextRefreshMs, eventLoops, udpSocketPerLoop, admitPerSecond, admitPending, downlinkBacklog, uplinkTargetAgeMs, uplinkBurstMs);
+            return new GatewayConfig(gatewayId, kafkaBootstrap, udpHost, udpPort, mqttPort, mqttWebSocketPort, metricsPort, topics, maxPayloadBytes, sessionTimeoutMs, reliability, kafkaLingerMs, publicHost, reportPeriodMs, pingIntervalMs, pingWindowMs, reportChunk, gatewayListIntervalMs, miniBuffer, pingSample, contextRefreshMs, eventLoops, udpSocketPerLoop, admitPerSecond, admitPending, downlinkBacklog, uplinkTargetAgeMs, uplinkBurstMs, limits);
         }
     }
 }

@@ -90,6 +90,27 @@ public final class GatewaySettings {
     public static final Setting UPLINK_BURST_MS = Setting.of("CKC_UPLINK_BURST_MS", 10_000,
             "how long that age may stay above the target (a checkpoint, a rescale's restart) before any message "
                     + "is refused");
+    public static final Setting NODE_MESSAGES_PER_SECOND = Setting.of("CKC_NODE_MESSAGES_PER_SECOND", 500,
+            "a node's messages and groupcasts per second at most (a token bucket holding a second's worth); one "
+                    + "beyond is refused as BUSY, which the node sends again later, and counted as RATE_LIMITED; "
+                    + "0: no limit");
+    public static final Setting NODE_BYTES_PER_SECOND = Setting.of("CKC_NODE_BYTES_PER_SECOND", 2 * 1024 * 1024,
+            "a node's payload bytes per second at most (a second's worth, and at least one largest payload, at "
+                    + "once); refused and counted like the message limit; 0: no limit");
+    public static final Setting ADDRESS_SESSIONS_PER_SECOND = Setting.of("CKC_ADDRESS_SESSIONS_PER_SECOND", 500,
+            "new sessions per second from one source address at most, before the gateway-wide CKC_ADMIT_PER_SECOND: "
+                    + "a flood of connects from one address takes no more than this from everyone else; a node "
+                    + "refused is told BUSY (MQTT 5: Connection rate exceeded) and tries again after its backoff; "
+                    + "0: no limit");
+    public static final Setting ADDRESS_SESSIONS_BURST = Setting.of("CKC_ADDRESS_SESSIONS_BURST", 2_000,
+            "how many of those may come at once (the devices behind one NAT after an outage)");
+    public static final Setting FLAP_SESSIONS = Setting.of("CKC_FLAP_SESSIONS", 15,
+            "a node whose sessions opened here more than this often within CKC_FLAP_WINDOW_MS is refused new "
+                    + "sessions for CKC_FLAP_PENALTY_MS (as EMQX's flapping detection); 0: never");
+    public static final Setting FLAP_WINDOW_MS = Setting.of("CKC_FLAP_WINDOW_MS", 60_000,
+            "the window CKC_FLAP_SESSIONS counts in");
+    public static final Setting FLAP_PENALTY_MS = Setting.of("CKC_FLAP_PENALTY_MS", 60_000,
+            "how long a flapping node is refused");
 
     /** Every setting a gateway process reads, in the order the documentation lists them. */
     public static final List<Setting> ALL = List.of(GATEWAY_ID, GATEWAY_IDS, KAFKA_BOOTSTRAP,
@@ -97,7 +118,9 @@ public final class GatewaySettings {
             MAX_PAYLOAD_BYTES, SESSION_TIMEOUT_MS, RETRANSMIT_MS, MAX_RETRIES, KAFKA_LINGER_MS, REPORT_PERIOD_MS,
             PING_INTERVAL_MS, PING_WINDOW_MS, REPORT_CHUNK, PING_SAMPLE, GATEWAY_LIST_INTERVAL_MS, MINI_BUFFER,
             CONTEXT_REFRESH_MS, EVENT_LOOPS, UDP_SOCKET_PER_LOOP, DatagramTransport.SETTING, ADMIT_PER_SECOND,
-            ADMIT_PENDING, DOWNLINK_BACKLOG, UPLINK_TARGET_AGE_MS, UPLINK_BURST_MS);
+            ADMIT_PENDING, DOWNLINK_BACKLOG, UPLINK_TARGET_AGE_MS, UPLINK_BURST_MS, NODE_MESSAGES_PER_SECOND,
+            NODE_BYTES_PER_SECOND, ADDRESS_SESSIONS_PER_SECOND, ADDRESS_SESSIONS_BURST, FLAP_SESSIONS, FLAP_WINDOW_MS,
+            FLAP_PENALTY_MS);
 
     private GatewaySettings() {
     }

@@ -68,7 +68,10 @@ final class MqttFleet implements AutoCloseable {
     /** QoS 1 publishes the gateway refused (a PUBACK reason code of 0x80 or more). */
     final AtomicLong refused = new AtomicLong();
     final AtomicLong errors = new AtomicLong();
-    /** CONNECTs the server refused as busy (CKC's admission control): the device tries again after 1-2 s. */
+    /**
+     * CONNECTs the server refused as busy or over a connection rate (CKC's admission control and its limits per address
+     * and node): the device tries again after 1-2 s.
+     */
     final AtomicLong busyConnects = new AtomicLong();
     /** Connections a server refused (a gateway down): the device tries the next one on the list. */
     final AtomicLong refusedConnects = new AtomicLong();
@@ -368,7 +371,8 @@ final class MqttFleet implements AutoCloseable {
                 case CONNACK -> {
                     MqttConnectReturnCode code = ((MqttConnAckMessage) packet).variableHeader().connectReturnCode();
                     if (code == MqttConnectReturnCode.CONNECTION_REFUSED_SERVER_BUSY
-                            || code == MqttConnectReturnCode.CONNECTION_REFUSED_SERVER_UNAVAILABLE) {
+                            || code == MqttConnectReturnCode.CONNECTION_REFUSED_SERVER_UNAVAILABLE
+                            || code == MqttConnectReturnCode.CONNECTION_REFUSED_CONNECTION_RATE_EXCEEDED) {
                         // as a device would: back off, with jitter, and connect again (channelInactive does)
                         busyConnects.incrementAndGet();
                         backOff = true;

@@ -1,5 +1,10 @@
 package io.ckc.gateway.core;
 
+import io.github.bucket4j.Bucket;
+import io.github.bucket4j.TimeMeter;
+
+import java.time.Duration;
+
 /**
  * Whether a new session may open on one shard now. Why: a gateway that restarts, or that a thousand nodes
  * move to at once, must not take them all in one go: each new session costs a Kafka write and its first
@@ -10,29 +15,21 @@ package io.ckc.gateway.core;
  */
 final class ConnectAdmission {
 
-    private final double perMs;
+    private final Bucket tokens;
     private final int maxPending;
-    private double tokens;
-    private long refilledMs;
     /** Sessions opened whose Connected event is not yet in Kafka. */
     private int pending;
 
-    ConnectAdmission(int perSecond, int shardCount, int maxPending, long nowMs) {
-        this.perMs = perSecond / 1000.0 / shardCount;
+    ConnectAdmission(int perSecond, int shardCount, int maxPending, TimeMeter clock) {
+        // perSecond / shardCount a second, exactly: perSecond every shardCount seconds
+        this.tokens = TokenBuckets.confined(perSecond, Duration.ofSeconds(shardCount),
+                Math.max(1, perSecond / shardCount), clock);
         this.maxPending = maxPending;
-        this.tokens = perMs * 1000;
-        this.refilledMs = nowMs;
     }
 
     /** Takes a token if there is one and not too many sessions wait for Kafka; false: refuse the node for now. */
-    boolean admit(long nowMs) {
-        tokens = Math.min(perMs * 1000, tokens + (nowMs - refilledMs) * perMs);
-        refilledMs = nowMs;
-        if (pending >= maxPending || tokens < 1) {
-            return false;
-        }
-        tokens--;
-        return true;
+    boolean admit() {
+        return pending < maxPending && tokens.tryConsume(1);
     }
 
     /** A session opened: its Connected event is on its way to Kafka. */

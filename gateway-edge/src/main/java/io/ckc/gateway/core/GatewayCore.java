@@ -39,12 +39,16 @@ public final class GatewayCore implements AutoCloseable {
     private final SessionShard[] shards;
     /** Deliveries handed to a loop whose task has not run yet. */
     private final java.util.concurrent.atomic.AtomicInteger dispatching = new java.util.concurrent.atomic.AtomicInteger();
+    /** How often the buckets of addresses that stopped opening sessions are dropped. */
+    static final long ADDRESS_SWEEP_MS = 10_000;
     /** How often the uplink admission looks at the deliveries' ages. */
     static final long UPLINK_ADMISSION_UPDATE_MS = 100;
     /** Gateway-wide timers (reports, ping windows) run on the first shard's loop. */
     private final EventLoop control;
     /** Refuses a share of uplink messages while the deliveries read are too old: fed by the core consumer. */
     private final UplinkAdmission uplinkAdmission;
+    /** New sessions per source address, shared by the shards. */
+    private final AddressLimits addressLimits;
     private final List<ScheduledFuture<?>> timers = new ArrayList<>();
     private LoadSampler loadSampler;
     // Ping windows: confined to the control loop.
@@ -65,9 +69,11 @@ public final class GatewayCore implements AutoCloseable {
         this.metrics = metrics;
         this.uplinkAdmission = new UplinkAdmission(config.uplinkTargetAgeMs(), config.uplinkBurstMs(),
                 UPLINK_ADMISSION_UPDATE_MS);
+        this.addressLimits = new AddressLimits(config.limits(), SessionShard.CLOCK);
         this.shards = new SessionShard[loops.size()];
         for (int i = 0; i < shards.length; i++) {
-            shards[i] = new SessionShard(i, loops.size(), loops.get(i), config, publisher, metrics, uplinkAdmission);
+            shards[i] = new SessionShard(i, loops.size(), loops.get(i), config, publisher, metrics, uplinkAdmission,
+                    addressLimits);
         }
         this.control = loops.get(0);
         this.pingIntervalMs = config.pingIntervalMs();
@@ -117,6 +123,8 @@ public final class GatewayCore implements AutoCloseable {
         }
         loadSampler = new LoadSampler(config.gatewayId(), config.reportPeriodMs(), loopThreads);
         timers.add(control.scheduleAtFixedRate(this::reportLoad, config.reportPeriodMs(), config.reportPeriodMs(),
+                TimeUnit.MILLISECONDS));
+        timers.add(control.scheduleAtFixedRate(addressLimits::sweep, ADDRESS_SWEEP_MS, ADDRESS_SWEEP_MS,
                 TimeUnit.MILLISECONDS));
         control.execute(() -> {
             lastWindowStartNanos = System.nanoTime();

@@ -12,6 +12,8 @@ public final class GatewayMetrics {
     public final Gauge sessions;
     public final Counter connects;
     public final Counter connectsRefused;
+    /** Nodes found flapping ({@link NodeLimits}): refused new sessions for a while. */
+    public final Counter flappingNodes;
     public final Counter downlinkWaits;
     public final Counter disconnects;
     public final Counter messagesIn;
@@ -50,7 +52,12 @@ public final class GatewayMetrics {
         connects = Counter.builder().name("ckc_gateway_connects").help("Sessions opened")
                 .constLabels(labels).register(registry);
         connectsRefused = Counter.builder().name("ckc_gateway_connects_refused")
-                .help("New sessions refused as BUSY: admitted no faster than the gateway serves them")
+                .help("New sessions refused, by reason: busy (admitted no faster than the gateway serves them), "
+                        + "address_rate (too many from one source address), flapping (the node opened too many)")
+                .labelNames("reason").constLabels(labels).register(registry);
+        flappingNodes = Counter.builder().name("ckc_gateway_flapping_nodes")
+                .help("Nodes that opened more than CKC_FLAP_SESSIONS sessions within CKC_FLAP_WINDOW_MS, refused "
+                        + "new ones for CKC_FLAP_PENALTY_MS")
                 .constLabels(labels).register(registry);
         downlinkWaits = Counter.builder().name("ckc_gateway_downlink_waits")
                 .help("5 ms pauses of the core consumer while the deliveries not yet acknowledged were above CKC_DOWNLINK_BACKLOG")

@@ -13,5 +13,7 @@ public enum Refusal {
     /** Kafka did not take it. */
     PUBLISH_FAILED,
     /** The core is behind (uplink admission): try again later. */
-    BUSY
+    BUSY,
+    /** The node sends more messages or bytes per second than CKC_NODE_MESSAGES_PER_SECOND or CKC_NODE_BYTES_PER_SECOND allow: try again later. */
+    RATE_LIMITED
 }

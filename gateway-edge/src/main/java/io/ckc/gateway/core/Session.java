@@ -2,6 +2,7 @@ package io.ckc.gateway.core;
 
 import io.ckc.protocol.records.Context;
 import io.ckc.protocol.records.Unicast;
+import io.github.bucket4j.Bucket;
 
 import java.util.ArrayDeque;
 import java.util.Collections;
@@ -43,6 +44,9 @@ public final class Session {
     Set<UUID> refusedUplinks;
     /** When a node that acknowledged a handover is considered gone even if it never says so; 0 if not leaving. */
     long leavingDeadlineMs;
+    /** The node's message and payload-byte allowances ({@link NodeLimits}); null until its first uplink, or if off. */
+    Bucket messageTokens;
+    Bucket byteTokens;
 
     Session(UUID mnId, long epoch, Function<Session, NodeLink> linkFactory, long nowMs) {
         this.mnId = mnId;

@@ -6,11 +6,13 @@ import io.ckc.protocol.records.GatewayEndpoints;
 import io.ckc.protocol.records.MnEvent;
 import io.ckc.protocol.records.Unicast;
 import io.ckc.protocol.records.UnsentMessage;
+import io.github.bucket4j.TimeMeter;
 import io.netty.channel.EventLoop;
 import io.netty.util.concurrent.ScheduledFuture;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.net.InetAddress;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -44,6 +46,8 @@ public final class SessionShard {
     private final GatewayMetrics metrics;
     private final Map<UUID, Session> sessions = new HashMap<>();
     private final ConnectAdmission admission;
+    private final AddressLimits addressLimits;
+    private final NodeLimits nodeLimits;
     private final ShardUplink uplink;
     private final ShardDownlink downlink;
     private final ShardPings pings;
@@ -53,14 +57,16 @@ public final class SessionShard {
     private volatile int serving;
 
     SessionShard(int index, int shardCount, EventLoop loop, CoreOptions config, CorePublisher publisher,
-                 GatewayMetrics metrics, UplinkAdmission uplinkAdmission) {
+                 GatewayMetrics metrics, UplinkAdmission uplinkAdmission, AddressLimits addressLimits) {
         this.index = index;
         this.loop = loop;
         this.config = config;
         this.publisher = publisher;
         this.metrics = metrics;
-        this.admission = new ConnectAdmission(config.admitPerSecond(), shardCount, config.admitPending(), nowMs());
-        this.uplink = new ShardUplink(config, publisher, metrics, uplinkAdmission, loop);
+        this.admission = new ConnectAdmission(config.admitPerSecond(), shardCount, config.admitPending(), CLOCK);
+        this.addressLimits = addressLimits;
+        this.nodeLimits = new NodeLimits(config.limits(), config.maxPayloadBytes(), CLOCK);
+        this.uplink = new ShardUplink(config, publisher, metrics, uplinkAdmission, nodeLimits, loop);
         this.downlink = new ShardDownlink(config, publisher, metrics);
         this.pings = new ShardPings(loop, metrics, sessions);
     }
@@ -110,15 +116,20 @@ public final class SessionShard {
     }
 
     /**
-     * Whether a new session may open now ({@link ConnectAdmission}). A refusal is counted; the adapter tells the
-     * node to try again later.
+     * Whether the node may open a new session now, coming from {@code source} (null if its protocol has no address):
+     * not while it is refused for flapping, nor beyond its address's share ({@link AddressLimits}), nor beyond the
+     * gateway's admission ({@link ConnectAdmission}). A refusal is counted by reason; the adapter tells the node,
+     * which tries again later.
      */
-    public boolean admit() {
-        if (!admission.admit(nowMs())) {
-            metrics.connectsRefused.inc();
-            return false;
+    public ConnectAnswer admit(UUID mnId, InetAddress source) {
+        ConnectAnswer answer = nodeLimits.flapping(mnId, nowMs()) ? ConnectAnswer.FLAPPING
+                : !addressLimits.open(source) ? ConnectAnswer.ADDRESS_RATE
+                : !admission.admit() ? ConnectAnswer.BUSY
+                : ConnectAnswer.ADMITTED;
+        if (answer != ConnectAnswer.ADMITTED) {
+            metrics.connectsRefused.labelValues(answer.label()).inc();
         }
-        return true;
+        return answer;
     }
 
     /**
@@ -148,6 +159,9 @@ public final class SessionShard {
                     }
                     if (error == null) {
                         session.announced = true;
+                        if (nodeLimits.announced(mnId, nowMs())) {
+                            metrics.flappingNodes.inc();
+                        }
                         if (session.leavingDeadlineMs == 0) {
                             serving++;
                         }
@@ -315,6 +329,7 @@ public final class SessionShard {
      */
     void sweep() {
         long now = nowMs();
+        nodeLimits.sweep(now);
         long cutoff = now - config.sessionTimeoutMs();
         List<Session> due = null;
         for (Session session : sessions.values()) {
@@ -361,6 +376,14 @@ public final class SessionShard {
         }
         metrics.sessions.dec();
         return true;
+    }
+
+    /** The gateway's clock for its token buckets: {@link #nowMs()}'s. */
+    static final TimeMeter CLOCK = TimeMeter.SYSTEM_NANOTIME;
+
+    /** Nodes the shard's per-node limits remember now (flapping windows): for tests that prove the state goes away. */
+    int limitedNodesRemembered() {
+        return nodeLimits.remembered();
     }
 
     /** The gateway's clock for timeouts and deadlines, in ms: monotonic, not wall time. */

@@ -15,7 +15,7 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.ThreadLocalRandom;
 
 /**
- * The uplink of one shard's sessions: an uplink's checks (payload size, the core's admission, channel
+ * The uplink of one shard's sessions: an uplink's checks (payload size, the node's rate limit, the core's admission, channel
  * and group names, the channel's topic), its write to Kafka with the acknowledgement after the write,
  * refusals with their reason, and the node's context to ckc.context when {@link ContextRefresh} says
  * it is due. Confined to the shard's event loop; writes complete back on it.
@@ -29,15 +29,17 @@ final class ShardUplink {
     private final CorePublisher publisher;
     private final GatewayMetrics metrics;
     private final UplinkAdmission admission;
+    private final NodeLimits limits;
     private final ContextRefresh contextRefresh;
     private final Executor loop;
 
     ShardUplink(CoreOptions config, CorePublisher publisher, GatewayMetrics metrics, UplinkAdmission admission,
-                Executor loop) {
+                NodeLimits limits, Executor loop) {
         this.config = config;
         this.publisher = publisher;
         this.metrics = metrics;
         this.admission = admission;
+        this.limits = limits;
         this.contextRefresh = new ContextRefresh(config.contextRefreshMs());
         this.loop = loop;
     }
@@ -56,6 +58,13 @@ final class ShardUplink {
                 return;
             }
             session.refusedUplinks = null; // the node sends the refused ones again, in order: write from here on
+        }
+        if (!limits.uplink(session, uplink.payload().length)) {
+            // Held like BUSY: refused at its source, before it takes a share of the stack-wide admission.
+            refuseUnwritten(session, ref, uplink.messageId(), Refusal.RATE_LIMITED,
+                    "over this node's rate limit (CKC_NODE_MESSAGES_PER_SECOND, CKC_NODE_BYTES_PER_SECOND): "
+                            + "try again later");
+            return;
         }
         if (!admission.admit(ThreadLocalRandom.current().nextDouble())) {
             // Held like a failed write: a node sends a BUSY message again later, and nothing may overtake it.

@@ -1,6 +1,7 @@
 package io.ckc.gateway.mqtt;
 
 import com.fasterxml.jackson.databind.ObjectReader;
+import io.ckc.gateway.core.ConnectAnswer;
 import io.ckc.gateway.core.GatewayCore;
 import io.ckc.gateway.core.GatewayMetrics;
 import io.ckc.gateway.core.Refusal;
@@ -40,6 +41,7 @@ import io.netty.handler.timeout.IdleStateHandler;
 import io.netty.util.ReferenceCountUtil;
 
 import java.io.IOException;
+import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
@@ -186,9 +188,12 @@ final class MqttConnection extends ChannelInboundHandlerAdapter {
             if (!ctx.channel().isActive()) {
                 return;
             }
-            if (!target.admit()) {
-                refuseConnect(ctx, version == 5 ? MqttConnectReturnCode.CONNECTION_REFUSED_SERVER_BUSY
-                        : MqttConnectReturnCode.CONNECTION_REFUSED_SERVER_UNAVAILABLE);
+            ConnectAnswer answer = target.admit(mnId, ctx.channel().remoteAddress() instanceof InetSocketAddress peer
+                    ? peer.getAddress() : null);
+            if (answer != ConnectAnswer.ADMITTED) {
+                refuseConnect(ctx, version != 5 ? MqttConnectReturnCode.CONNECTION_REFUSED_SERVER_UNAVAILABLE
+                        : answer == ConnectAnswer.BUSY ? MqttConnectReturnCode.CONNECTION_REFUSED_SERVER_BUSY
+                        : MqttConnectReturnCode.CONNECTION_REFUSED_CONNECTION_RATE_EXCEEDED);
                 return;
             }
             Session existing = target.current(mnId);

@@ -174,8 +174,8 @@ final class MqttLink implements NodeLink {
     }
 
     /**
-     * A publish the core could not take now (Kafka unreachable, or the core behind: {@link Refusal#PUBLISH_FAILED},
-     * {@link Refusal#BUSY}) is held, unacknowledged, and goes to the core again a second later, before the device's
+     * A publish the core could not take now (Kafka unreachable, the core behind, or the device over its rate limit:
+     * {@link Refusal#PUBLISH_FAILED}, {@link Refusal#BUSY}, {@link Refusal#RATE_LIMITED}) is held, unacknowledged, and goes to the core again a second later, before the device's
      * later ones (the core refuses those until it has it), for as long as the connection lasts and the message's
      * expiry allows: an MQTT client does not send a publish again once it has its PUBACK, whatever the reason code,
      * so a negative one would lose it. The device's Receive Maximum bounds what is held. Any other refusal is final:
@@ -187,7 +187,8 @@ final class MqttLink implements NodeLink {
         if (ref == 0) {
             return; // QoS 0: counted by the core, nothing to tell
         }
-        if ((refusal == Refusal.PUBLISH_FAILED || refusal == Refusal.BUSY) && inbound.containsKey(ref) && !closed) {
+        if ((refusal == Refusal.PUBLISH_FAILED || refusal == Refusal.BUSY || refusal == Refusal.RATE_LIMITED)
+                && inbound.containsKey(ref) && !closed) {
             hold(ref);
             return;
         }
@@ -253,7 +254,7 @@ final class MqttLink implements NodeLink {
             case FORBIDDEN_CHANNEL, UNKNOWN_CHANNEL -> MqttReasonCodes.PubAck.TOPIC_NAME_INVALID.byteValue();
             case MALFORMED -> MqttReasonCodes.PubAck.PAYLOAD_FORMAT_INVALID.byteValue();
             case PUBLISH_FAILED -> MqttReasonCodes.PubAck.IMPLEMENTATION_SPECIFIC_ERROR.byteValue();
-            case BUSY -> MqttReasonCodes.PubAck.QUOTA_EXCEEDED.byteValue();
+            case BUSY, RATE_LIMITED -> MqttReasonCodes.PubAck.QUOTA_EXCEEDED.byteValue();
         };
     }
 

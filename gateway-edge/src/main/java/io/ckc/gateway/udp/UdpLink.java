@@ -72,7 +72,7 @@ final class UdpLink implements NodeLink {
             case UNKNOWN_CHANNEL -> ErrorCode.UNKNOWN_CHANNEL;
             case MALFORMED -> ErrorCode.MALFORMED;
             case PUBLISH_FAILED -> ErrorCode.PUBLISH_FAILED;
-            case BUSY -> ErrorCode.BUSY;
+            case BUSY, RATE_LIMITED -> ErrorCode.BUSY; // the node sends it again a little later
         };
     }
 

@@ -1,5 +1,6 @@
 package io.ckc.gateway.udp;
 
+import io.ckc.gateway.core.ConnectAnswer;
 import io.ckc.gateway.core.GatewayMetrics;
 import io.ckc.gateway.core.Refusal;
 import io.ckc.gateway.core.Session;
@@ -144,9 +145,13 @@ final class UdpShard {
                     peer);
             return;
         }
-        if (!core.admit()) {
-            send(new Frame.Error(connect.mnId(), connect.epoch(), ErrorCode.BUSY, 0, "gateway busy: try again later"),
-                    peer);
+        ConnectAnswer answer = core.admit(connect.mnId(), peer.getAddress());
+        if (answer != ConnectAnswer.ADMITTED) {
+            send(new Frame.Error(connect.mnId(), connect.epoch(), ErrorCode.BUSY, 0, switch (answer) {
+                case ADDRESS_RATE -> "too many new sessions from your address: try again later";
+                case FLAPPING -> "too many sessions of this node lately: try again later";
+                default -> "gateway busy: try again later";
+            }), peer);
             return;
         }
         core.open(connect.mnId(), connect.epoch(), session -> new UdpLink(session, this, peer, reliability));

@@ -8,36 +8,61 @@ import static org.assertj.core.api.Assertions.assertThat;
 /** A shard's connect admission and its context refresh, each on its own. */
 class AdmissionAndContextTest {
 
+    private final ManualClock clock = new ManualClock();
+
     @Test
     void aShardAdmitsItsShareOfTheRateAndSavesUpAtMostASecond() {
-        ConnectAdmission admission = new ConnectAdmission(2_000, 2, 10_000, 0); // 1,000 a second for this shard
+        ConnectAdmission admission = new ConnectAdmission(2_000, 2, 10_000, clock); // 1,000 a second for this shard
 
         int admitted = 0;
-        while (admission.admit(0)) {
+        while (admission.admit()) {
             admitted++;
         }
         assertThat(admitted).isEqualTo(1_000);
-        assertThat(admission.admit(1)).as("one more a millisecond later").isTrue();
-        assertThat(admission.admit(1)).isFalse();
-        assertThat(admission.admit(60_000)).isTrue();
-        int later = 1;
-        while (admission.admit(60_000)) {
+        clock.advanceMs(1);
+        assertThat(admission.admit()).as("one more a millisecond later").isTrue();
+        assertThat(admission.admit()).isFalse();
+        clock.advanceMs(60_000);
+        int later = 0;
+        while (admission.admit()) {
             later++;
         }
         assertThat(later).as("a long pause saves up a second's worth, no more").isEqualTo(1_000);
     }
 
     @Test
-    void sessionsWaitingForKafkaHoldFurtherAdmissionsBack() {
-        ConnectAdmission admission = new ConnectAdmission(1_000, 1, 2, 0);
+    void aShardOfThreeGetsAThirdOfTheRateExactly() {
+        ConnectAdmission admission = new ConnectAdmission(2_000, 3, 10_000, clock);
+        int first = 0;
+        while (admission.admit()) {
+            first++;
+        }
+        assertThat(first).as("a second's worth at first").isEqualTo(666);
+        clock.advanceMs(300); // 200 tokens: 2,000 every 3 s
+        int soon = 0;
+        while (admission.admit()) {
+            soon++;
+        }
+        assertThat(soon).isEqualTo(200);
+        clock.advanceMs(1_500); // 1,000 tokens for this shard's 666.67 a second
+        int admitted = 0;
+        while (admission.admit()) {
+            admitted++;
+        }
+        assertThat(admitted).as("capped at a second's worth").isEqualTo(666);
+    }
 
-        assertThat(admission.admit(0)).isTrue();
+    @Test
+    void sessionsWaitingForKafkaHoldFurtherAdmissionsBack() {
+        ConnectAdmission admission = new ConnectAdmission(1_000, 1, 2, clock);
+
+        assertThat(admission.admit()).isTrue();
         admission.opening();
-        assertThat(admission.admit(0)).isTrue();
+        assertThat(admission.admit()).isTrue();
         admission.opening();
-        assertThat(admission.admit(0)).as("two wait for their Connected event").isFalse();
+        assertThat(admission.admit()).as("two wait for their Connected event").isFalse();
         admission.opened();
-        assertThat(admission.admit(0)).isTrue();
+        assertThat(admission.admit()).isTrue();
     }
 
     @Test

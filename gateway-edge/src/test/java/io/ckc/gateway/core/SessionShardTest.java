@@ -38,6 +38,11 @@ class SessionShardTest {
         return new GatewayCore(config.core(), publisher, metrics, List.of(loop.eventLoop()));
     }
 
+    /** A node asks for a session, over a protocol without addresses. */
+    private ConnectAnswer admit(SessionShard shard) {
+        return shard.admit(node, null);
+    }
+
     private FakeLink open(SessionShard shard, UUID mnId, long epoch) {
         Session session = shard.open(mnId, epoch, FakeLink::new);
         loop.runPendingTasks();
@@ -73,25 +78,41 @@ class SessionShardTest {
         config = config.toBuilder().admitPerSecond(1_000).admitPending(2).build();
         SessionShard shard = core().shardOf(node);
         publisher.hold();
-        assertThat(shard.admit()).isTrue();
+        assertThat(admit(shard)).isEqualTo(ConnectAnswer.ADMITTED);
         shard.open(UUID.randomUUID(), 1, FakeLink::new);
-        assertThat(shard.admit()).isTrue();
+        assertThat(admit(shard)).isEqualTo(ConnectAnswer.ADMITTED);
         shard.open(UUID.randomUUID(), 1, FakeLink::new);
         loop.runPendingTasks();
-        assertThat(shard.admit()).as("two Connected events unwritten").isFalse();
-        assertThat(metrics.connectsRefused.get()).isEqualTo(1.0);
+        assertThat(admit(shard)).as("two Connected events unwritten").isEqualTo(ConnectAnswer.BUSY);
+        assertThat(metrics.connectsRefused.labelValues("busy").get()).isEqualTo(1.0);
 
         publisher.completeHeld();
         loop.runPendingTasks();
         int admitted = 0;
-        while (shard.admit()) { // nothing pending now: only the token bucket limits
+        while (admit(shard) == ConnectAnswer.ADMITTED) { // nothing pending now: only the token bucket limits
             admitted++;
             if (admitted > 2_000) {
                 break;
             }
         }
         assertThat(admitted).as("the second's worth of tokens, less the two spent").isBetween(990, 1_010);
-        assertThat(metrics.connectsRefused.get()).isEqualTo(2.0);
+        assertThat(metrics.connectsRefused.labelValues("busy").get()).isEqualTo(2.0);
+    }
+
+    @Test
+    void aNodeWhoseSessionsOpenTooOftenIsRefusedAsFlappingWhileOthersAreNot() {
+        config = config.toBuilder().limits(new RateLimits(0, 0, 0, 0, 2, 60_000, 60_000)).build();
+        SessionShard shard = core().shardOf(node);
+        for (int epoch = 1; epoch <= 3; epoch++) {
+            assertThat(admit(shard)).isEqualTo(ConnectAnswer.ADMITTED);
+            open(shard, node, epoch);
+        }
+        assertThat(metrics.flappingNodes.get()).as("the third session within the window").isEqualTo(1.0);
+
+        assertThat(admit(shard)).isEqualTo(ConnectAnswer.FLAPPING);
+        assertThat(metrics.connectsRefused.labelValues("flapping").get()).isEqualTo(1.0);
+        assertThat(shard.admit(UUID.randomUUID(), null)).isEqualTo(ConnectAnswer.ADMITTED);
+        assertThat(shard.limitedNodesRemembered()).isOne();
     }
 
     @Test

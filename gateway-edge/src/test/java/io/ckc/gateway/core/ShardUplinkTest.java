@@ -30,8 +30,12 @@ class ShardUplinkTest {
     private GatewayConfig config = GatewayConfig.forTest("gw-t", "unused:9092", Topics.DEFAULT);
     private UplinkAdmission admission = new UplinkAdmission(250, 0, GatewayCore.UPLINK_ADMISSION_UPDATE_MS);
 
+    private final ManualClock clock = new ManualClock();
+
     private ShardUplink uplink() {
-        return new ShardUplink(config.core(), publisher, metrics, admission, loop::add);
+        CoreOptions options = config.core();
+        return new ShardUplink(options, publisher, metrics, admission,
+                new NodeLimits(options.limits(), options.maxPayloadBytes(), clock), loop::add);
     }
 
     private void runLoop() {
@@ -134,6 +138,52 @@ class ShardUplinkTest {
                 .containsExactly("reject 1 BUSY", "reject 2 PUBLISH_FAILED", "reject 3 BUSY");
         assertThat(publisher.records).isEmpty();
         assertThat(metrics.rejected.labelValues("BUSY").get()).isEqualTo(2.0);
+    }
+
+    @Test
+    void aNodeOverItsMessageRateIsRefusedAtItsSourceUntilItsAllowanceRefills() {
+        config = config.toBuilder().limits(new RateLimits(3, 0, 0, 0, 0, 0, 0)).build();
+        ShardUplink uplink = uplink();
+
+        List<Uplink.ToChannel> sent = new ArrayList<>();
+        for (int ref = 1; ref <= 5; ref++) {
+            sent.add(toEcho(null, new byte[1]));
+            uplink.uplink(session, ref, sent.get(ref - 1));
+        }
+        runLoop();
+        assertThat(link.calls).as("a second's worth at once, then refused; the fifth may not overtake the fourth")
+                .containsExactly("ack 1", "ack 2", "ack 3", "reject 4 RATE_LIMITED", "reject 5 PUBLISH_FAILED");
+        assertThat(metrics.rejected.labelValues("RATE_LIMITED").get()).isEqualTo(1.0);
+        assertThat(publisher.of(AppMessage.class)).hasSize(3);
+
+        link.calls.clear();
+        clock.advanceMs(334); // one more token: 3 a second
+        uplink.uplink(session, 6, sent.get(3));
+        uplink.uplink(session, 7, sent.get(4));
+        runLoop();
+        assertThat(link.calls).containsExactly("ack 6", "reject 7 RATE_LIMITED");
+        assertThat(publisher.of(AppMessage.class)).hasSize(4);
+    }
+
+    @Test
+    void aNodeOverItsByteRateIsRefusedAndOneLargestPayloadAlwaysFits() {
+        config = config.toBuilder().maxPayloadBytes(1_000).limits(new RateLimits(0, 100, 0, 0, 0, 0, 0)).build();
+        ShardUplink uplink = uplink();
+
+        uplink.uplink(session, 1, toEcho(null, new byte[1_000])); // larger than a second's 100 bytes
+        Uplink.ToChannel small = toEcho(null, new byte[1]);
+        uplink.uplink(session, 2, small);
+        runLoop();
+        assertThat(link.calls).containsExactly("ack 1", "reject 2 RATE_LIMITED");
+
+        link.calls.clear();
+        clock.advanceMs(60_000); // 1,000 bytes again, the bucket's most
+        uplink.uplink(session, 3, small);
+        uplink.uplink(session, 4, toEcho(null, new byte[600]));
+        uplink.uplink(session, 5, toEcho(null, new byte[600]));
+        runLoop();
+        assertThat(link.calls).containsExactly("ack 3", "ack 4", "reject 5 RATE_LIMITED");
+        assertThat(metrics.rejected.labelValues("RATE_LIMITED").get()).isEqualTo(2.0);
     }
 
     @Test

@@ -4,6 +4,7 @@ import io.ckc.gateway.GatewayConfig;
 import io.ckc.gateway.core.FakePublisher;
 import io.ckc.gateway.core.GatewayCore;
 import io.ckc.gateway.core.GatewayMetrics;
+import io.ckc.gateway.core.RateLimits;
 import io.ckc.protocol.kafka.Topics;
 import io.ckc.protocol.mqtt.MqttUserProperties;
 import io.ckc.protocol.records.AppMessage;
@@ -474,6 +475,28 @@ class MqttConnectionTest {
                 MnEvent.Type.DISCONNECTED, MnEvent.Type.CONNECTED);
         assertThat(events.get(2).epoch()).isGreaterThan(events.get(0).epoch());
         assertThat(second.isActive()).isTrue();
+    }
+
+    @Test
+    void aDeviceWhoseSessionsOpenTooOftenIsRefusedWithConnectionRateExceeded() {
+        GatewayCore strict = new GatewayCore(GatewayConfig.forTest("gw-t", "unused:9092", Topics.DEFAULT).toBuilder()
+                .limits(new RateLimits(0, 0, 0, 0, 1, 60_000, 60_000)).build().core(), publisher, metrics,
+                List.of(loop.eventLoop()));
+        for (int i = 0; i < 2; i++) {
+            MqttConnAckMessage ack = (MqttConnAckMessage) connect(
+                    new EmbeddedChannel(new MqttConnection(strict, metrics, sessions)), "flappy", MqttVersion.MQTT_5);
+            assertThat(ack.variableHeader().connectReturnCode()).isEqualTo(MqttConnectReturnCode.CONNECTION_ACCEPTED);
+        }
+        assertThat(metrics.flappingNodes.get()).isEqualTo(1.0);
+
+        EmbeddedChannel third = new EmbeddedChannel(new MqttConnection(strict, metrics, sessions));
+        MqttConnAckMessage refused = (MqttConnAckMessage) connect(third, "flappy", MqttVersion.MQTT_5);
+        assertThat(refused.variableHeader().connectReturnCode())
+                .isEqualTo(MqttConnectReturnCode.CONNECTION_REFUSED_CONNECTION_RATE_EXCEEDED);
+        assertThat(third.isActive()).isFalse();
+        assertThat(metrics.connectsRefused.labelValues("flapping").get()).isEqualTo(1.0);
+        assertThat(publisher.of(MnEvent.class)).extracting(MnEvent::type).containsExactly(MnEvent.Type.CONNECTED,
+                MnEvent.Type.DISCONNECTED, MnEvent.Type.CONNECTED);
     }
 
     @Test

@@ -4,6 +4,7 @@ import io.ckc.gateway.GatewayConfig;
 import io.ckc.gateway.core.FakePublisher;
 import io.ckc.gateway.core.GatewayCore;
 import io.ckc.gateway.core.GatewayMetrics;
+import io.ckc.gateway.core.RateLimits;
 import io.ckc.protocol.frame.Body;
 import io.ckc.protocol.frame.ErrorCode;
 import io.ckc.protocol.frame.Frame;
@@ -122,6 +123,24 @@ class UdpAdapterTest {
     }
 
     @Test
+    void connectsFromOneAddressBeyondItsShareAreAnsweredBusyWhileAnotherAddressConnects() {
+        wire(GatewayConfig.forTest("gw-u", "unused:9092", Topics.DEFAULT).toBuilder()
+                .limits(new RateLimits(0, 0, 1, 1, 0, 0, 0)).build());
+        receive(new Frame.Connect(node, 1), NODE);
+        assertThat(sent()).singleElement().satisfies(s -> assertThat(s.frame()).isInstanceOf(Frame.ConnectAck.class));
+
+        UUID second = UUID.randomUUID();
+        InetSocketAddress sameAddress = new InetSocketAddress(NODE.getAddress(), NODE.getPort() + 1);
+        receive(new Frame.Connect(second, 1), sameAddress);
+        assertThat(sent()).singleElement().satisfies(s -> assertThat(s.frame()).isEqualTo(new Frame.Error(second, 1,
+                ErrorCode.BUSY, 0, "too many new sessions from your address: try again later")));
+        assertThat(metrics.connectsRefused.labelValues("address_rate").get()).isEqualTo(1.0);
+
+        receive(new Frame.Connect(UUID.randomUUID(), 1), MOVED);
+        assertThat(sent()).singleElement().satisfies(s -> assertThat(s.frame()).isInstanceOf(Frame.ConnectAck.class));
+    }
+
+    @Test
     void aConnectBeyondWhatTheGatewayAdmitsIsAnsweredBusyAndCounted() {
         wire(GatewayConfig.forTest("gw-u", "unused:9092", Topics.DEFAULT).toBuilder().admitPerSecond(1_000)
                 .admitPending(1).build());
@@ -133,7 +152,7 @@ class UdpAdapterTest {
             assertThat(s.frame()).isEqualTo(new Frame.Error(other, 1, ErrorCode.BUSY, 0, "gateway busy: try again later"));
             assertThat(s.to()).isEqualTo(MOVED);
         });
-        assertThat(metrics.connectsRefused.get()).isEqualTo(1.0);
+        assertThat(metrics.connectsRefused.labelValues("busy").get()).isEqualTo(1.0);
         assertThat(publisher.of(MnEvent.class)).as("no session opened for the refused node").hasSize(1);
 
         publisher.completeHeld();
