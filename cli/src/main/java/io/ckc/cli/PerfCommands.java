@@ -27,7 +27,7 @@ import java.util.concurrent.Callable;
         subcommands = {PerfCommands.Scenario1.class, PerfCommands.Stepped.class, PerfCommands.Overload.class,
                 PerfCommands.Capacity.class, PerfCommands.Mtd.class, PerfCommands.Groupcast.class,
                 PerfCommands.Rebalance.class, PerfCommands.Rescale.class, PerfCommands.Faults.class, PerfCommands.Soak.class, PerfCommands.Quick.class,
-                PerfCommands.Handoff.class, PerfCommands.Mqtt.class, PerfCommands.Report.class, PerfSuite.class, PerfAb.class})
+                PerfCommands.Handoff.class, PerfCommands.Mqtt.class, PerfCommands.Flood.class, PerfCommands.Report.class, PerfSuite.class, PerfAb.class})
 final class PerfCommands implements Runnable {
 
     @Spec
@@ -364,6 +364,37 @@ final class PerfCommands implements Runnable {
         @Override
         public Integer call() {
             return withoutResultsFolder(this, List.of("--bootstrap", KafkaBroker.BOOTSTRAP));
+        }
+    }
+
+    @Command(name = "flood", description = "200 honest nodes' echo on one gateway, quiet, then while one address floods "
+            + "connects, then while one node floods messages: their RTT per phase, the refusals, anything lost.")
+    static final class Flood extends OnStack {
+        String scenario() {
+            return "flood";
+        }
+
+        StackShape shape() {
+            return StackShape.of(1, 1, List.of());
+        }
+
+        @Override
+        Set<String> setHere() {
+            return Set.of("--gateways", "--metrics", "--bootstrap");
+        }
+
+        @Override
+        public Integer call() {
+            if (help()) {
+                return 0;
+            }
+            Home home = Home.current();
+            List<String> args = simulatorArgs(scenario(), options, setHere());
+            args.addAll(List.of("--bootstrap", KafkaBroker.BOOTSTRAP, "--metrics",
+                    "http://127.0.0.1:" + StackShape.FIRST_METRICS_PORT + "/metrics"));
+            checkSimulatorArgs(withGateways(args, List.of("127.0.0.1:" + StackShape.FIRST_UDP_PORT)));
+            StackShape stack = new Stack(home).ensure(shape());
+            return Simulator.measuring(home).run(withGateways(args, stack.gatewayAddresses()), null).exitCode();
         }
     }
 

@@ -1,0 +1,304 @@
+package io.ckc.perf;
+
+import io.ckc.client.ClientConfig;
+import io.ckc.client.MobileNode;
+import io.ckc.client.NodeListener;
+import io.ckc.client.ClientTransport;
+import io.ckc.protocol.frame.Frame;
+import io.ckc.protocol.frame.FrameCodec;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.EventLoopGroup;
+import io.ckc.protocol.netty.DatagramTransport;
+import org.HdrHistogram.Histogram;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+import java.io.PrintStream;
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.ByteBuffer;
+import java.nio.channels.DatagramChannel;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.UUID;
+import java.util.concurrent.Callable;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * {@code ./ckc perf flood}: honest nodes run the echo on the first gateway while, in turn, nothing else happens
+ * (quiet), one source address floods the gateway with connects for ever new node ids (address flood), and one node
+ * sends far more messages than its limit (node flood). Per phase, the honest nodes' round trip p50 and p99, and the
+ * gateway's refusals of each kind read from its {@code /metrics}; then whether any honest message was lost. The
+ * address flood comes from {@code --flood-address} (127.0.0.2: every 127/8 address is the loopback here), the honest
+ * nodes from 127.0.0.1. Ends with {@code RESULT scenario=flood ... lost=.. p99_ratio=..}; exits 1 if an honest message
+ * was lost, a flood was not refused, or a flood phase's p99 exceeds {@code --max-p99-ratio} times the quiet one's.
+ */
+@Command(name = "flood", mixinStandardHelpOptions = true,
+        description = "Honest nodes' echo while one address floods connects and one node floods messages: their RTT, "
+                + "the refusals, anything lost.")
+final class FloodCommand implements Callable<Integer> {
+
+    @Option(names = "--gateways", required = true, split = ",", description = "Gateway UDP addresses; all use the first")
+    List<String> gateways;
+
+    @Option(names = "--metrics", required = true, description = "That gateway's metrics URL, e.g. http://127.0.0.1:9400/metrics")
+    String metricsUrl;
+
+    @Option(names = "--bootstrap", defaultValue = "127.0.0.1:9092", description = "Kafka bootstrap servers")
+    String bootstrap;
+
+    @Option(names = "--nodes", defaultValue = "200", description = "Honest nodes (default ${DEFAULT-VALUE})")
+    int nodes;
+
+    @Option(names = "--rate", defaultValue = "200", description = "Honest echo messages per second, all together (default ${DEFAULT-VALUE})")
+    int rate;
+
+    @Option(names = "--phase-seconds", defaultValue = "20", description = "Length of each phase: quiet, address flood, node flood (default ${DEFAULT-VALUE})")
+    int phaseSeconds;
+
+    @Option(names = "--flood-address", defaultValue = "127.0.0.2", description = "The address the connect flood comes from (default ${DEFAULT-VALUE})")
+    String floodAddress;
+
+    @Option(names = "--connect-flood-rate", defaultValue = "20000", description = "Connects per second of the address flood, each for a new node id (default ${DEFAULT-VALUE})")
+    int connectFloodRate;
+
+    @Option(names = "--message-flood-rate", defaultValue = "5000", description = "Messages per second the flooding node tries to send (default ${DEFAULT-VALUE})")
+    int messageFloodRate;
+
+    @Option(names = "--max-p99-ratio", defaultValue = "2.0", description = "A flood phase's honest p99 may be this many times the quiet phase's (default ${DEFAULT-VALUE})")
+    double maxP99Ratio;
+
+    @Option(names = "--drain-seconds", defaultValue = "30", description = "Wait this long without progress for the last echoes (default ${DEFAULT-VALUE})")
+    int drainSeconds;
+
+    @Option(names = "--io-threads", defaultValue = "2", description = "Simulator I/O threads (default ${DEFAULT-VALUE})")
+    int ioThreads;
+
+    PrintStream out = System.out;
+
+    /** One phase's figures. */
+    record Phase(String name, long echoes, double p50Ms, double p99Ms, double addressRefusals, double rateLimited,
+                 double flapping) {
+    }
+
+    @Override
+    public Integer call() throws Exception {
+        StackOptions stack = StackOptions.of(gateways.subList(0, 1), List.of(), bootstrap, ioThreads);
+        InetSocketAddress gateway = stack.gatewayAddresses().get(0);
+        HttpClient http = HttpClient.newHttpClient();
+        List<Phase> phases = new ArrayList<>();
+        long lost;
+        long sent;
+        try (LoadPath honest = LoadPath.open(Results.CKC, stack, nodes, out, ClientConfig.DEFAULT)) {
+            out.printf(Locale.ROOT, "Flood: %d honest nodes at %d msg/s on %s; phases of %d s%n", nodes, rate, gateway,
+                    phaseSeconds);
+            String[] names = {"quiet", "address-flood", "node-flood"};
+            long start = System.nanoTime();
+            long phaseNanos = TimeUnit.SECONDS.toNanos(phaseSeconds);
+            int[] current = {-1};
+            AutoCloseable[] flood = {null};
+            double[][] countersAtStart = {counters(http)};
+            honest.trips().takeInterval();
+            Runnable tick = () -> {
+                int phase = (int) Math.min(names.length - 1, (System.nanoTime() - start) / phaseNanos);
+                if (phase == current[0]) {
+                    return;
+                }
+                try {
+                    if (current[0] >= 0) {
+                        stop(flood[0]);
+                        phases.add(phase(names[current[0]], honest.trips().takeInterval(), countersAtStart[0],
+                                counters(http)));
+                        out.println("  " + describe(phases.get(phases.size() - 1)));
+                    }
+                    countersAtStart[0] = counters(http);
+                    current[0] = phase;
+                    flood[0] = switch (names[phase]) {
+                        case "address-flood" -> new ConnectFlood(gateway, floodAddress, connectFloodRate);
+                        case "node-flood" -> new MessageFlood(gateway, stack.channel, messageFloodRate);
+                        default -> null;
+                    };
+                } catch (Exception e) {
+                    throw new IllegalStateException("phase " + names[phase] + " did not start", e);
+                }
+            };
+            Schedule.runFor(nodes, (double) phaseSeconds * names.length, rate * 60.0 / nodes,
+                    Schedule.Arrivals.CONSTANT, honest::send, honest.trips().sent, tick);
+            stop(flood[0]);
+            phases.add(phase(names[current[0]], honest.trips().takeInterval(), countersAtStart[0], counters(http)));
+            out.println("  " + describe(phases.get(phases.size() - 1)));
+            honest.trips().awaitEchoes(drainSeconds, () -> { });
+            sent = honest.trips().sent.get();
+            lost = honest.trips().lost();
+        }
+        double quietP99 = phases.get(0).p99Ms();
+        double worst = phases.stream().skip(1).mapToDouble(Phase::p99Ms).max().orElse(Double.NaN);
+        double ratio = worst / quietP99;
+        Phase address = phases.get(1);
+        Phase node = phases.get(2);
+        boolean refused = address.addressRefusals() > 0 && node.rateLimited() > 0;
+        boolean harmless = lost == 0 && ratio <= maxP99Ratio;
+        out.printf(Locale.ROOT, "RESULT scenario=flood honest_nodes=%d rate=%d sent=%d lost=%d p99_quiet_ms=%.2f "
+                        + "p99_address_flood_ms=%.2f p99_node_flood_ms=%.2f p99_ratio=%.2f address_refusals=%.0f "
+                        + "rate_limited=%.0f harmless=%s%n", nodes, rate, sent, lost, quietP99, address.p99Ms(),
+                node.p99Ms(), ratio, address.addressRefusals(), node.rateLimited(), harmless);
+        return harmless && refused ? 0 : 1;
+    }
+
+    private static void stop(AutoCloseable flood) throws Exception {
+        if (flood != null) {
+            flood.close();
+        }
+    }
+
+    private static Phase phase(String name, Histogram echoes, double[] before, double[] after) {
+        boolean any = echoes.getTotalCount() > 0;
+        return new Phase(name, echoes.getTotalCount(), any ? echoes.getValueAtPercentile(50) / 1000.0 : Double.NaN,
+                any ? echoes.getValueAtPercentile(99) / 1000.0 : Double.NaN, after[0] - before[0], after[1] - before[1],
+                after[2] - before[2]);
+    }
+
+    private static String describe(Phase p) {
+        return String.format(Locale.ROOT, "%-13s %7d echoes  p50 %7.2f ms  p99 %7.2f ms  refused: %6.0f connects "
+                        + "(address), %6.0f messages (rate limit), %4.0f connects (flapping)", p.name(), p.echoes(),
+                p.p50Ms(), p.p99Ms(), p.addressRefusals(), p.rateLimited(), p.flapping());
+    }
+
+    /** The gateway's refusals so far: connects refused by address, messages rate-limited, connects refused as flapping. */
+    private double[] counters(HttpClient http) throws Exception {
+        String body = http.send(HttpRequest.newBuilder(URI.create(metricsUrl)).timeout(Duration.ofSeconds(5)).build(),
+                HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8)).body();
+        return new double[] {sum(body, "ckc_gateway_connects_refused_total", "reason=\"address_rate\""),
+                sum(body, "ckc_gateway_rejected_messages_total", "code=\"RATE_LIMITED\""),
+                sum(body, "ckc_gateway_connects_refused_total", "reason=\"flapping\"")};
+    }
+
+    /** The sum of a Prometheus text exposition's samples of {@code name} whose labels contain {@code label}. */
+    static double sum(String exposition, String name, String label) {
+        double total = 0;
+        for (String line : exposition.split("\n")) {
+            if (line.startsWith(name + "{") && line.contains(label)) {
+                total += Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
+            }
+        }
+        return total;
+    }
+
+    /**
+     * Connects for ever new node ids from one address, at a rate, as fast as one thread paces them; what the gateway
+     * answers is read and dropped. A session it admits is never used again, and times out.
+     */
+    static final class ConnectFlood implements AutoCloseable {
+        final AtomicLong sent = new AtomicLong();
+        private final DatagramChannel socket;
+        private final Thread sender;
+        private final Thread reader;
+        private volatile boolean running = true;
+
+        ConnectFlood(InetSocketAddress gateway, String fromAddress, int perSecond) throws Exception {
+            socket = DatagramChannel.open().bind(new InetSocketAddress(fromAddress, 0));
+            socket.connect(gateway);
+            sender = new Thread(() -> send(perSecond), "connect-flood");
+            reader = new Thread(this::drain, "connect-flood-answers");
+            reader.setDaemon(true);
+            sender.start();
+            reader.start();
+        }
+
+        private void send(int perSecond) {
+            long start = System.nanoTime();
+            ByteBuf frame = Unpooled.buffer(64);
+            try {
+                while (running) {
+                    long due = (System.nanoTime() - start) * perSecond / 1_000_000_000L;
+                    while (sent.get() < due && running) {
+                        frame.clear();
+                        FrameCodec.encode(new Frame.Connect(UUID.randomUUID(), 1), frame);
+                        socket.write(frame.nioBuffer());
+                        sent.incrementAndGet();
+                    }
+                    TimeUnit.MICROSECONDS.sleep(500);
+                }
+            } catch (Exception e) {
+                if (running) {
+                    throw new IllegalStateException("connect flood stopped", e);
+                }
+            } finally {
+                frame.release();
+            }
+        }
+
+        private void drain() {
+            ByteBuffer answer = ByteBuffer.allocate(2048);
+            try {
+                while (running) {
+                    answer.clear();
+                    socket.read(answer);
+                }
+            } catch (Exception closed) {
+                // the flood ended
+            }
+        }
+
+        @Override
+        public void close() throws Exception {
+            running = false;
+            sender.join(5_000);
+            socket.close();
+            reader.join(5_000);
+        }
+    }
+
+    /**
+     * One node, with the SDK, asked by its application for far more messages a second than its limit; what the gateway
+     * refuses as BUSY the SDK sends again later, as any node's would.
+     */
+    static final class MessageFlood implements AutoCloseable {
+        private final EventLoopGroup loops = DatagramTransport.current().newGroup(1);
+        private final ClientTransport transport;
+        private final MobileNode node;
+        private final Thread sender;
+        private volatile boolean running = true;
+
+        MessageFlood(InetSocketAddress gateway, String channel, int perSecond) throws Exception {
+            transport = ClientTransport.open(loops);
+            node = new MobileNode(UUID.randomUUID(), transport, gateway, new NodeListener() { }, ClientConfig.DEFAULT);
+            node.connect();
+            Fleet.waitFor(node::isConnected, 30, () -> { });
+            byte[] payload = new byte[64];
+            sender = new Thread(() -> {
+                long start = System.nanoTime();
+                long sent = 0;
+                try {
+                    while (running) {
+                        long due = (System.nanoTime() - start) * perSecond / 1_000_000_000L;
+                        for (; sent < due && running; sent++) {
+                            node.send(channel, payload, null);
+                        }
+                        TimeUnit.MILLISECONDS.sleep(1);
+                    }
+                } catch (InterruptedException stopped) {
+                    Thread.currentThread().interrupt();
+                }
+            }, "message-flood");
+            sender.start();
+        }
+
+        @Override
+        public void close() throws Exception {
+            running = false;
+            sender.join(5_000);
+            node.close();
+            transport.close();
+            loops.shutdownGracefully(0, 1, TimeUnit.SECONDS).sync();
+        }
+    }
+}
