@@ -31,17 +31,27 @@ public final class SimulatorMain {
                 if (type == SoakCommand.class) {
                     // One client for the run: each FlinkRest holds an HTTP client, its thread and a connection to the
                     // JobManager (one a minute made the soak's own threads and files grow, and the JobManager's files).
-                    return (K) new SoakCommand(new SoakCommand.JobStateSizes() { // asked when sampling
+                    return (K) new SoakCommand(new SoakCommand.FlinkJobs() { // asked when sampling
                         private java.util.Optional<FlinkRest> rest; // empty: the jobs run embedded, no REST to ask
 
                         @Override
-                        public java.util.Map<String, Long> bytes() throws java.io.IOException {
+                        public java.util.Map<String, Long> stateBytes() throws java.io.IOException {
                             return rest().isEmpty() ? java.util.Map.of() : rest.get().stateSizes();
                         }
 
                         @Override
-                        public java.util.Map<String, Long> liveBytes() throws java.io.IOException {
+                        public java.util.Map<String, Long> liveStateBytes() throws java.io.IOException {
                             return rest().isEmpty() ? java.util.Map.of() : rest.get().liveStateSizes();
+                        }
+
+                        @Override
+                        public java.util.Map<String, Long> pendingRecords() throws java.io.IOException {
+                            return rest().isEmpty() ? java.util.Map.of() : rest.get().pendingRecords();
+                        }
+
+                        @Override
+                        public java.util.Map<String, Long> rocksDbBytes() throws java.io.IOException {
+                            return rest().isEmpty() ? java.util.Map.of() : rest.get().rocksDbMemory();
                         }
 
                         /**

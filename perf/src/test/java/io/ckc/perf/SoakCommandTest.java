@@ -37,9 +37,18 @@ class SoakCommandTest {
         assertThat(simulator.perHour()).isCloseTo(60, org.assertj.core.api.Assertions.within(0.01));
         assertThat(fds.samples()).as("a sample that could not be read is left out").isEqualTo(14);
         assertThat(fds.grows()).isFalse();
-        assertThat(SoakCommand.judged(new SoakCommand.Key(SoakCommand.Metric.HEAP_AFTER_GC_MB, "simulator")))
+        java.util.Set<String> jobs = java.util.Set.of("ckc-echo", "ckc-delivery");
+        assertThat(SoakCommand.judged(new SoakCommand.Key(SoakCommand.Metric.HEAP_AFTER_GC_MB, "simulator"), jobs))
                 .as("the load generator's record of its messages is drawn, not judged").isFalse();
-        assertThat(SoakCommand.judged(new SoakCommand.Key(SoakCommand.Metric.RSS_MB, "flink-taskmanager"))).isTrue();
+        assertThat(SoakCommand.judged(new SoakCommand.Key(SoakCommand.Metric.RSS_MB, "flink-taskmanager"), jobs))
+                .isTrue();
+        assertThat(SoakCommand.judged(new SoakCommand.Key(SoakCommand.Metric.LAG_RECORDS, "ckc-echo-app"), jobs))
+                .as("a Flink job's committed offsets trail by a checkpoint: its pending records are judged").isFalse();
+        assertThat(SoakCommand.judged(new SoakCommand.Key(SoakCommand.Metric.PENDING_RECORDS, "ckc-echo"), jobs))
+                .isTrue();
+        assertThat(SoakCommand.judged(new SoakCommand.Key(SoakCommand.Metric.LAG_RECORDS, "ckc-gateway-gw-1"), jobs))
+                .as("a gateway's group").isTrue();
+        assertThat(SoakCommand.judged(new SoakCommand.Key(SoakCommand.Metric.ROCKSDB_MB, "ckc-echo"), jobs)).isFalse();
     }
 
     /** A JVM that collects once and waits: the other process a probe attaches to. */

@@ -28,6 +28,10 @@ public final class FlinkRest {
     /** The end of the metric Flink reports per operator and state when the configuration turns it on (its id ends
      * {@code <state>.rocksdb_estimate-live-data-size}). */
     static final String LIVE_DATA_METRIC = "estimate-live-data-size";
+    /** RocksDB's block cache in use, as each state reports it ({@code state.backend.rocksdb.metrics.block-cache-usage}). */
+    static final String BLOCK_CACHE_METRIC = "rocksdb_block-cache-usage";
+    /** A state's memtables ({@code state.backend.rocksdb.metrics.cur-size-all-mem-tables}). */
+    static final String MEMTABLES_METRIC = "rocksdb_cur-size-all-mem-tables";
 
     /**
      * A job as the commands show it; {@code maxParallelism} and {@code parallelism}: the largest over its
@@ -101,36 +105,84 @@ public final class FlinkRest {
      */
     public Map<String, Long> liveStateSizes() throws IOException {
         Map<String, Long> sizes = new TreeMap<>();
+        metricsByJob(id -> id.endsWith(LIVE_DATA_METRIC)).forEach((job, values) ->
+                sizes.put(job, values.values().stream().mapToLong(Long::longValue).sum()));
+        return sizes;
+    }
+
+    /**
+     * The records each running job's Kafka sources have yet to read, by job name, summed over its sources and subtasks
+     * (their {@code pendingRecords}): the job's own consumer lag. Its committed offsets trail this by up to a
+     * checkpoint, since the source commits them only when a checkpoint completes.
+     */
+    public Map<String, Long> pendingRecords() throws IOException {
+        Map<String, Long> pending = new TreeMap<>();
+        metricsByJob(id -> id.endsWith(".pendingRecords")).forEach((job, values) ->
+                pending.put(job, values.values().stream().mapToLong(Long::longValue).sum()));
+        return pending;
+    }
+
+    /**
+     * The native memory of each running job's RocksDB, by job name: its block cache's use plus its memtables
+     * ({@code state.backend.rocksdb.metrics.block-cache-usage}, {@code cur-size-all-mem-tables}). Every state of a slot
+     * reports the one cache the slot's states share, so a subtask's cache counts once (its largest report, over the
+     * job's vertices too: subtask i of each shares slot i); memtables are each state's own and add up. Jobs that report
+     * neither are left out.
+     */
+    public Map<String, Long> rocksDbMemory() throws IOException {
+        Map<String, Long> memory = new TreeMap<>();
+        metricsByJob(id -> id.endsWith(BLOCK_CACHE_METRIC) || id.endsWith(MEMTABLES_METRIC)).forEach((job, values) -> {
+            Map<String, Long> cachePerSubtask = new TreeMap<>();
+            long memtables = 0;
+            for (Map.Entry<String, Long> metric : values.entrySet()) {
+                if (metric.getKey().endsWith(BLOCK_CACHE_METRIC)) {
+                    // <vertex>/<subtask>.<operator>.<state>.<metric>: subtask i of every vertex shares slot i
+                    String id = metric.getKey().substring(metric.getKey().indexOf('/') + 1);
+                    cachePerSubtask.merge(id.substring(0, id.indexOf('.')), metric.getValue(), Math::max);
+                } else {
+                    memtables += metric.getValue();
+                }
+            }
+            memory.put(job, memtables + cachePerSubtask.values().stream().mapToLong(Long::longValue).sum());
+        });
+        return memory;
+    }
+
+    /**
+     * The values of the metrics whose ids {@code wanted} picks, per running job (by name), keyed
+     * {@code <vertex>/<subtask>.<operator>.<name>}; jobs with none are left out.
+     */
+    private Map<String, Map<String, Long>> metricsByJob(java.util.function.Predicate<String> wanted) throws IOException {
+        Map<String, Map<String, Long>> byJob = new TreeMap<>();
         for (JsonNode overview : get("jobs/overview").path("jobs")) {
             if (!overview.path("state").asText().equals("RUNNING")) {
                 continue;
             }
             String job = overview.path("jid").asText();
-            long live = 0;
-            boolean any = false;
+            Map<String, Long> values = new TreeMap<>();
             for (JsonNode vertex : get("jobs/" + job).path("vertices")) {
                 String metrics = "jobs/" + job + "/vertices/" + vertex.path("id").asText() + "/metrics";
                 List<String> ids = new ArrayList<>();
                 for (JsonNode metric : get(metrics)) {
                     String id = metric.path("id").asText();
-                    if (id.endsWith(LIVE_DATA_METRIC)) {
+                    if (wanted.test(id)) {
                         ids.add(id);
                     }
                 }
                 if (!ids.isEmpty()) {
-                    any = true;
                     String query = java.net.URLEncoder.encode(String.join(",", ids), java.nio.charset.StandardCharsets.UTF_8)
                             .replace("+", "%20");
                     for (JsonNode value : get(metrics + "?get=" + query)) {
-                        live += value.path("value").asLong();
+                        values.put(vertex.path("id").asText() + "/" + value.path("id").asText(),
+                                value.path("value").asLong());
                     }
                 }
             }
-            if (any) {
-                sizes.put(overview.path("name").asText(), live);
+            if (!values.isEmpty()) {
+                byJob.put(overview.path("name").asText(), values);
             }
         }
-        return sizes;
+        return byJob;
     }
 
     /**

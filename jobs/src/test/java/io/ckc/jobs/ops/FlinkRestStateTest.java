@@ -27,7 +27,8 @@ import java.util.Map;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * What {@code perf soak} reads of a job's state: the latest checkpoint's size and RocksDB's live data; on RocksDB set up
+ * What {@code perf soak} reads of a job's state: the latest checkpoint's size, RocksDB's live data and its memory (block
+ * cache and memtables); on RocksDB set up
  * as the configuration of record sets it up (its options factory loads from the job's classes).
  */
 class FlinkRestStateTest {
@@ -37,6 +38,8 @@ class FlinkRestStateTest {
             .setConfiguration(Configuration.fromMap(Map.of(
                     "state.backend.type", "rocksdb",
                     "state.backend.rocksdb.metrics.estimate-live-data-size", "true",
+                    "state.backend.rocksdb.metrics.block-cache-usage", "true",
+                    "state.backend.rocksdb.metrics.cur-size-all-mem-tables", "true",
                     "state.backend.rocksdb.options-factory", io.ckc.jobs.state.BoundedManifest.class.getName(),
                     "execution.checkpointing.interval", "1s",
                     "metrics.fetcher.update-interval", "500")))
@@ -74,8 +77,18 @@ class FlinkRestStateTest {
             Await.until("the probe's live state reported", 60, () -> sizeOf(rest, true) > 0);
             Await.until("a checkpoint of it completed", 60, () -> sizeOf(rest, false) > 0);
             assertThat(rest.liveStateSizes()).containsOnlyKeys("ckc-state-probe");
+            Await.until("its RocksDB's memory reported", 60, () -> memoryOf(rest) > 0);
+            assertThat(rest.pendingRecords()).as("no Kafka source, no backlog reported").doesNotContainKey("ckc-state-probe");
         } finally {
             job.cancel().get();
+        }
+    }
+
+    private static long memoryOf(FlinkRest rest) {
+        try {
+            return rest.rocksDbMemory().getOrDefault("ckc-state-probe", 0L);
+        } catch (IOException e) {
+            return 0;
         }
     }
 
