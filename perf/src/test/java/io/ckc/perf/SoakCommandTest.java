@@ -37,18 +37,22 @@ class SoakCommandTest {
         assertThat(simulator.perHour()).isCloseTo(60, org.assertj.core.api.Assertions.within(0.01));
         assertThat(fds.samples()).as("a sample that could not be read is left out").isEqualTo(14);
         assertThat(fds.grows()).isFalse();
-        java.util.Set<String> jobs = java.util.Set.of("ckc-echo", "ckc-delivery");
-        assertThat(SoakCommand.judged(new SoakCommand.Key(SoakCommand.Metric.HEAP_AFTER_GC_MB, "simulator"), jobs))
+        assertThat(judged(SoakCommand.Metric.HEAP_AFTER_GC_MB, "simulator"))
                 .as("the load generator's record of its messages is drawn, not judged").isFalse();
-        assertThat(SoakCommand.judged(new SoakCommand.Key(SoakCommand.Metric.RSS_MB, "flink-taskmanager"), jobs))
-                .isTrue();
-        assertThat(SoakCommand.judged(new SoakCommand.Key(SoakCommand.Metric.LAG_RECORDS, "ckc-echo-app"), jobs))
+        assertThat(judged(SoakCommand.Metric.RSS_MB, "flink-taskmanager")).as("judged beyond its RocksDB").isFalse();
+        assertThat(judged(SoakCommand.Metric.RSS_BEYOND_ROCKSDB_MB, "flink-taskmanager")).isTrue();
+        assertThat(judged(SoakCommand.Metric.ROCKSDB_MB, "flink-taskmanager")).isFalse();
+        assertThat(judged(SoakCommand.Metric.RSS_MB, "flink-jobmanager")).isTrue();
+        assertThat(judged(SoakCommand.Metric.LAG_RECORDS, "ckc-echo-app"))
                 .as("a Flink job's committed offsets trail by a checkpoint: its pending records are judged").isFalse();
-        assertThat(SoakCommand.judged(new SoakCommand.Key(SoakCommand.Metric.PENDING_RECORDS, "ckc-echo"), jobs))
-                .isTrue();
-        assertThat(SoakCommand.judged(new SoakCommand.Key(SoakCommand.Metric.LAG_RECORDS, "ckc-gateway-gw-1"), jobs))
-                .as("a gateway's group").isTrue();
-        assertThat(SoakCommand.judged(new SoakCommand.Key(SoakCommand.Metric.ROCKSDB_MB, "ckc-echo"), jobs)).isFalse();
+        assertThat(judged(SoakCommand.Metric.PENDING_RECORDS, "ckc-echo")).isTrue();
+        assertThat(judged(SoakCommand.Metric.LAG_RECORDS, "ckc-gateway-gw-1")).as("a gateway's group").isTrue();
+    }
+
+    /** Whether a series is judged in a soak of the echo and delivery jobs, with RocksDB on one TaskManager. */
+    private static boolean judged(SoakCommand.Metric metric, String series) {
+        return SoakCommand.judged(new SoakCommand.Key(metric, series), java.util.Set.of("ckc-echo", "ckc-delivery"),
+                java.util.Set.of("flink-taskmanager"));
     }
 
     /** A JVM that collects once and waits: the other process a probe attaches to. */

@@ -105,8 +105,8 @@ public final class FlinkRest {
      */
     public Map<String, Long> liveStateSizes() throws IOException {
         Map<String, Long> sizes = new TreeMap<>();
-        metricsByJob(id -> id.endsWith(LIVE_DATA_METRIC)).forEach((job, values) ->
-                sizes.put(job, values.values().stream().mapToLong(Long::longValue).sum()));
+        metricsByJob(id -> id.endsWith(LIVE_DATA_METRIC)).forEach((job, metrics) ->
+                sizes.put(job, metrics.values().values().stream().mapToLong(Long::longValue).sum()));
         return sizes;
     }
 
@@ -117,43 +117,58 @@ public final class FlinkRest {
      */
     public Map<String, Long> pendingRecords() throws IOException {
         Map<String, Long> pending = new TreeMap<>();
-        metricsByJob(id -> id.endsWith(".pendingRecords")).forEach((job, values) ->
-                pending.put(job, values.values().stream().mapToLong(Long::longValue).sum()));
+        metricsByJob(id -> id.endsWith(".pendingRecords")).forEach((job, metrics) ->
+                pending.put(job, metrics.values().values().stream().mapToLong(Long::longValue).sum()));
         return pending;
     }
 
     /**
-     * The native memory of each running job's RocksDB, by job name: its block cache's use plus its memtables
-     * ({@code state.backend.rocksdb.metrics.block-cache-usage}, {@code cur-size-all-mem-tables}). Every state of a slot
-     * reports the one cache the slot's states share, so a subtask's cache counts once (its largest report, over the
-     * job's vertices too: subtask i of each shares slot i); memtables are each state's own and add up. Jobs that report
-     * neither are left out.
+     * The native memory of RocksDB on each TaskManager, by its resource id (the process name {@code ./ckc} gives it): the
+     * block caches in use plus the memtables of the job subtasks it runs ({@code state.backend.rocksdb.metrics.
+     * block-cache-usage}, {@code cur-size-all-mem-tables}). Every state of a slot reports the one cache the slot's
+     * states share, so a job's subtask counts its cache once (its largest report, over the job's vertices too: subtask
+     * i of each shares slot i); memtables are each state's own and add up. What a TaskManager's resident memory holds
+     * beyond its heap is mostly this, a cache that fills up to the slot's share of managed memory and stays there.
+     * TaskManagers that report neither are left out.
      */
     public Map<String, Long> rocksDbMemory() throws IOException {
-        Map<String, Long> memory = new TreeMap<>();
-        metricsByJob(id -> id.endsWith(BLOCK_CACHE_METRIC) || id.endsWith(MEMTABLES_METRIC)).forEach((job, values) -> {
-            Map<String, Long> cachePerSubtask = new TreeMap<>();
-            long memtables = 0;
-            for (Map.Entry<String, Long> metric : values.entrySet()) {
-                if (metric.getKey().endsWith(BLOCK_CACHE_METRIC)) {
-                    // <vertex>/<subtask>.<operator>.<state>.<metric>: subtask i of every vertex shares slot i
-                    String id = metric.getKey().substring(metric.getKey().indexOf('/') + 1);
-                    cachePerSubtask.merge(id.substring(0, id.indexOf('.')), metric.getValue(), Math::max);
+        Map<String, Long> byTaskManager = new TreeMap<>();
+        for (JobMetrics job : metricsByJob(id -> id.endsWith(BLOCK_CACHE_METRIC) || id.endsWith(MEMTABLES_METRIC))
+                .values()) {
+            Map<String, Long> cachePerSlot = new TreeMap<>();
+            Map<String, String> taskManagers = new TreeMap<>(); // <vertex>/<subtask> to the TaskManager running it
+            for (Map.Entry<String, Long> metric : job.values().entrySet()) {
+                String vertex = metric.getKey().substring(0, metric.getKey().indexOf('/'));
+                String id = metric.getKey().substring(vertex.length() + 1);
+                String subtask = id.substring(0, id.indexOf('.'));
+                if (!taskManagers.containsKey(vertex + "/" + subtask)) {
+                    for (JsonNode running : get("jobs/" + job.id() + "/vertices/" + vertex).path("subtasks")) {
+                        taskManagers.put(vertex + "/" + running.path("subtask").asText(),
+                                running.path("taskmanager-id").asText());
+                    }
+                }
+                String taskManager = taskManagers.getOrDefault(vertex + "/" + subtask, "?");
+                if (id.endsWith(BLOCK_CACHE_METRIC)) {
+                    cachePerSlot.merge(taskManager + "/" + subtask, metric.getValue(), Math::max);
                 } else {
-                    memtables += metric.getValue();
+                    byTaskManager.merge(taskManager, metric.getValue(), Long::sum);
                 }
             }
-            memory.put(job, memtables + cachePerSubtask.values().stream().mapToLong(Long::longValue).sum());
-        });
-        return memory;
+            cachePerSlot.forEach((slot, bytes) -> byTaskManager.merge(slot.substring(0, slot.lastIndexOf('/')), bytes,
+                    Long::sum));
+        }
+        return byTaskManager;
+    }
+
+    /** A running job's id and the values of some of its metrics, keyed {@code <vertex>/<subtask>.<operator>.<name>}. */
+    private record JobMetrics(String id, Map<String, Long> values) {
     }
 
     /**
-     * The values of the metrics whose ids {@code wanted} picks, per running job (by name), keyed
-     * {@code <vertex>/<subtask>.<operator>.<name>}; jobs with none are left out.
+     * The values of the metrics whose ids {@code wanted} picks, per running job (by name); jobs with none are left out.
      */
-    private Map<String, Map<String, Long>> metricsByJob(java.util.function.Predicate<String> wanted) throws IOException {
-        Map<String, Map<String, Long>> byJob = new TreeMap<>();
+    private Map<String, JobMetrics> metricsByJob(java.util.function.Predicate<String> wanted) throws IOException {
+        Map<String, JobMetrics> byJob = new TreeMap<>();
         for (JsonNode overview : get("jobs/overview").path("jobs")) {
             if (!overview.path("state").asText().equals("RUNNING")) {
                 continue;
@@ -179,7 +194,7 @@ public final class FlinkRest {
                 }
             }
             if (!values.isEmpty()) {
-                byJob.put(overview.path("name").asText(), values);
+                byJob.put(overview.path("name").asText(), new JobMetrics(job, values));
             }
         }
         return byJob;
