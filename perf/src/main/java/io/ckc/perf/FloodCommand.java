@@ -29,6 +29,8 @@ import java.util.List;
 import java.util.Locale;
 import java.util.UUID;
 import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -94,7 +96,7 @@ final class FloodCommand implements Callable<Integer> {
         StackOptions stack = StackOptions.of(gateways.subList(0, 1), List.of(), bootstrap, ioThreads);
         InetSocketAddress gateway = stack.gatewayAddresses().get(0);
         HttpClient http = HttpClient.newHttpClient();
-        List<Phase> phases = new ArrayList<>();
+        List<Phase> phaseFigures = new java.util.concurrent.CopyOnWriteArrayList<>();
         long lost;
         long sent;
         try (LoadPath honest = LoadPath.open(Results.CKC, stack, nodes, out, ClientConfig.DEFAULT)) {
@@ -107,43 +109,56 @@ final class FloodCommand implements Callable<Integer> {
             AutoCloseable[] flood = {null};
             double[][] countersAtStart = {counters(http)};
             honest.trips().takeInterval();
+            // Floods start and stop on a thread of their own: the schedule's thread only sends (a flooding node's
+            // connect, refused BUSY while the gateway works through a connect flood, could take seconds).
+            ExecutorService phases = Executors.newSingleThreadExecutor();
             Runnable tick = () -> {
                 int phase = (int) Math.min(names.length - 1, (System.nanoTime() - start) / phaseNanos);
                 if (phase == current[0]) {
                     return;
                 }
-                try {
-                    if (current[0] >= 0) {
-                        stop(flood[0]);
-                        phases.add(phase(names[current[0]], honest.trips().takeInterval(), countersAtStart[0],
-                                counters(http)));
-                        out.println("  " + describe(phases.get(phases.size() - 1)));
+                int previous = current[0];
+                current[0] = phase;
+                Histogram ended = previous >= 0 ? honest.trips().takeInterval() : null;
+                phases.execute(() -> {
+                    try {
+                        if (previous >= 0) {
+                            stop(flood[0]);
+                            record(phaseFigures, names[previous], ended, countersAtStart[0], counters(http));
+                        }
+                        countersAtStart[0] = counters(http);
+                        flood[0] = switch (names[phase]) {
+                            case "address-flood" -> new ConnectFlood(gateway, floodAddress, connectFloodRate);
+                            case "node-flood" -> new MessageFlood(gateway, stack.channel, messageFloodRate);
+                            default -> null;
+                        };
+                    } catch (Exception e) {
+                        throw new IllegalStateException("phase " + names[phase] + " did not start", e);
                     }
-                    countersAtStart[0] = counters(http);
-                    current[0] = phase;
-                    flood[0] = switch (names[phase]) {
-                        case "address-flood" -> new ConnectFlood(gateway, floodAddress, connectFloodRate);
-                        case "node-flood" -> new MessageFlood(gateway, stack.channel, messageFloodRate);
-                        default -> null;
-                    };
-                } catch (Exception e) {
-                    throw new IllegalStateException("phase " + names[phase] + " did not start", e);
-                }
+                });
             };
             Schedule.runFor(nodes, (double) phaseSeconds * names.length, rate * 60.0 / nodes,
                     Schedule.Arrivals.CONSTANT, honest::send, honest.trips().sent, tick);
-            stop(flood[0]);
-            phases.add(phase(names[current[0]], honest.trips().takeInterval(), countersAtStart[0], counters(http)));
-            out.println("  " + describe(phases.get(phases.size() - 1)));
+            Histogram last = honest.trips().takeInterval();
+            phases.execute(() -> {
+                try {
+                    stop(flood[0]);
+                    record(phaseFigures, names[current[0]], last, countersAtStart[0], counters(http));
+                } catch (Exception e) {
+                    throw new IllegalStateException("the last flood did not stop", e);
+                }
+            });
+            phases.shutdown();
+            phases.awaitTermination(2, TimeUnit.MINUTES);
             honest.trips().awaitEchoes(drainSeconds, () -> { });
             sent = honest.trips().sent.get();
             lost = honest.trips().lost();
         }
-        double quietP99 = phases.get(0).p99Ms();
-        double worst = phases.stream().skip(1).mapToDouble(Phase::p99Ms).max().orElse(Double.NaN);
+        double quietP99 = phaseFigures.get(0).p99Ms();
+        double worst = phaseFigures.stream().skip(1).mapToDouble(Phase::p99Ms).max().orElse(Double.NaN);
         double ratio = worst / quietP99;
-        Phase address = phases.get(1);
-        Phase node = phases.get(2);
+        Phase address = phaseFigures.get(1);
+        Phase node = phaseFigures.get(2);
         boolean refused = address.addressRefusals() > 0 && node.rateLimited() > 0;
         boolean harmless = lost == 0 && ratio <= maxP99Ratio;
         out.printf(Locale.ROOT, "RESULT scenario=flood honest_nodes=%d rate=%d sent=%d lost=%d p99_quiet_ms=%.2f "
@@ -157,6 +172,11 @@ final class FloodCommand implements Callable<Integer> {
         if (flood != null) {
             flood.close();
         }
+    }
+
+    private void record(List<Phase> figures, String name, Histogram echoes, double[] before, double[] after) {
+        figures.add(phase(name, echoes, before, after));
+        out.println("  " + describe(figures.get(figures.size() - 1)));
     }
 
     private static Phase phase(String name, Histogram echoes, double[] before, double[] after) {

@@ -15,10 +15,14 @@ import java.util.concurrent.ConcurrentHashMap;
  */
 public final class AddressLimits {
 
+    private static final long ANSWER_EVERY_NANOS = 1_000_000_000L;
+
     private final int perSecond;
     private final int burst;
     private final TimeMeter clock;
     private final Map<InetAddress, Bucket> buckets = new ConcurrentHashMap<>();
+    /** When each address over its limit was last told so (the clock's nanoseconds). */
+    private final Map<InetAddress, Long> answered = new ConcurrentHashMap<>();
 
     public AddressLimits(RateLimits limits, TimeMeter clock) {
         this.perSecond = limits.addressSessionsPerSecond();
@@ -27,7 +31,7 @@ public final class AddressLimits {
     }
 
     /** Whether a new session from {@code source} may open now; takes its token if so. Any thread. */
-    boolean open(InetAddress source) {
+    public boolean open(InetAddress source) {
         if (perSecond == 0 || source == null) {
             return true;
         }
@@ -35,13 +39,29 @@ public final class AddressLimits {
                 .tryConsume(1);
     }
 
+    /**
+     * Whether a refusal to {@code source} should be answered now: at most once a second per address, so that a flood's
+     * refusals cost no reply each while a real node behind that address still hears BUSY and backs off. Any thread.
+     */
+    public boolean answerRefusal(InetAddress source) {
+        long now = clock.currentTimeNanos();
+        Long last = answered.get(source);
+        if (last != null && now - last < ANSWER_EVERY_NANOS) {
+            return false;
+        }
+        answered.put(source, now);
+        return true;
+    }
+
     /** Drops the buckets that are full: their addresses have not opened a session for a while. Any thread. */
     void sweep() {
         buckets.values().removeIf(bucket -> bucket.getAvailableTokens() >= burst);
+        long now = clock.currentTimeNanos();
+        answered.values().removeIf(last -> now - last >= ANSWER_EVERY_NANOS);
     }
 
-    /** Addresses with a bucket now: for tests that prove the state goes away. */
+    /** Addresses with a bucket or a recent answer now: for tests that prove the state goes away. */
     int remembered() {
-        return buckets.size();
+        return buckets.size() + answered.size();
     }
 }

@@ -81,6 +81,11 @@ public final class GatewayCore implements AutoCloseable {
         metrics.pingWindowMs.set(pingWindowMs);
     }
 
+    /** New sessions per source address, for an adapter that checks them before a frame reaches a shard. */
+    public AddressLimits addressLimits() {
+        return addressLimits;
+    }
+
     /** The uplink admission the core consumer feeds with the ages of the deliveries it reads. */
     public UplinkAdmission uplinkAdmission() {
         return uplinkAdmission;

@@ -49,7 +49,7 @@ public final class UdpAdapter implements ProtocolAdapter {
         for (int i = 0; i < shards.length; i++) {
             shards[i] = new UdpShard(core.shard(i), options.reliability(), metrics);
         }
-        UdpInitializer initializer = new UdpInitializer(new UdpFrameHandler(core, shards), metrics, linkHook);
+        UdpInitializer initializer = new UdpInitializer(new UdpFrameHandler(core, shards, metrics), metrics, linkHook);
         int maxDatagram = Math.min(FrameCodec.MAX_DATAGRAM_BYTES, core.options().maxPayloadBytes() + 1024);
         DatagramTransport transport = DatagramTransport.current();
         boolean socketPerShard = shards.length > 1 && options.socketPerLoop() && transport.supportsReusePort();

@@ -39,6 +39,7 @@ import java.util.concurrent.TimeUnit;
 final class UdpShard {
 
     private static final Logger LOG = LoggerFactory.getLogger(UdpShard.class);
+    static final String ADDRESS_RATE_MESSAGE = "too many new sessions from your address: try again later";
     /** Retransmission timers are checked this often; well below the smallest retransmission timeout. */
     static final long TICK_MS = 10;
 
@@ -145,13 +146,11 @@ final class UdpShard {
                     peer);
             return;
         }
-        ConnectAnswer answer = core.admit(connect.mnId(), peer.getAddress());
+        // the address's share was taken where the datagram was read (UdpFrameHandler)
+        ConnectAnswer answer = core.admit(connect.mnId(), null);
         if (answer != ConnectAnswer.ADMITTED) {
-            send(new Frame.Error(connect.mnId(), connect.epoch(), ErrorCode.BUSY, 0, switch (answer) {
-                case ADDRESS_RATE -> "too many new sessions from your address: try again later";
-                case FLAPPING -> "too many sessions of this node lately: try again later";
-                default -> "gateway busy: try again later";
-            }), peer);
+            send(new Frame.Error(connect.mnId(), connect.epoch(), ErrorCode.BUSY, 0, answer == ConnectAnswer.FLAPPING
+                    ? "too many sessions of this node lately: try again later" : "gateway busy: try again later"), peer);
             return;
         }
         core.open(connect.mnId(), connect.epoch(), session -> new UdpLink(session, this, peer, reliability));

@@ -32,10 +32,15 @@ class RateLimitsTest {
         }
         assertThat(opened).as("half a second at 10 a second").isEqualTo(5);
         assertThat(limits.open(null)).as("a protocol without addresses is not limited here").isTrue();
+        assertThat(limits.answerRefusal(flooder)).as("the first refusal is answered").isTrue();
+        assertThat(limits.answerRefusal(flooder)).as("the rest of that second's are not").isFalse();
 
         limits.sweep();
-        assertThat(limits.remembered()).as("the flooder's still refilling; the other full again").isEqualTo(1);
+        assertThat(limits.remembered()).as("the flooder's bucket, still refilling, and its answer; the other full again")
+                .isEqualTo(2);
         clock.advanceMs(2_000);
+        assertThat(limits.answerRefusal(flooder)).as("a second later, again").isTrue();
+        clock.advanceMs(1_000);
         limits.sweep();
         assertThat(limits.remembered()).isZero();
     }

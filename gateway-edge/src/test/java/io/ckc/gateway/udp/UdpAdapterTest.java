@@ -64,7 +64,7 @@ class UdpAdapterTest {
         core = new GatewayCore(config.core(), publisher, metrics, List.of(channel.eventLoop()));
         shard = new UdpShard(core.shard(0), config.reliability(), metrics);
         UdpShard[] shards = {shard};
-        channel.pipeline().addLast(new UdpInitializer(new UdpFrameHandler(core, shards), metrics, null));
+        channel.pipeline().addLast(new UdpInitializer(new UdpFrameHandler(core, shards, metrics), metrics, null));
         channel.runPendingTasks(); // the initializer installs the pipeline
         shard.bind(channel);
     }
@@ -123,7 +123,7 @@ class UdpAdapterTest {
     }
 
     @Test
-    void connectsFromOneAddressBeyondItsShareAreAnsweredBusyWhileAnotherAddressConnects() {
+    void connectsFromOneAddressBeyondItsShareAreRefusedAndAnsweredOnceASecondWhileAnotherAddressConnects() {
         wire(GatewayConfig.forTest("gw-u", "unused:9092", Topics.DEFAULT).toBuilder()
                 .limits(new RateLimits(0, 0, 1, 1, 0, 0, 0)).build());
         receive(new Frame.Connect(node, 1), NODE);
@@ -135,6 +135,12 @@ class UdpAdapterTest {
         assertThat(sent()).singleElement().satisfies(s -> assertThat(s.frame()).isEqualTo(new Frame.Error(second, 1,
                 ErrorCode.BUSY, 0, "too many new sessions from your address: try again later")));
         assertThat(metrics.connectsRefused.labelValues("address_rate").get()).isEqualTo(1.0);
+        for (int i = 0; i < 100; i++) { // a flood from that address: counted, and answered no more this second
+            receive(new Frame.Connect(UUID.randomUUID(), 1), sameAddress);
+        }
+        assertThat(sent()).isEmpty();
+        assertThat(metrics.connectsRefused.labelValues("address_rate").get()).isEqualTo(101.0);
+        assertThat(publisher.of(MnEvent.class)).as("no session opened for any of them").hasSize(1);
 
         receive(new Frame.Connect(UUID.randomUUID(), 1), MOVED);
         assertThat(sent()).singleElement().satisfies(s -> assertThat(s.frame()).isInstanceOf(Frame.ConnectAck.class));
