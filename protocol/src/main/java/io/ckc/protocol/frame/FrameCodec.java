@@ -4,6 +4,7 @@ import io.ckc.protocol.records.Context;
 import io.ckc.protocol.frame.MalformedFrameException.Reason;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.ByteBufUtil;
 
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -292,15 +293,23 @@ public final class FrameCodec {
 
     private static String readString8(ByteBuf in) throws MalformedFrameException {
         need(in, 1, "string length");
-        int length = in.readUnsignedByte();
-        need(in, length, "string");
-        return in.readCharSequence(length, StandardCharsets.UTF_8).toString();
+        return readUtf8(in, in.readUnsignedByte());
     }
 
     private static String readString16(ByteBuf in) throws MalformedFrameException {
         need(in, 2, "string length");
-        int length = in.readUnsignedShort();
+        return readUtf8(in, in.readUnsignedShort());
+    }
+
+    /**
+     * A string of {@code length} bytes, refused unless they are UTF-8: decoding bad bytes to replacement characters
+     * would give a string that is not what was sent and may no longer fit its length field.
+     */
+    private static String readUtf8(ByteBuf in, int length) throws MalformedFrameException {
         need(in, length, "string");
+        if (!ByteBufUtil.isText(in, in.readerIndex(), length, StandardCharsets.UTF_8)) {
+            throw new MalformedFrameException(Reason.BAD_FIELD, "a string of " + length + " bytes that is not UTF-8");
+        }
         return in.readCharSequence(length, StandardCharsets.UTF_8).toString();
     }
 

@@ -137,6 +137,16 @@ class FrameCodecTest {
     }
 
     @Test
+    void aStringThatIsNotUtf8IsRefusedNotDecodedToReplacementCharacters() {
+        // found by the frame-codec fuzz target: 0xFF decoded to U+FFFD (three bytes), so a 255-byte gateway id
+        // decoded to a string that could not be encoded again
+        ByteBuf frame = FrameCodec.encode(new Frame.ConnectAck(MN, 1, "gw-1", 1024), ByteBufAllocator.DEFAULT);
+        frame.setByte(FrameCodec.HEADER_BYTES + 1, 0xFF); // the first byte of the gateway id
+        assertReason(frame, MalformedFrameException.Reason.BAD_FIELD);
+        frame.release();
+    }
+
+    @Test
     void theDatagramPipelineDropsAndCountsMalformedDatagramsAndPassesGoodOnes() {
         List<MalformedFrameException> dropped = new ArrayList<>();
         EmbeddedChannel channel = new EmbeddedChannel(
