@@ -88,7 +88,7 @@ final class FloodCommand implements Callable<Integer> {
 
     /** One phase's figures. */
     record Phase(String name, long echoes, double p50Ms, double p99Ms, double addressRefusals, double rateLimited,
-                 double flapping) {
+                 double flapping, double busy, double retransmissions, double kernelDrops) {
     }
 
     @Override
@@ -183,29 +183,38 @@ final class FloodCommand implements Callable<Integer> {
         boolean any = echoes.getTotalCount() > 0;
         return new Phase(name, echoes.getTotalCount(), any ? echoes.getValueAtPercentile(50) / 1000.0 : Double.NaN,
                 any ? echoes.getValueAtPercentile(99) / 1000.0 : Double.NaN, after[0] - before[0], after[1] - before[1],
-                after[2] - before[2]);
+                after[2] - before[2], after[3] - before[3], after[4] - before[4], after[5] - before[5]);
     }
 
     private static String describe(Phase p) {
         return String.format(Locale.ROOT, "%-13s %7d echoes  p50 %7.2f ms  p99 %7.2f ms  refused: %6.0f connects "
-                        + "(address), %6.0f messages (rate limit), %4.0f connects (flapping)", p.name(), p.echoes(),
-                p.p50Ms(), p.p99Ms(), p.addressRefusals(), p.rateLimited(), p.flapping());
+                        + "(address), %6.0f messages (rate limit), %4.0f connects (flapping), %6.0f messages (busy); "
+                        + "%5.0f retransmitted deliveries; %6.0f datagrams dropped by the kernel (full receive buffers, "
+                        + "whole machine)", p.name(), p.echoes(), p.p50Ms(), p.p99Ms(), p.addressRefusals(),
+                p.rateLimited(), p.flapping(), p.busy(), p.retransmissions(), p.kernelDrops());
     }
 
-    /** The gateway's refusals so far: connects refused by address, messages rate-limited, connects refused as flapping. */
+    /**
+     * The gateway's refusals so far (connects refused by address, messages rate-limited, connects refused as
+     * flapping, messages refused by its uplink admission), its retransmitted deliveries, and the datagrams this
+     * machine's kernel dropped for a full receive buffer (any socket: the flood's target or the honest nodes').
+     */
     private double[] counters(HttpClient http) throws Exception {
         String body = http.send(HttpRequest.newBuilder(URI.create(metricsUrl)).timeout(Duration.ofSeconds(5)).build(),
                 HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8)).body();
         return new double[] {sum(body, "ckc_gateway_connects_refused_total", "reason=\"address_rate\""),
                 sum(body, "ckc_gateway_rejected_messages_total", "code=\"RATE_LIMITED\""),
-                sum(body, "ckc_gateway_connects_refused_total", "reason=\"flapping\"")};
+                sum(body, "ckc_gateway_connects_refused_total", "reason=\"flapping\""),
+                sum(body, "ckc_gateway_rejected_messages_total", "code=\"BUSY\""),
+                sum(body, "ckc_gateway_retransmissions_total", ""),
+                UdpStatistics.receiveBufferErrors()};
     }
 
     /** The sum of a Prometheus text exposition's samples of {@code name} whose labels contain {@code label}. */
     static double sum(String exposition, String name, String label) {
         double total = 0;
         for (String line : exposition.split("\n")) {
-            if (line.startsWith(name + "{") && line.contains(label)) {
+            if ((line.startsWith(name + "{") || line.startsWith(name + " ")) && line.contains(label)) {
                 total += Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
             }
         }
