@@ -27,7 +27,7 @@ import java.util.concurrent.Callable;
         subcommands = {PerfCommands.Scenario1.class, PerfCommands.Stepped.class, PerfCommands.Overload.class,
                 PerfCommands.Capacity.class, PerfCommands.Mtd.class, PerfCommands.Groupcast.class,
                 PerfCommands.Rebalance.class, PerfCommands.Rescale.class, PerfCommands.Faults.class, PerfCommands.Soak.class, PerfCommands.Quick.class,
-                PerfCommands.Handoff.class, PerfCommands.Mqtt.class, PerfCommands.Flood.class, PerfCommands.Report.class, PerfSuite.class, PerfAb.class})
+                PerfCommands.Handoff.class, PerfCommands.Mqtt.class, PerfCommands.Flood.class, PerfCommands.Fuzz.class, PerfCommands.Report.class, PerfSuite.class, PerfAb.class})
 final class PerfCommands implements Runnable {
 
     @Spec
@@ -425,6 +425,32 @@ final class PerfCommands implements Runnable {
             List<String> args = simulatorArgs("handoff", options, Set.of());
             checkSimulatorArgs(args);
             return Simulator.measuring(Home.current()).run(args, null).exitCode();
+        }
+    }
+
+    @Command(name = "fuzz", description = "Each fuzz target (frames, UDP sessions, MQTT connections, the jobs' records) "
+            + "under Jazzer for a while, in a JVM of its own; RESULT target=.. cases=.. crashes=.. per target. No stack.")
+    static final class Fuzz implements Callable<Integer> {
+        @Unmatched
+        List<String> options = new ArrayList<>();
+
+        @Override
+        public Integer call() {
+            Home home = Home.current();
+            if (options.contains("--help") || options.contains("-h")) {
+                return Simulator.fuzzer(home).run(List.of("--help"), null).exitCode();
+            }
+            for (String option : List.of("--results", "--corpus", "--work")) {
+                if (options.stream().anyMatch(o -> o.equals(option) || o.startsWith(option + "="))) {
+                    throw new Ckc.Failure(option + " is set by ./ckc for perf fuzz");
+                }
+            }
+            Path results = home.newResults("fuzz");
+            List<String> args = new ArrayList<>(List.of("--results", results.toString(),
+                    "--corpus", home.root.resolve("fuzz/corpus").toString(),
+                    "--work", home.state.resolve("fuzz").toString()));
+            args.addAll(options);
+            return Simulator.fuzzer(home).run(args, results.resolve("run.log")).exitCode();
         }
     }
 

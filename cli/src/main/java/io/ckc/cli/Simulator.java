@@ -25,10 +25,18 @@ final class Simulator {
 
     private final Home home;
     private final List<String> jvmOptions;
+    private final String classpath;
+    private final String mainClass;
 
     private Simulator(Home home, List<String> jvmOptions) {
+        this(home, jvmOptions, Home.ownClasspath(), SimulatorMain.class.getName());
+    }
+
+    private Simulator(Home home, List<String> jvmOptions, String classpath, String mainClass) {
         this.home = home;
         this.jvmOptions = jvmOptions;
+        this.classpath = classpath;
+        this.mainClass = mainClass;
     }
 
     /**
@@ -54,11 +62,21 @@ final class Simulator {
         return new Simulator(home, List.of("-Xmx1g", "-XX:+UseG1GC"));
     }
 
+    /**
+     * The fuzz runner ({@code io.ckc.fuzz}) from the fuzz module's own classpath, which holds Jazzer and Flink's
+     * operator test harness; it starts a JVM per target itself.
+     */
+    static Simulator fuzzer(Home home) {
+        Path module = home.root.resolve("fuzz/target");
+        return new Simulator(home, List.of("-Xmx512m"), module.resolve("classes") + java.io.File.pathSeparator
+                + module.resolve("lib") + "/*", "io.ckc.fuzz.FuzzCommand");
+    }
+
     /** Runs the simulator command {@code args}; {@code log}, if not null, gets its output appended. */
     Outcome run(List<String> args, Path log) {
         List<String> command = new ArrayList<>(List.of("java"));
         command.addAll(jvmOptions);
-        command.addAll(List.of("-Dckc.root=" + home.root, "-cp", Home.ownClasspath(), SimulatorMain.class.getName()));
+        command.addAll(List.of("-Dckc.root=" + home.root, "-cp", classpath, mainClass));
         command.addAll(args);
         List<String> results = new ArrayList<>();
         try {

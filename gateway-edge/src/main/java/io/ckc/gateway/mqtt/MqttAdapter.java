@@ -100,8 +100,8 @@ public final class MqttAdapter implements ProtocolAdapter {
                 .childOption(ChannelOption.SO_KEEPALIVE, true);
     }
 
-    /** The MQTT part of a connection's pipeline, the same over TCP and WebSocket. */
-    private static void mqtt(ChannelPipeline pipeline, MqttOptions options, GatewayCore core, GatewayMetrics metrics,
+    /** The MQTT part of a connection's pipeline, the same over TCP and WebSocket (and in the fuzz target). */
+    static void mqtt(ChannelPipeline pipeline, MqttOptions options, GatewayCore core, GatewayMetrics metrics,
                              DeviceSessions sessions) {
         pipeline.addLast("connect-timeout", new ReadTimeoutHandler(CONNECT_TIMEOUT_SECONDS, TimeUnit.SECONDS))
                 .addLast("decoder", new MqttDecoder(options.maxPacketBytes()))
