@@ -218,9 +218,9 @@ final class MqttCommand implements Callable<Integer> {
                 heapAfter = jvm ? probe.look(pid) : null;
             }
             JvmProbe.Look before = new JvmProbe.Look(heapBefore == null ? Double.NaN : heapBefore.heapAfterGcMb(),
-                    rssBefore, Double.NaN, Double.NaN);
+                    rssBefore, Double.NaN, Double.NaN, Double.NaN, Double.NaN);
             JvmProbe.Look after = new JvmProbe.Look(heapAfter == null ? Double.NaN : heapAfter.heapAfterGcMb(),
-                    rssAfter, Double.NaN, Double.NaN);
+                    rssAfter, Double.NaN, Double.NaN, Double.NaN, Double.NaN);
             double rssKb = (after.rssMb() - before.rssMb()) * 1024 / Math.max(1, held);
             double heapKb = (after.heapAfterGcMb() - before.heapAfterGcMb()) * 1024 / Math.max(1, held);
             idleRows.add(String.format(Locale.ROOT, "%s,%d,%.1f,%.1f,%.2f,%s", server, held, before.rssMb(),

@@ -40,6 +40,9 @@ import java.util.stream.Collectors;
                 + "size sampled each minute; whether each grows (slope per hour with its 95%% CI).")
 public final class SoakCommand implements Callable<Integer> {
 
+    /** The name every TaskManager's process starts with: their RocksDB is part of their resident memory. */
+    static final String TASK_MANAGER = "flink-taskmanager";
+
     /** The metrics of a soak, with the unit the report writes on their axes. */
     enum Metric {
         HEAP_AFTER_GC_MB("heap after GC (MB)"), RSS_MB("resident memory (MB)"), OPEN_FDS("open file descriptors"),
@@ -47,7 +50,11 @@ public final class SoakCommand implements Callable<Integer> {
         PENDING_RECORDS("records not yet read by the job's sources"), STATE_MB("job state, latest checkpoint (MB)"),
         LIVE_STATE_MB("job state, RocksDB's estimate of live data (MB)"),
         ROCKSDB_MB("RocksDB's block caches and memtables (MB)"),
-        RSS_BEYOND_ROCKSDB_MB("resident memory beyond RocksDB's caches and memtables (MB)");
+        /** What soaks before the code cache and file-backed pages were sampled judged; read from their CSVs. */
+        RSS_BEYOND_ROCKSDB_MB("resident memory beyond RocksDB's caches and memtables (MB)"),
+        CODE_CACHE_MB("the JIT's code cache, committed (MB)"),
+        FILE_BACKED_MB("resident memory backed by files: jars, mapped indexes (MB)"),
+        RSS_BEYOND_CACHES_MB("resident memory beyond the code cache, file-backed pages and RocksDB (MB)");
 
         final String axis;
 
@@ -179,9 +186,9 @@ public final class SoakCommand implements Callable<Integer> {
             List<String> lines = new ArrayList<>();
             List<String> growing = new ArrayList<>();
             Set<String> jobs = seriesOf(samples, Metric.PENDING_RECORDS);
-            Set<String> withRocksDb = seriesOf(samples, Metric.RSS_BEYOND_ROCKSDB_MB);
+            Set<String> beyondCaches = seriesOf(samples, Metric.RSS_BEYOND_CACHES_MB);
             trends(samples, warmUpMinutes).forEach((key, trend) -> {
-                boolean judged = judged(key, jobs, withRocksDb);
+                boolean judged = judged(key, jobs, beyondCaches);
                 lines.add(String.format(Locale.ROOT, "RESULT soak metric=%s series=%s samples=%d first=%.1f slope=%s grows=%s%s",
                         key.metric().label(), key.series(), trend.samples(), trend.first(), trend.describe("%.2f"),
                         trend.grows(), judged ? "" : " judged=false"));
@@ -210,15 +217,21 @@ public final class SoakCommand implements Callable<Integer> {
      * for 17 minutes, while its source had nothing pending). Its group is the one named after it ({@code ckc-echo}'s is
      * {@code ckc-echo-app}).
      *
-     * <p>A TaskManager's resident memory is judged beyond what its RocksDB holds ({@link Metric#RSS_BEYOND_ROCKSDB_MB}),
-     * and both are drawn: each job's block cache fills up to the slot's share of managed memory and then stays there,
-     * with blocks of files compaction replaced that only the cache's own eviction ever drops (the echo job's went from 3
-     * to 58 MB in 12 minutes of the soak of 2026-11-27 14:09, the PoA manager's, whose live state is under 1 MB, by 16
-     * MB an hour), which is bounded by design but outlasts any warm-up.
+     * <p>A JVM's resident memory is judged beyond the parts of it that are bounded by design but fill for longer than
+     * any warm-up ({@link Metric#RSS_BEYOND_CACHES_MB}), and all are drawn: the JIT's code cache (at most
+     * {@code ReservedCodeCacheSize}; it went on growing 3 to 5 MB an hour in the Flink processes and Kafka for the
+     * whole soak of 2026-11-27 15:50), the file-backed pages mapped in (Kafka's index files of its active segments
+     * grow with what is written until the segment rolls) and, in a TaskManager, RocksDB's block caches and memtables:
+     * each job's block cache fills up to the slot's share of managed memory and then stays there, with blocks of files
+     * compaction replaced that only the cache's own eviction ever drops (the echo job's went from 3 to 58 MB in 12
+     * minutes of the soak of 2026-11-27 14:09, the PoA manager's, whose live state is under 1 MB, by 16 MB an hour).
+     * What is left is the heap the JVM committed, its other native memory and what native libraries allocate: where
+     * a leak would show.
      */
-    static boolean judged(Key key, Set<String> flinkJobs, Set<String> withRocksDb) {
+    static boolean judged(Key key, Set<String> flinkJobs, Set<String> beyondCaches) {
         if (key.series().equals(ProcessSampler.LOAD_GENERATOR) || key.metric() == Metric.ROCKSDB_MB
-                || key.metric() == Metric.RSS_MB && withRocksDb.contains(key.series())) {
+                || key.metric() == Metric.CODE_CACHE_MB || key.metric() == Metric.FILE_BACKED_MB
+                || key.metric() == Metric.RSS_MB && beyondCaches.contains(key.series())) {
             return false;
         }
         return key.metric() != Metric.LAG_RECORDS || flinkJobs.stream()
@@ -255,15 +268,20 @@ public final class SoakCommand implements Callable<Integer> {
 
     private List<Sample> sample(double minute, JvmProbe probe, Admin admin) throws IOException {
         List<Sample> now = new ArrayList<>();
+        Map<String, JvmProbe.Look> looks = new TreeMap<>();
         // Read again each time: a process started again (a restarted gateway) has a new pid.
         ProcessSampler.stackProcesses(stack.pidsDir).forEach((name, pid) -> {
             JvmProbe.Look look = probe.look(pid);
+            looks.put(name, look);
             now.add(new Sample(minute, name, Metric.HEAP_AFTER_GC_MB, look.heapAfterGcMb()));
             now.add(new Sample(minute, name, Metric.RSS_MB, look.rssMb()));
             now.add(new Sample(minute, name, Metric.OPEN_FDS, look.openFds()));
             now.add(new Sample(minute, name, Metric.THREADS, look.threads()));
+            now.add(new Sample(minute, name, Metric.CODE_CACHE_MB, look.codeCacheMb()));
+            now.add(new Sample(minute, name, Metric.FILE_BACKED_MB, look.fileBackedMb()));
         });
         lags(admin).forEach((group, lag) -> now.add(new Sample(minute, group, Metric.LAG_RECORDS, lag)));
+        Map<String, Double> rocksDbMb = new TreeMap<>();
         try {
             flinkJobs.stateBytes().forEach((job, bytes) ->
                     now.add(new Sample(minute, job, Metric.STATE_MB, bytes / 1048576.0)));
@@ -271,19 +289,26 @@ public final class SoakCommand implements Callable<Integer> {
                     now.add(new Sample(minute, job, Metric.LIVE_STATE_MB, bytes / 1048576.0)));
             flinkJobs.pendingRecords().forEach((job, records) ->
                     now.add(new Sample(minute, job, Metric.PENDING_RECORDS, records)));
-            Map<String, Double> rss = new TreeMap<>();
-            now.stream().filter(sample -> sample.metric() == Metric.RSS_MB).forEach(s -> rss.put(s.series(), s.value()));
             flinkJobs.rocksDbBytes().forEach((taskManager, bytes) -> {
-                double mb = bytes / 1048576.0;
-                now.add(new Sample(minute, taskManager, Metric.ROCKSDB_MB, mb));
-                if (rss.containsKey(taskManager)) {
-                    now.add(new Sample(minute, taskManager, Metric.RSS_BEYOND_ROCKSDB_MB, rss.get(taskManager) - mb));
-                }
+                rocksDbMb.put(taskManager, bytes / 1048576.0);
+                now.add(new Sample(minute, taskManager, Metric.ROCKSDB_MB, bytes / 1048576.0));
             });
         } catch (IOException e) {
             out.println("  Flink jobs' metrics not read: " + e.getMessage());
         }
+        looks.forEach((name, look) -> now.add(new Sample(minute, name, Metric.RSS_BEYOND_CACHES_MB,
+                rssBeyondCaches(name, look, rocksDbMb))));
         return now;
+    }
+
+    /**
+     * A process's resident memory beyond its code cache, its file-backed pages and, for a TaskManager, RocksDB's
+     * memory; NaN when a part is unknown (a TaskManager whose RocksDB gauges could not be read this minute).
+     */
+    static double rssBeyondCaches(String process, JvmProbe.Look look, Map<String, Double> rocksDbMb) {
+        double rocksDb = rocksDbMb.getOrDefault(process,
+                process.startsWith(TASK_MANAGER) ? Double.NaN : 0.0);
+        return look.rssMb() - look.codeCacheMb() - look.fileBackedMb() - rocksDb;
     }
 
     /** Each consumer group's lag: records between its committed offsets and the ends of those partitions. */

@@ -39,20 +39,43 @@ class SoakCommandTest {
         assertThat(fds.grows()).isFalse();
         assertThat(judged(SoakCommand.Metric.HEAP_AFTER_GC_MB, "simulator"))
                 .as("the load generator's record of its messages is drawn, not judged").isFalse();
-        assertThat(judged(SoakCommand.Metric.RSS_MB, "flink-taskmanager")).as("judged beyond its RocksDB").isFalse();
-        assertThat(judged(SoakCommand.Metric.RSS_BEYOND_ROCKSDB_MB, "flink-taskmanager")).isTrue();
+        assertThat(judged(SoakCommand.Metric.RSS_MB, "flink-taskmanager")).as("judged beyond its caches").isFalse();
+        assertThat(judged(SoakCommand.Metric.RSS_BEYOND_CACHES_MB, "flink-taskmanager")).isTrue();
         assertThat(judged(SoakCommand.Metric.ROCKSDB_MB, "flink-taskmanager")).isFalse();
-        assertThat(judged(SoakCommand.Metric.RSS_MB, "flink-jobmanager")).isTrue();
+        assertThat(judged(SoakCommand.Metric.CODE_CACHE_MB, "kafka")).as("bounded, drawn").isFalse();
+        assertThat(judged(SoakCommand.Metric.FILE_BACKED_MB, "kafka")).as("bounded, drawn").isFalse();
+        assertThat(judged(SoakCommand.Metric.RSS_MB, "kafka")).as("judged beyond its caches").isFalse();
+        assertThat(judged(SoakCommand.Metric.RSS_MB, "mosquitto"))
+                .as("a process without the parts told apart: its resident memory itself").isTrue();
         assertThat(judged(SoakCommand.Metric.LAG_RECORDS, "ckc-echo-app"))
                 .as("a Flink job's committed offsets trail by a checkpoint: its pending records are judged").isFalse();
         assertThat(judged(SoakCommand.Metric.PENDING_RECORDS, "ckc-echo")).isTrue();
         assertThat(judged(SoakCommand.Metric.LAG_RECORDS, "ckc-gateway-gw-1")).as("a gateway's group").isTrue();
     }
 
-    /** Whether a series is judged in a soak of the echo and delivery jobs, with RocksDB on one TaskManager. */
+    /** Whether a series is judged in a soak of the echo and delivery jobs, its caches told apart in two processes. */
     private static boolean judged(SoakCommand.Metric metric, String series) {
         return SoakCommand.judged(new SoakCommand.Key(metric, series), java.util.Set.of("ckc-echo", "ckc-delivery"),
-                java.util.Set.of("flink-taskmanager"));
+                java.util.Set.of("flink-taskmanager", "kafka"));
+    }
+
+    @Test
+    void residentMemoryBeyondCachesLeavesOutCodeCacheFilePagesAndATaskManagersRocksDb() {
+        JvmProbe.Look look = new JvmProbe.Look(40, 800, 200, 100, 30, 20);
+        Map<String, Double> rocksDb = Map.of("flink-taskmanager", 50.0);
+
+        assertThat(SoakCommand.rssBeyondCaches("flink-taskmanager", look, rocksDb)).isEqualTo(700);
+        assertThat(SoakCommand.rssBeyondCaches("kafka", look, rocksDb)).isEqualTo(750);
+        assertThat(SoakCommand.rssBeyondCaches("flink-taskmanager-2", look, rocksDb))
+                .as("a TaskManager whose RocksDB could not be read: not a jump by its caches, a gap").isNaN();
+    }
+
+    @Test
+    void aLinuxStatusLineIsReadInKilobytes() {
+        List<String> status = List.of("Name:\tjava", "VmRSS:\t 1295476 kB", "RssAnon:\t 1263488 kB",
+                "RssFile:\t   31988 kB");
+        assertThat(JvmProbe.statusKb(status, "RssFile")).isEqualTo(31988);
+        assertThat(JvmProbe.statusKb(status, "RssShmem")).isNaN();
     }
 
     /** A JVM that collects once and waits: the other process a probe attaches to. */
@@ -77,6 +100,10 @@ class SoakCommandTest {
             JvmProbe.Look look = probe.look(other.pid());
             assertThat(look.heapAfterGcMb()).isPositive().isLessThan(64);
             assertThat(look.threads()).isGreaterThan(1);
+            assertThat(look.codeCacheMb()).isPositive().isLessThan(look.rssMb());
+            if (System.getProperty("os.name").startsWith("Linux")) {
+                assertThat(look.fileBackedMb()).isPositive().isLessThan(look.rssMb());
+            }
         } finally {
             other.destroyForcibly();
         }
@@ -106,6 +133,10 @@ class SoakCommandTest {
             assertThat(look.rssMb()).isGreaterThan(look.heapAfterGcMb());
             assertThat(look.openFds()).isPositive();
             assertThat(look.threads()).isGreaterThan(1);
+            assertThat(look.codeCacheMb()).isPositive().isLessThan(look.rssMb());
+            if (System.getProperty("os.name").startsWith("Linux")) {
+                assertThat(look.fileBackedMb()).isPositive().isLessThan(look.rssMb());
+            }
         }
     }
 }
