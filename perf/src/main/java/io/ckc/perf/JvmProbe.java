@@ -18,6 +18,9 @@ import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryMXBean;
 import java.lang.management.MemoryPoolMXBean;
 import java.lang.management.MemoryType;
+import java.lang.management.ThreadInfo;
+import java.lang.management.ThreadMXBean;
+import java.util.Arrays;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
@@ -74,6 +77,20 @@ final class JvmProbe implements AutoCloseable {
         } catch (Exception e) {
             forget(pid);
             return Double.NaN;
+        }
+    }
+
+    /** The names of a JVM's live threads (empty if it cannot be read): what a growing thread count is made of. */
+    List<String> threadNames(long pid) {
+        try {
+            MBeanServerConnection beans = pid == ProcessHandle.current().pid()
+                    ? ManagementFactory.getPlatformMBeanServer() : connection(pid).getMBeanServerConnection();
+            ThreadMXBean threads = ManagementFactory.getPlatformMXBean(beans, ThreadMXBean.class);
+            return Arrays.stream(threads.getThreadInfo(threads.getAllThreadIds())).filter(Objects::nonNull)
+                    .map(ThreadInfo::getThreadName).toList();
+        } catch (Exception e) {
+            forget(pid);
+            return List.of();
         }
     }
 

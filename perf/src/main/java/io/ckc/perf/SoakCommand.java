@@ -170,9 +170,13 @@ public final class SoakCommand implements Callable<Integer> {
             }, "soak-load");
             long began = System.nanoTime();
             load.start();
+            Map<String, List<String>> threadsAfterWarmUp = null;
             for (int n = 1; n * sampleSeconds <= seconds; n++) {
                 long due = began + TimeUnit.SECONDS.toNanos((long) n * sampleSeconds);
                 TimeUnit.NANOSECONDS.sleep(Math.max(0, due - System.nanoTime()));
+                if (threadsAfterWarmUp == null && n * sampleSeconds / 60.0 > warmUpMinutes) {
+                    threadsAfterWarmUp = threadNames(probe);
+                }
                 double minute = n * sampleSeconds / 60.0;
                 List<Sample> now = sample(minute, probe, admin);
                 samples.addAll(now);
@@ -180,6 +184,7 @@ public final class SoakCommand implements Callable<Integer> {
                         trips.delivered.get(), brief(now));
             }
             load.join();
+            Map<String, List<String>> threadsAtEnd = threadNames(probe);
             out.println("load over; waiting for the last echoes...");
             trips.awaitEchoes(drainSeconds, fleet::shed, () -> { });
             writeCsv(results.dir().resolve("soak.csv"), samples);
@@ -197,6 +202,9 @@ public final class SoakCommand implements Callable<Integer> {
                 }
             });
             long lost = trips.lost();
+            if (threadsAfterWarmUp != null) {
+                lines.addAll(threadCensus(threadsAfterWarmUp, threadsAtEnd));
+            }
             lines.add(String.format(Locale.ROOT, "RESULT scenario=soak minutes=%d nodes=%d rate=%d sent=%d lost=%d unsent=%d "
                             + "series=%d growing=%d%s", minutes, nodes, rate, trips.sent.get(), lost, fleet.shed(),
                     lines.size(), growing.size(), growing.isEmpty() ? "" : " (" + String.join(" ", growing) + ")"));
@@ -309,6 +317,33 @@ public final class SoakCommand implements Callable<Integer> {
         double rocksDb = rocksDbMb.getOrDefault(process,
                 process.startsWith(TASK_MANAGER) ? Double.NaN : 0.0);
         return look.rssMb() - look.codeCacheMb() - look.fileBackedMb() - rocksDb;
+    }
+
+    private Map<String, List<String>> threadNames(JvmProbe probe) throws IOException {
+        Map<String, List<String>> names = new TreeMap<>();
+        ProcessSampler.stackProcesses(stack.pidsDir).forEach((name, pid) -> names.put(name, probe.threadNames(pid)));
+        return names;
+    }
+
+    /**
+     * Per process, the threads there were at the end and not after the warm-up, and the other way round, by name with
+     * its numbers left out ({@code pool-#-thread-#}): what a thread count's slope is made of.
+     */
+    static List<String> threadCensus(Map<String, List<String>> before, Map<String, List<String>> after) {
+        List<String> lines = new ArrayList<>();
+        after.forEach((process, names) -> {
+            Map<String, Integer> change = new TreeMap<>();
+            names.forEach(name -> change.merge(name.replaceAll("\\d+", "#"), 1, Integer::sum));
+            before.getOrDefault(process, List.of()).forEach(name -> change.merge(name.replaceAll("\\d+", "#"), -1,
+                    Integer::sum));
+            change.values().removeIf(n -> n == 0);
+            if (!change.isEmpty() && !before.getOrDefault(process, List.of()).isEmpty() && !names.isEmpty()) {
+                List<String> parts = new ArrayList<>();
+                change.forEach((name, n) -> parts.add(String.format(Locale.ROOT, "%+d '%s'", n, name)));
+                lines.add("threads of " + process + ", end against the end of the warm-up: " + String.join(", ", parts));
+            }
+        });
+        return lines;
     }
 
     /** Each consumer group's lag: records between its committed offsets and the ends of those partitions. */

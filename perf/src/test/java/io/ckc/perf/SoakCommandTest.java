@@ -71,6 +71,21 @@ class SoakCommandTest {
     }
 
     @Test
+    void theThreadCensusNamesWhatCameAndWentByNameWithoutNumbers() {
+        Map<String, List<String>> before = Map.of(
+                "flink-taskmanager", List.of("main", "pool-3-thread-1", "RMI TCP Connection(2)-127.0.0.1"),
+                "kafka", List.of("main"));
+        Map<String, List<String>> after = Map.of(
+                "flink-taskmanager", List.of("main", "pool-3-thread-1", "pool-3-thread-2", "pool-4-thread-1",
+                        "RMI TCP Connection(9)-127.0.0.1"),
+                "kafka", List.of("main"),
+                "gateway-1", List.of("main"));
+
+        assertThat(SoakCommand.threadCensus(before, after)).containsExactly(
+                "threads of flink-taskmanager, end against the end of the warm-up: +2 'pool-#-thread-#'");
+    }
+
+    @Test
     void aLinuxStatusLineIsReadInKilobytes() {
         List<String> status = List.of("Name:\tjava", "VmRSS:\t 1295476 kB", "RssAnon:\t 1263488 kB",
                 "RssFile:\t   31988 kB");
@@ -101,6 +116,7 @@ class SoakCommandTest {
             assertThat(look.heapAfterGcMb()).isPositive().isLessThan(64);
             assertThat(look.threads()).isGreaterThan(1);
             assertThat(look.codeCacheMb()).isPositive().isLessThan(look.rssMb());
+            assertThat(probe.threadNames(other.pid())).contains("main");
             if (System.getProperty("os.name").startsWith("Linux")) {
                 assertThat(look.fileBackedMb()).isPositive().isLessThan(look.rssMb());
             }
@@ -134,9 +150,7 @@ class SoakCommandTest {
             assertThat(look.openFds()).isPositive();
             assertThat(look.threads()).isGreaterThan(1);
             assertThat(look.codeCacheMb()).isPositive().isLessThan(look.rssMb());
-            if (System.getProperty("os.name").startsWith("Linux")) {
-                assertThat(look.fileBackedMb()).isPositive().isLessThan(look.rssMb());
-            }
+            assertThat(probe.threadNames(ProcessHandle.current().pid())).contains(Thread.currentThread().getName());
         }
     }
 }
