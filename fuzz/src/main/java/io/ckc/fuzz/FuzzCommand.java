@@ -35,6 +35,11 @@ public final class FuzzCommand implements Callable<Integer> {
      * codecs we rely on. (Its Unsafe sanitizer, let loose on Netty's internals, fails their static setup.)
      */
     static final String INSTRUMENTED = "io.ckc.**:com.fasterxml.jackson.**:io.netty.handler.codec.**";
+    /**
+     * What the committed corpus keeps an input for: reaching new code of ours. Counting the codecs' coverage too kept
+     * 1,700 inputs (32 MB over all targets) for each record parser, Jackson's paths through them; ours alone, 46.
+     */
+    static final String OURS = "io.ckc.**";
     private static final Pattern EXECUTED = Pattern.compile("^stat::number_of_executed_units:\\s*(\\d+)");
     private static final Pattern PROGRESS = Pattern.compile("^#(\\d+)\\s");
     private static final List<String> FINDING_PREFIXES = List.of("crash-", "timeout-", "oom-", "leak-");
@@ -59,7 +64,7 @@ public final class FuzzCommand implements Callable<Integer> {
     Path corpus;
 
     @Option(names = "--update-corpus",
-            description = "Merge the inputs that reached new code into the committed corpus (libFuzzer's -merge)")
+            description = "Merge the inputs that reached new code of ours into the committed corpus (libFuzzer's -merge)")
     boolean updateCorpus;
 
     /** What one target's run came to. */
@@ -198,8 +203,8 @@ public final class FuzzCommand implements Callable<Integer> {
             throws IOException, InterruptedException {
         Files.createDirectories(committed);
         Process process = new ProcessBuilder("java", "-Xmx1g", "-cp", classpath, "com.code_intelligence.jazzer.Jazzer",
-                "--target_class=" + className, "--instrumentation_includes=" + INSTRUMENTED,
-                "--custom_hook_includes=" + INSTRUMENTED, "-merge=1",
+                "--target_class=" + className, "--instrumentation_includes=" + OURS,
+                "--custom_hook_includes=" + OURS, "-merge=1",
                 committed.toString(), found.toString())
                 .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
         if (process.waitFor() != 0) {
