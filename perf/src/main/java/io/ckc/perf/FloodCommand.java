@@ -99,6 +99,7 @@ final class FloodCommand implements Callable<Integer> {
         List<Phase> phaseFigures = new java.util.concurrent.CopyOnWriteArrayList<>();
         long lost;
         long sent;
+        long unsent;
         try (LoadPath honest = LoadPath.open(Results.CKC, stack, nodes, out, ClientConfig.DEFAULT)) {
             out.printf(Locale.ROOT, "Flood: %d honest nodes at %d msg/s on %s; phases of %d s%n", nodes, rate, gateway,
                     phaseSeconds);
@@ -153,6 +154,7 @@ final class FloodCommand implements Callable<Integer> {
             honest.trips().awaitEchoes(drainSeconds, () -> { });
             sent = honest.trips().sent.get();
             lost = honest.trips().lost();
+            unsent = honest.shed();
         }
         double quietP99 = phaseFigures.get(0).p99Ms();
         double worst = phaseFigures.stream().skip(1).mapToDouble(Phase::p99Ms).max().orElse(Double.NaN);
@@ -160,10 +162,10 @@ final class FloodCommand implements Callable<Integer> {
         Phase address = phaseFigures.get(1);
         Phase node = phaseFigures.get(2);
         boolean refused = address.addressRefusals() > 0 && node.rateLimited() > 0;
-        boolean harmless = lost == 0 && ratio <= maxP99Ratio;
-        out.printf(Locale.ROOT, "RESULT scenario=flood honest_nodes=%d rate=%d sent=%d lost=%d p99_quiet_ms=%.2f "
+        boolean harmless = lost == 0 && unsent == 0 && ratio <= maxP99Ratio;
+        out.printf(Locale.ROOT, "RESULT scenario=flood honest_nodes=%d rate=%d sent=%d lost=%d unsent=%d p99_quiet_ms=%.2f "
                         + "p99_address_flood_ms=%.2f p99_node_flood_ms=%.2f p99_ratio=%.2f address_refusals=%.0f "
-                        + "rate_limited=%.0f harmless=%s%n", nodes, rate, sent, lost, quietP99, address.p99Ms(),
+                        + "rate_limited=%.0f harmless=%s%n", nodes, rate, sent, lost, unsent, quietP99, address.p99Ms(),
                 node.p99Ms(), ratio, address.addressRefusals(), node.rateLimited(), harmless);
         return harmless && refused ? 0 : 1;
     }
@@ -203,7 +205,9 @@ final class FloodCommand implements Callable<Integer> {
         String body = http.send(HttpRequest.newBuilder(URI.create(metricsUrl)).timeout(Duration.ofSeconds(5)).build(),
                 HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8)).body();
         return new double[] {sum(body, "ckc_gateway_connects_refused_total", "reason=\"address_rate\""),
-                sum(body, "ckc_gateway_rejected_messages_total", "code=\"RATE_LIMITED\""),
+                // over the limit, and every new message after it: the gateway takes none until the refused one again
+                sum(body, "ckc_gateway_rejected_messages_total", "code=\"RATE_LIMITED\"")
+                        + sum(body, "ckc_gateway_rejected_messages_total", "code=\"PUBLISH_FAILED\""),
                 sum(body, "ckc_gateway_connects_refused_total", "reason=\"flapping\""),
                 sum(body, "ckc_gateway_rejected_messages_total", "code=\"BUSY\""),
                 sum(body, "ckc_gateway_retransmissions_total", ""),
