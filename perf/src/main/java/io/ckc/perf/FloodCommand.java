@@ -1,15 +1,12 @@
 package io.ckc.perf;
 
 import io.ckc.client.ClientConfig;
-import io.ckc.client.MobileNode;
-import io.ckc.client.NodeListener;
-import io.ckc.client.ClientTransport;
+import io.ckc.protocol.frame.Body;
 import io.ckc.protocol.frame.Frame;
 import io.ckc.protocol.frame.FrameCodec;
+import io.ckc.protocol.frame.MalformedFrameException;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
-import io.netty.channel.EventLoopGroup;
-import io.ckc.protocol.netty.DatagramTransport;
 import org.HdrHistogram.Histogram;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -37,7 +34,8 @@ import java.util.concurrent.atomic.AtomicLong;
 /**
  * {@code ./ckc perf flood}: honest nodes run the echo on the first gateway while, in turn, nothing else happens
  * (quiet), one source address floods the gateway with connects for ever new node ids (address flood), and one node
- * sends far more messages than its limit (node flood). Per phase, the honest nodes' round trip p50 and p99, and the
+ * sends far more messages than its limit, in order but without waiting for acknowledgements or backing off when
+ * refused (node flood); both floods are raw frames from a socket of their own, as a misbehaving program sends them. Per phase, the honest nodes' round trip p50 and p99, and the
  * gateway's refusals of each kind read from its {@code /metrics}; then whether any honest message was lost. The
  * address flood comes from {@code --flood-address} (127.0.0.2: every 127/8 address is the loopback here), the honest
  * nodes from 127.0.0.1. Ends with {@code RESULT scenario=flood ... lost=.. p99_ratio=..}; exits 1 if an honest message
@@ -226,43 +224,59 @@ final class FloodCommand implements Callable<Integer> {
     }
 
     /**
-     * Connects for ever new node ids from one address, at a rate, as fast as one thread paces them; what the gateway
-     * answers is read and dropped. A session it admits is never used again, and times out.
+     * Frames from one socket at a rate, as fast as one thread paces them, whatever the gateway answers: what a
+     * flooding program sends, not a node that backs off when refused. What the gateway answers is read (a subclass
+     * may look at it) and dropped.
      */
-    static final class ConnectFlood implements AutoCloseable {
+    abstract static class RawFlood implements AutoCloseable {
         final AtomicLong sent = new AtomicLong();
-        private final DatagramChannel socket;
-        private final Thread sender;
+        final DatagramChannel socket;
         private final Thread reader;
-        private volatile boolean running = true;
+        private Thread sender;
+        volatile boolean running = true;
 
-        ConnectFlood(InetSocketAddress gateway, String fromAddress, int perSecond) throws Exception {
+        RawFlood(InetSocketAddress gateway, String fromAddress) throws Exception {
             socket = DatagramChannel.open().bind(new InetSocketAddress(fromAddress, 0));
             socket.connect(gateway);
-            sender = new Thread(() -> send(perSecond), "connect-flood");
-            reader = new Thread(this::drain, "connect-flood-answers");
+            reader = new Thread(this::drain, "flood-answers");
             reader.setDaemon(true);
-            sender.start();
             reader.start();
+        }
+
+        /** The next frame to send. */
+        abstract Frame next();
+
+        /** What the gateway answered; nothing by default. */
+        void answered(Frame answer) {
+        }
+
+        /** Starts sending {@code perSecond} frames a second. */
+        void start(int perSecond) {
+            sender = new Thread(() -> send(perSecond), "flood");
+            sender.start();
+        }
+
+        void write(Frame frame, ByteBuf buffer) throws java.io.IOException {
+            buffer.clear();
+            FrameCodec.encode(frame, buffer);
+            socket.write(buffer.nioBuffer());
         }
 
         private void send(int perSecond) {
             long start = System.nanoTime();
-            ByteBuf frame = Unpooled.buffer(64);
+            ByteBuf frame = Unpooled.buffer(256);
             try {
                 while (running) {
                     long due = (System.nanoTime() - start) * perSecond / 1_000_000_000L;
                     while (sent.get() < due && running) {
-                        frame.clear();
-                        FrameCodec.encode(new Frame.Connect(UUID.randomUUID(), 1), frame);
-                        socket.write(frame.nioBuffer());
+                        write(next(), frame);
                         sent.incrementAndGet();
                     }
                     TimeUnit.MICROSECONDS.sleep(500);
                 }
             } catch (Exception e) {
                 if (running) {
-                    throw new IllegalStateException("connect flood stopped", e);
+                    throw new IllegalStateException("flood stopped", e);
                 }
             } finally {
                 frame.release();
@@ -275,6 +289,12 @@ final class FloodCommand implements Callable<Integer> {
                 while (running) {
                     answer.clear();
                     socket.read(answer);
+                    answer.flip();
+                    try {
+                        answered(FrameCodec.decode(Unpooled.wrappedBuffer(answer)));
+                    } catch (MalformedFrameException ignored) {
+                        // not ours to judge
+                    }
                 }
             } catch (Exception closed) {
                 // the flood ended
@@ -284,54 +304,67 @@ final class FloodCommand implements Callable<Integer> {
         @Override
         public void close() throws Exception {
             running = false;
-            sender.join(5_000);
+            if (sender != null) {
+                sender.join(5_000);
+            }
             socket.close();
             reader.join(5_000);
         }
     }
 
-    /**
-     * One node, with the SDK, asked by its application for far more messages a second than its limit; what the gateway
-     * refuses as BUSY the SDK sends again later, as any node's would.
-     */
-    static final class MessageFlood implements AutoCloseable {
-        private final EventLoopGroup loops = DatagramTransport.current().newGroup(1);
-        private final ClientTransport transport;
-        private final MobileNode node;
-        private final Thread sender;
-        private volatile boolean running = true;
-
-        MessageFlood(InetSocketAddress gateway, String channel, int perSecond) throws Exception {
-            transport = ClientTransport.open(loops);
-            node = new MobileNode(UUID.randomUUID(), transport, gateway, new NodeListener() { }, ClientConfig.DEFAULT);
-            node.connect();
-            Fleet.waitFor(node::isConnected, 30, () -> { });
-            byte[] payload = new byte[64];
-            sender = new Thread(() -> {
-                long start = System.nanoTime();
-                long sent = 0;
-                try {
-                    while (running) {
-                        long due = (System.nanoTime() - start) * perSecond / 1_000_000_000L;
-                        for (; sent < due && running; sent++) {
-                            node.send(channel, payload, null);
-                        }
-                        TimeUnit.MILLISECONDS.sleep(1);
-                    }
-                } catch (InterruptedException stopped) {
-                    Thread.currentThread().interrupt();
-                }
-            }, "message-flood");
-            sender.start();
+    /** Connects for ever new node ids from one address; a session the gateway admits is never used, and times out. */
+    static final class ConnectFlood extends RawFlood {
+        ConnectFlood(InetSocketAddress gateway, String fromAddress, int perSecond) throws Exception {
+            super(gateway, fromAddress);
+            start(perSecond);
         }
 
         @Override
-        public void close() throws Exception {
-            running = false;
-            sender.join(5_000);
-            node.close();
-            transport.close();
-            loops.shutdownGracefully(0, 1, TimeUnit.SECONDS).sync();
+        Frame next() {
+            return new Frame.Connect(UUID.randomUUID(), 1);
+        }
+    }
+
+    /**
+     * One node that connects as any node does and then sends messages in order, each a new one, far faster than its
+     * limit and without waiting for an acknowledgement or backing off when refused.
+     */
+    static final class MessageFlood extends RawFlood {
+        private final UUID node = UUID.randomUUID();
+        private final String channel;
+        private final byte[] payload = new byte[64];
+        private final java.util.concurrent.CountDownLatch connected = new java.util.concurrent.CountDownLatch(1);
+        private int seq;
+
+        MessageFlood(InetSocketAddress gateway, String channel, int perSecond) throws Exception {
+            super(gateway, "127.0.0.1");
+            this.channel = channel;
+            ByteBuf buffer = Unpooled.buffer(64);
+            try {
+                for (int attempt = 0; attempt < 30 && connected.getCount() > 0; attempt++) {
+                    write(new Frame.Connect(node, 1), buffer); // again while the gateway answers busy
+                    connected.await(1, TimeUnit.SECONDS);
+                }
+            } finally {
+                buffer.release();
+            }
+            if (connected.getCount() > 0) {
+                close();
+                throw new IllegalStateException("the flooding node was not admitted in 30 s");
+            }
+            start(perSecond);
+        }
+
+        @Override
+        void answered(Frame answer) {
+            if (answer instanceof Frame.ConnectAck) {
+                connected.countDown();
+            }
+        }
+
+        @Override
+        Frame next() {
+            return new Frame.Data(node, 1, ++seq, new Body.MnMessage(UUID.randomUUID(), channel, null, payload));
         }
     }
 }

@@ -43,6 +43,8 @@ public final class ReliableSession {
         int attempts;
         long timeoutMs;
         long deadline;
+        /** Whether it holds a slot of the socket's window: from its first transmission until its first timeout. */
+        boolean holdsSlot;
 
         Outgoing(Body body, long expiresAtMs, long timeoutMs, long now, double jitter) {
             this.body = body;
@@ -166,9 +168,7 @@ public final class ReliableSession {
         if (acked.attempts == 1) { // Karn: the ack of a retransmitted frame may answer any of its copies
             sampleRoundTrip(Math.max(0, now - acked.firstSentMs));
         }
-        if (window != null) {
-            window.release(acked.attempts == 1);
-        }
+        leaveWindow(acked, acked.attempts == 1);
         fillWindow(now);
         return acked.body;
     }
@@ -185,11 +185,9 @@ public final class ReliableSession {
         if (refused == null) {
             return null;
         }
-        if (window != null) {
-            window.release(false);
-            if (congested) {
-                window.timedOut(now, rtoMs);
-            }
+        leaveWindow(refused, false);
+        if (window != null && congested) {
+            window.timedOut(now, rtoMs);
         }
         fillWindow(now);
         return refused.body;
@@ -246,11 +244,10 @@ public final class ReliableSession {
      * one's with its window.
      */
     public void useWindow(CongestionWindow next) {
-        if (window != null) {
-            unacked.forEach((seq, out) -> window.release(false));
-        }
+        unacked.forEach((seq, out) -> leaveWindow(out, false));
         window = next;
         if (next != null) {
+            unacked.forEach((seq, out) -> out.holdsSlot = true);
             next.adopt(unacked.size());
         }
     }
@@ -317,6 +314,11 @@ public final class ReliableSession {
             if (window != null) {
                 window.timedOut(now, out.timeoutMs);
             }
+            // Timed out, it leaves the socket's window, as TCP counts a segment lost at its timeout out of the
+            // pipe: the window bounds what is in flight to peers that answer. A peer that never acknowledges (a
+            // flooding program, a dead node kept alive by its own frames) would otherwise hold the window's every
+            // slot once timeouts have halved it to its floor, and starve every other session of the socket.
+            leaveWindow(out, false);
             out.attempts++;
             out.timeoutMs = Math.min(out.timeoutMs * 2, config.maxRetransmitMs());
             out.deadline = now + Backoff.jittered(out.timeoutMs, config.jitter());
@@ -372,9 +374,7 @@ public final class ReliableSession {
     public NavigableMap<Integer, Body> drainUnacknowledgedBySeq() {
         NavigableMap<Integer, Body> unsent = new TreeMap<>();
         unacked.forEach((seq, out) -> unsent.put(seq, out.body));
-        if (window != null) {
-            unacked.forEach((seq, out) -> window.release(false));
-        }
+        unacked.forEach((seq, out) -> leaveWindow(out, false));
         unacked.clear();
         nextDeadline = Long.MAX_VALUE;
         int next = nextSendSeq;
@@ -400,9 +400,18 @@ public final class ReliableSession {
     private void transmitNew(Body body, long expiresAtMs, long now) {
         int seq = nextSendSeq++;
         Outgoing out = new Outgoing(body, expiresAtMs, rtoMs, now, config.jitter());
+        out.holdsSlot = window != null;
         unacked.put(seq, out);
         nextDeadline = Math.min(nextDeadline, out.deadline);
         output.accept(new Frame.Data(mnId, epoch, seq, onTheWire(body, expiresAtMs, now)));
+    }
+
+    /** A frame gives back its slot of the socket's window, if it still holds one. */
+    private void leaveWindow(Outgoing out, boolean grow) {
+        if (out.holdsSlot && window != null) {
+            window.release(grow);
+        }
+        out.holdsSlot = false;
     }
 
     /** What a body's frame carries now: a delivery past its expiry goes without its content. */

@@ -59,7 +59,26 @@ class CongestionWindowTest {
 
         sessions.forEach(s -> s.tick(1_000)); // still no answer after the next timeout: halved again
         assertThat(window.limit()).isEqualTo(10);
-        assertThat(window.inFlight()).as("retransmissions take no new slot").isEqualTo(20);
+        assertThat(window.inFlight()).as("timed out, they left the window; retransmissions take no slot").isZero();
+    }
+
+    @Test
+    void aPeerThatNeverAcknowledgesCannotStarveTheOtherSessionsOfItsSocket() {
+        CongestionWindow window = new CongestionWindow(4, 4, 100);
+        List<Frame> toSilent = new ArrayList<>();
+        List<Frame> toOther = new ArrayList<>();
+        ReliableSession silent = new ReliableSession(UUID.randomUUID(), 1, CONFIG, window, toSilent::add);
+        ReliableSession other = new ReliableSession(UUID.randomUUID(), 1, CONFIG, window, toOther::add);
+        for (int i = 0; i < 4; i++) {
+            silent.send(body(), 0);
+        }
+        other.send(body(), 0);
+        assertThat(dataFrames(toOther)).as("the silent peer's frames hold every slot").isZero();
+
+        silent.tick(150); // its frames time out: they leave the window
+        other.tick(150);
+        assertThat(dataFrames(toOther)).as("the other session's frame goes").isEqualTo(1);
+        assertThat(dataFrames(toSilent)).as("4 frames and their 4 retransmissions").isEqualTo(8);
     }
 
     @Test
