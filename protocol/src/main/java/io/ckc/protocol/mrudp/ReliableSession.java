@@ -95,6 +95,8 @@ public final class ReliableSession {
     private long nextDeadline = Long.MAX_VALUE;
     /** When the peer last showed it is alive (an ack, data, or any frame the owner reports with {@link #heard}). */
     private long lastHeardMs = Long.MIN_VALUE;
+    /** Whether the peer ever acknowledged a frame of this session: only then does its silence say the path is full. */
+    private boolean acknowledgedAny;
     /** Smoothed round trip and its variation in ms; negative until the first sample. */
     private double srttMs = -1;
     private double rttVarMs;
@@ -165,6 +167,7 @@ public final class ReliableSession {
         if (acked == null) {
             return null;
         }
+        acknowledgedAny = true;
         if (acked.attempts == 1) { // Karn: the ack of a retransmitted frame may answer any of its copies
             sampleRoundTrip(Math.max(0, now - acked.firstSentMs));
         }
@@ -311,7 +314,10 @@ public final class ReliableSession {
                 broken = true;
                 return TickResult.BROKEN;
             }
-            if (window != null) {
+            // Why only for a peer that has acknowledged something: one that never did (a connect flood's sessions, a
+            // flooding program, a node gone before its first answer) says nothing about the path, and its timeouts
+            // alone held a gateway loop's window at its floor for every honest session during a connect flood.
+            if (window != null && acknowledgedAny) {
                 window.timedOut(now, out.timeoutMs);
             }
             // Timed out, it leaves the socket's window, as TCP counts a segment lost at its timeout out of the

@@ -51,15 +51,34 @@ class CongestionWindowTest {
         for (int i = 0; i < 20; i++) {
             ReliableSession session = new ReliableSession(UUID.randomUUID(), 1, CONFIG, window, f -> { });
             session.send(body(), 0);
+            session.onAck(1, 1); // the peer answers, then stalls
+            session.send(body(), 2);
             sessions.add(session);
         }
+        assertThat(window.limit()).as("20 acks in slow start").isEqualTo(60);
         sessions.forEach(s -> s.tick(150)); // the peer stalled: all 20 frames time out together
-        assertThat(window.limit()).as("one stall is one signal").isEqualTo(20);
+        assertThat(window.limit()).as("one stall is one signal").isEqualTo(30);
         assertThat(window.reductions()).isEqualTo(1);
 
         sessions.forEach(s -> s.tick(1_000)); // still no answer after the next timeout: halved again
-        assertThat(window.limit()).isEqualTo(10);
+        assertThat(window.limit()).isEqualTo(15);
         assertThat(window.inFlight()).as("timed out, they left the window; retransmissions take no slot").isZero();
+    }
+
+    @Test
+    void timeoutsToPeersThatNeverAcknowledgedAnythingAreNoSignOfCongestion() {
+        CongestionWindow window = new CongestionWindow(40, 4, 100);
+        List<ReliableSession> sessions = new ArrayList<>();
+        for (int i = 0; i < 20; i++) { // a connect flood's sessions: nobody answers their first frame
+            ReliableSession session = new ReliableSession(UUID.randomUUID(), 1, CONFIG, window, f -> { });
+            session.send(body(), 0);
+            sessions.add(session);
+        }
+        sessions.forEach(s -> s.tick(150));
+        sessions.forEach(s -> s.tick(1_000));
+        assertThat(window.limit()).isEqualTo(40);
+        assertThat(window.reductions()).isZero();
+        assertThat(window.inFlight()).isZero();
     }
 
     @Test
