@@ -477,6 +477,7 @@ public final class MobileNode {
         maxPayloadBytes = ack.maxPayloadBytes();
         session = new ReliableSession(id, epoch, config.reliability(), transport.window(),
                 frame -> transport.send(frame, gateway));
+        session.connectAnswered(); // the gateway answered: its silence from now on is a sign of congestion
         state = State.CONNECTED;
         liveness.heard(now);
         failover.connected();

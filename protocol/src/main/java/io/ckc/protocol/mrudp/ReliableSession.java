@@ -95,7 +95,10 @@ public final class ReliableSession {
     private long nextDeadline = Long.MAX_VALUE;
     /** When the peer last showed it is alive (an ack, data, or any frame the owner reports with {@link #heard}). */
     private long lastHeardMs = Long.MIN_VALUE;
-    /** Whether the peer ever acknowledged a frame of this session: only then does its silence say the path is full. */
+    /**
+     * Whether the peer ever answered this session (acknowledged a frame of it, or the connect that opened it): only
+     * then does its silence say the path is full.
+     */
     private boolean acknowledgedAny;
     /** Smoothed round trip and its variation in ms; negative until the first sample. */
     private double srttMs = -1;
@@ -158,6 +161,15 @@ public final class ReliableSession {
             expired.add(queued.pollFirst().body());
         }
         return expired;
+    }
+
+    /**
+     * The peer answered the connect that opened this session (a node's session starts on its gateway's
+     * acknowledgement of its connect; a gateway's starts on the node's connect, before the node answered anything):
+     * from now on its frames timing out are a sign of congestion.
+     */
+    public void connectAnswered() {
+        acknowledgedAny = true;
     }
 
     /** Handles an acknowledgement; returns the acknowledged body, or null for an unknown or repeated ack. */
@@ -314,17 +326,19 @@ public final class ReliableSession {
                 broken = true;
                 return TickResult.BROKEN;
             }
-            // Why only for a peer that has acknowledged something: one that never did (a connect flood's sessions, a
-            // flooding program, a node gone before its first answer) says nothing about the path, and its timeouts
-            // alone held a gateway loop's window at its floor for every honest session during a connect flood.
-            if (window != null && acknowledgedAny) {
-                window.timedOut(now, out.timeoutMs);
+            // A peer that never answered this session (a connect flood's sessions, a flooding program, a node gone
+            // before its first answer) says nothing about the path: its timeouts do not halve the socket's window, and
+            // its timed-out frames leave it. Otherwise its frames held every slot once the window was at its floor,
+            // and its timeouts held it there: every other session of the socket (a gateway loop's) got nothing sent.
+            // A peer that answered before and goes quiet is congestion, as in TCP: the window halves and its frames
+            // keep their slots while they are retransmitted.
+            if (acknowledgedAny) {
+                if (window != null) {
+                    window.timedOut(now, out.timeoutMs);
+                }
+            } else {
+                leaveWindow(out, false);
             }
-            // Timed out, it leaves the socket's window, as TCP counts a segment lost at its timeout out of the
-            // pipe: the window bounds what is in flight to peers that answer. A peer that never acknowledges (a
-            // flooding program, a dead node kept alive by its own frames) would otherwise hold the window's every
-            // slot once timeouts have halved it to its floor, and starve every other session of the socket.
-            leaveWindow(out, false);
             out.attempts++;
             out.timeoutMs = Math.min(out.timeoutMs * 2, config.maxRetransmitMs());
             out.deadline = now + Backoff.jittered(out.timeoutMs, config.jitter());
