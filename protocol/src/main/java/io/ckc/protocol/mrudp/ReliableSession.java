@@ -43,7 +43,10 @@ public final class ReliableSession {
         int attempts;
         long timeoutMs;
         long deadline;
-        /** Whether it holds a slot of the socket's window: from its first transmission until its first timeout. */
+        /**
+         * Whether it holds a slot of the socket's window: from its first transmission until it is acknowledged,
+         * refused or dropped, or times out while its peer has never answered the session.
+         */
         boolean holdsSlot;
 
         Outgoing(Body body, long expiresAtMs, long timeoutMs, long now, double jitter) {
