@@ -126,11 +126,8 @@ public final class FuzzCommand implements Callable<Integer> {
         for (int i = 0; i < seeds.size(); i++) {
             Files.write(workCorpus.resolve("seed-" + i), seeds.get(i));
         }
-        List<String> command = new ArrayList<>(List.of("java", "-Xmx1g", "-XX:+UseParallelGC", "-cp", classpath,
-                "com.code_intelligence.jazzer.Jazzer",
-                "--target_class=" + className,
-                "--instrumentation_includes=" + INSTRUMENTED,
-                "--custom_hook_includes=" + INSTRUMENTED,
+        List<String> command = jazzer(classpath, className, INSTRUMENTED);
+        command.addAll(List.of(
                 "--keep_going=20",
                 "--reproducer_path=" + findings,
                 "-max_total_time=" + seconds,
@@ -152,6 +149,13 @@ public final class FuzzCommand implements Callable<Integer> {
         long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
         return new Outcome(label, cases(Files.readAllLines(log, StandardCharsets.ISO_8859_1)), findings(findings),
                 millis);
+    }
+
+    /** Jazzer on one target in a JVM of its own, its coverage and sanitizer hooks on the classes {@code includes} names. */
+    private static List<String> jazzer(String classpath, String className, String includes) {
+        return new ArrayList<>(List.of("java", "-Xmx1g", "-XX:+UseParallelGC", "-cp", classpath,
+                "com.code_intelligence.jazzer.Jazzer", "--target_class=" + className,
+                "--instrumentation_includes=" + includes, "--custom_hook_includes=" + includes));
     }
 
     /** The inputs a run executed: libFuzzer's final count, or its last progress line when it stopped on a crash. */
@@ -202,11 +206,10 @@ public final class FuzzCommand implements Callable<Integer> {
     private static void merge(String className, Path committed, Path found, String classpath)
             throws IOException, InterruptedException {
         Files.createDirectories(committed);
-        Process process = new ProcessBuilder("java", "-Xmx1g", "-cp", classpath, "com.code_intelligence.jazzer.Jazzer",
-                "--target_class=" + className, "--instrumentation_includes=" + OURS,
-                "--custom_hook_includes=" + OURS, "-merge=1",
-                committed.toString(), found.toString())
-                .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+        List<String> command = jazzer(classpath, className, OURS);
+        command.addAll(List.of("-merge=1", committed.toString(), found.toString()));
+        Process process = new ProcessBuilder(command).redirectErrorStream(true)
+                .redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
         if (process.waitFor() != 0) {
             throw new UncheckedIOException(new IOException("merging the corpus of " + className + " failed"));
         }

@@ -68,8 +68,7 @@ final class JvmProbe implements AutoCloseable {
     /** The JIT's code cache, committed: its pools ({@code CodeHeap '...'}, or one {@code Code Cache}) summed. */
     private double codeCacheMb(long pid) {
         try {
-            MBeanServerConnection beans = pid == ProcessHandle.current().pid()
-                    ? ManagementFactory.getPlatformMBeanServer() : connection(pid).getMBeanServerConnection();
+            MBeanServerConnection beans = beans(pid);
             return ManagementFactory.getPlatformMXBeans(beans, MemoryPoolMXBean.class).stream()
                     .filter(pool -> pool.getType() == MemoryType.NON_HEAP
                             && (pool.getName().startsWith("CodeHeap") || pool.getName().equals("Code Cache")))
@@ -83,8 +82,7 @@ final class JvmProbe implements AutoCloseable {
     /** The names of a JVM's live threads (empty if it cannot be read): what a growing thread count is made of. */
     List<String> threadNames(long pid) {
         try {
-            MBeanServerConnection beans = pid == ProcessHandle.current().pid()
-                    ? ManagementFactory.getPlatformMBeanServer() : connection(pid).getMBeanServerConnection();
+            MBeanServerConnection beans = beans(pid);
             ThreadMXBean threads = ManagementFactory.getPlatformMXBean(beans, ThreadMXBean.class);
             return Arrays.stream(threads.getThreadInfo(threads.getAllThreadIds())).filter(Objects::nonNull)
                     .map(ThreadInfo::getThreadName).toList();
@@ -124,8 +122,7 @@ final class JvmProbe implements AutoCloseable {
 
     private double heapAfterGcMb(long pid) {
         try {
-            MBeanServerConnection beans = pid == ProcessHandle.current().pid()
-                    ? ManagementFactory.getPlatformMBeanServer() : connection(pid).getMBeanServerConnection();
+            MBeanServerConnection beans = beans(pid);
             ManagementFactory.getPlatformMXBean(beans, MemoryMXBean.class).gc();
             List<String> heapPools = ManagementFactory.getPlatformMXBeans(beans, MemoryPoolMXBean.class).stream()
                     .filter(pool -> pool.getType() == MemoryType.HEAP).map(MemoryPoolMXBean::getName).toList();
@@ -145,6 +142,12 @@ final class JvmProbe implements AutoCloseable {
             forget(pid);
             return Double.NaN;
         }
+    }
+
+    /** The MBeans of process {@code pid}: this JVM's own, or another's over its (kept) JMX connection. */
+    private MBeanServerConnection beans(long pid) throws Exception {
+        return pid == ProcessHandle.current().pid()
+                ? ManagementFactory.getPlatformMBeanServer() : connection(pid).getMBeanServerConnection();
     }
 
     private JMXConnector connection(long pid) throws Exception {

@@ -104,10 +104,7 @@ public final class FlinkRest {
      * size also counts the files RocksDB has not compacted yet. Jobs that report none are left out.
      */
     public Map<String, Long> liveStateSizes() throws IOException {
-        Map<String, Long> sizes = new TreeMap<>();
-        metricsByJob(id -> id.endsWith(LIVE_DATA_METRIC)).forEach((job, metrics) ->
-                sizes.put(job, metrics.values().values().stream().mapToLong(Long::longValue).sum()));
-        return sizes;
+        return sumByJob(id -> id.endsWith(LIVE_DATA_METRIC));
     }
 
     /**
@@ -116,10 +113,7 @@ public final class FlinkRest {
      * checkpoint, since the source commits them only when a checkpoint completes.
      */
     public Map<String, Long> pendingRecords() throws IOException {
-        Map<String, Long> pending = new TreeMap<>();
-        metricsByJob(id -> id.endsWith(".pendingRecords")).forEach((job, metrics) ->
-                pending.put(job, metrics.values().values().stream().mapToLong(Long::longValue).sum()));
-        return pending;
+        return sumByJob(id -> id.endsWith(".pendingRecords"));
     }
 
     /**
@@ -158,6 +152,14 @@ public final class FlinkRest {
                     Long::sum));
         }
         return byTaskManager;
+    }
+
+    /** The metrics {@code wanted} picks, summed over each running job's operators and subtasks, by job name. */
+    private Map<String, Long> sumByJob(java.util.function.Predicate<String> wanted) throws IOException {
+        Map<String, Long> sums = new TreeMap<>();
+        metricsByJob(wanted).forEach((job, metrics) ->
+                sums.put(job, metrics.values().values().stream().mapToLong(Long::longValue).sum()));
+        return sums;
     }
 
     /** A running job's id and the values of some of its metrics, keyed {@code <vertex>/<subtask>.<operator>.<name>}. */

@@ -102,7 +102,7 @@ public final class ReliableSession {
      * Whether the peer ever answered this session (acknowledged a frame of it, or the connect that opened it): only
      * then does its silence say the path is full.
      */
-    private boolean acknowledgedAny;
+    private boolean peerAnswered;
     /** Smoothed round trip and its variation in ms; negative until the first sample. */
     private double srttMs = -1;
     private double rttVarMs;
@@ -172,7 +172,7 @@ public final class ReliableSession {
      * from now on its frames timing out are a sign of congestion.
      */
     public void connectAnswered() {
-        acknowledgedAny = true;
+        peerAnswered = true;
     }
 
     /** Handles an acknowledgement; returns the acknowledged body, or null for an unknown or repeated ack. */
@@ -182,7 +182,7 @@ public final class ReliableSession {
         if (acked == null) {
             return null;
         }
-        acknowledgedAny = true;
+        peerAnswered = true;
         if (acked.attempts == 1) { // Karn: the ack of a retransmitted frame may answer any of its copies
             sampleRoundTrip(Math.max(0, now - acked.firstSentMs));
         }
@@ -335,7 +335,7 @@ public final class ReliableSession {
             // and its timeouts held it there: every other session of the socket (a gateway loop's) got nothing sent.
             // A peer that answered before and goes quiet is congestion, as in TCP: the window halves and its frames
             // keep their slots while they are retransmitted.
-            if (acknowledgedAny) {
+            if (peerAnswered) {
                 if (window != null) {
                     window.timedOut(now, out.timeoutMs);
                 }
