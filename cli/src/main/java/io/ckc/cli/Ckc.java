@@ -24,7 +24,7 @@ import java.util.stream.Stream;
                 Commands.Jobs.class, Commands.Savepoint.class, Commands.Rescale.class, Commands.Restore.class,
                 Commands.Sql.class, Commands.Drain.class, Commands.Undrain.class, Commands.FlinkCluster.class,
                 Commands.MonitoringCommand.class, Commands.K8s.class, Commands.Docs.class, E2eCommand.class, ProfileCommand.class,
-                PerfCommands.class},
+                CredentialsCommand.class, PerfCommands.class},
         footer = {"", "./ckc build: compile and package (the script does it when the sources changed)."})
 public final class Ckc implements Runnable {
 

@@ -41,6 +41,19 @@ public final class Home {
         return false;
     }
 
+    /**
+     * The credential store the stack's gateways authenticate nodes against ({@code ./ckc up} creates it with the
+     * simulator's fleet).
+     */
+    public Path credentials() {
+        return state.resolve("credentials.json");
+    }
+
+    /** The running stack's shape, written by {@code ./ckc up}. */
+    public Path stackShape() {
+        return state.resolve("stack.properties");
+    }
+
     public Path gatewayJar() {
         return root.resolve("gateway-edge/target/ckc-gateway.jar");
     }

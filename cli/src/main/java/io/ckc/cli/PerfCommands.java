@@ -247,7 +247,7 @@ final class PerfCommands implements Runnable {
      */
     abstract static class OnClusterStack extends OnStack {
         StackShape shape() {
-            return new StackShape(3, "each", 1, 1, List.of(), List.of(), false, FlinkRuntime.CLUSTER_URL);
+            return new StackShape(3, "each", 1, 1, List.of(), List.of(), false, FlinkRuntime.CLUSTER_URL, false);
         }
 
         @Override

@@ -81,7 +81,9 @@ final class Simulator {
         List<String> results = new ArrayList<>();
         try {
             Files.createDirectories(home.logs);
-            Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
+            ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true);
+            builder.environment().putAll(Stack.simulatorEnvironment(home));
+            Process process = builder.start();
             try (BufferedReader in = new BufferedReader(new InputStreamReader(process.getInputStream(),
                     StandardCharsets.UTF_8));
                  Writer out = log == null ? Writer.nullWriter() : Files.newBufferedWriter(log, StandardCharsets.UTF_8,

@@ -1,6 +1,9 @@
 package io.ckc.cli;
 
 import io.ckc.jobs.ops.FlinkRest;
+import io.ckc.protocol.dtls.CredentialStore;
+import io.ckc.protocol.dtls.Grants;
+import io.ckc.protocol.dtls.NodeKeys;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -8,6 +11,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -22,6 +26,8 @@ final class Stack {
     private final Home home;
     private final Processes processes;
     private final FlinkRuntime flink;
+    /** What the gateways are told about authentication ({@link #security}), once the stack's shape is known. */
+    private Map<String, String> security = Map.of();
 
     Stack(Home home) {
         this.home = home;
@@ -38,7 +44,41 @@ final class Stack {
     }
 
     private Path shapeFile() {
-        return home.state.resolve("stack.properties");
+        return home.stackShape();
+    }
+
+    /** The fleet the simulator's nodes belong to in the stack's credential store. */
+    static final String SIMULATOR_FLEET = "sim";
+
+    /**
+     * What the gateways are told about authentication: the credential store (made with the simulator's fleet if it
+     * has none: the demo and the perf runs connect as its nodes), or, for an insecure stack, that there is none.
+     */
+    private Map<String, String> security(StackShape shape) {
+        if (shape.insecure()) {
+            Ckc.say("WARNING: the gateways run without authentication (--insecure): anyone who knows a node id can "
+                    + "act as that node. For a perf baseline only.");
+            return Map.of("CKC_INSECURE", "true");
+        }
+        Path store = home.credentials();
+        if (!Files.exists(store) || CredentialStore.open(store).fleetKey(SIMULATOR_FLEET).isEmpty()) {
+            CredentialStore.putFleet(store, SIMULATOR_FLEET, NodeKeys.newSecret(),
+                    new Grants(List.of("app.*"), List.of("*")));
+            Ckc.say("credential store " + store + ": added the simulator's fleet '" + SIMULATOR_FLEET + "'");
+        }
+        return Map.of("CKC_CREDENTIALS", store.toString());
+    }
+
+    /**
+     * The environment of a simulator run: the credential store when the running stack authenticates, so its nodes
+     * prove the keys of the simulator's fleet; nothing for an insecure stack or none at all.
+     */
+    static Map<String, String> simulatorEnvironment(Home home) {
+        Optional<StackShape> shape = StackShape.load(home.stackShape());
+        if (shape.isPresent() && !shape.get().insecure() && Files.exists(home.credentials())) {
+            return Map.of("CKC_CREDENTIALS", home.credentials().toString(), "CKC_FLEET", SIMULATOR_FLEET);
+        }
+        return Map.of();
     }
 
     /** The running stack's shape, if one runs. */
@@ -79,7 +119,9 @@ final class Stack {
         }
         Ckc.say("starting " + shape.gateways() + " gateway(s), "
                 + (shape.gatewayProcesses().equals("one") ? "in one JVM" : "a JVM each") + "...");
+        security = security(shape);
         startGateways(shape);
+        shape.save(shapeFile()); // before the probe: the simulator's nodes authenticate as the shape says
         Ckc.say("probing every gateway end to end, then at least " + warmUpSeconds
                 + " s of warm-up load, until it answers fast...");
         int probe = Simulator.probe(home).run(List.of("probe", "--gateways", String.join(",", shape.gatewayAddresses()),
@@ -87,7 +129,6 @@ final class Stack {
         if (probe != 0) {
             throw new Ckc.Failure("the stack did not answer the probe (logs: " + home.logs + ")");
         }
-        shape.save(shapeFile());
         if (shape.monitoring()) {
             new Monitoring(home, processes).start(shape);
         }
@@ -124,12 +165,14 @@ final class Stack {
      */
     private void startGateways(StackShape shape) {
         if (shape.gatewayProcesses().equals("one")) {
-            processes.start("gateways", home.log("gateways"), Map.of("CKC_GATEWAY_IDS", String.join(",", shape.gatewayIds()),
+            Map<String, String> env = new HashMap<>(security);
+            env.putAll(Map.of("CKC_GATEWAY_IDS", String.join(",", shape.gatewayIds()),
                     "CKC_KAFKA_BOOTSTRAP", KafkaBroker.BOOTSTRAP, "CKC_UDP_HOST", "127.0.0.1",
                     "CKC_UDP_PORT", String.valueOf(StackShape.FIRST_UDP_PORT),
                     "CKC_MQTT_PORT", String.valueOf(StackShape.FIRST_MQTT_PORT),
                     "CKC_MQTT_WS_PORT", String.valueOf(StackShape.FIRST_MQTT_WS_PORT),
-                    "CKC_METRICS_PORT", String.valueOf(StackShape.FIRST_METRICS_PORT)),
+                    "CKC_METRICS_PORT", String.valueOf(StackShape.FIRST_METRICS_PORT)));
+            processes.start("gateways", home.log("gateways"), env,
                     List.of("java", "-Xmx3g", "-XX:+UseG1GC", processes.gcLog("gateways"), "-jar",
                             home.gatewayJar().toString()));
             for (String id : shape.gatewayIds()) {
@@ -148,12 +191,14 @@ final class Stack {
 
     /** Gateway {@code gw-i} in a JVM of its own, UDP, MQTT and metrics ports by its number. */
     private void launchGateway(int i) {
-        processes.start("gateway-" + i, home.log("gateway-" + i), Map.of("CKC_GATEWAY_ID", "gw-" + i,
+        Map<String, String> env = new HashMap<>(security);
+        env.putAll(Map.of("CKC_GATEWAY_ID", "gw-" + i,
                 "CKC_KAFKA_BOOTSTRAP", KafkaBroker.BOOTSTRAP, "CKC_UDP_HOST", "127.0.0.1",
                 "CKC_UDP_PORT", String.valueOf(StackShape.FIRST_UDP_PORT + i - 1),
                 "CKC_MQTT_PORT", String.valueOf(StackShape.FIRST_MQTT_PORT + i - 1),
                 "CKC_MQTT_WS_PORT", String.valueOf(StackShape.FIRST_MQTT_WS_PORT + i - 1),
-                "CKC_METRICS_PORT", String.valueOf(StackShape.FIRST_METRICS_PORT + i - 1)),
+                "CKC_METRICS_PORT", String.valueOf(StackShape.FIRST_METRICS_PORT + i - 1)));
+        processes.start("gateway-" + i, home.log("gateway-" + i), env,
                 List.of("java", "-Xmx2g", "-XX:+UseG1GC", processes.gcLog("gateway-" + i), "-jar", home.gatewayJar().toString()));
     }
 
@@ -171,6 +216,7 @@ final class Stack {
                 .orElseThrow(() -> new Ckc.Failure(name + " is not running: a stack with a JVM per gateway runs one"));
         process.destroyForcibly();
         process.onExit().join();
+        security = security(StackShape.load(shapeFile()).orElseThrow(() -> new Ckc.Failure("no stack is up")));
         launchGateway(i);
         awaitGateway(i);
     }
@@ -228,7 +274,8 @@ final class Stack {
             }
             shape = new StackShape(wanted.gateways(), wanted.gatewayProcesses(), wanted.appParallelism(),
                     wanted.deliveryParallelism(), wanted.jobFlags(), wanted.channels(),
-                    wanted.monitoring() || current.monitoring(), wanted.flinkUrl() != null ? wanted.flinkUrl() : current.flinkUrl());
+                    wanted.monitoring() || current.monitoring(), wanted.flinkUrl() != null ? wanted.flinkUrl() : current.flinkUrl(),
+                    wanted.insecure());
             down();
         }
         up(shape, UpCommand.DEFAULT_WARM_UP_SECONDS);

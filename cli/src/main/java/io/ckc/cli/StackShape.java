@@ -22,7 +22,8 @@ import java.util.Properties;
  *                         {@code each}: a JVM per gateway, where one gateway must fail alone
  */
 record StackShape(int gateways, String gatewayProcesses, int appParallelism, int deliveryParallelism,
-                  List<String> jobFlags, List<String> channels, boolean monitoring, String flinkUrl) {
+                  List<String> jobFlags, List<String> channels, boolean monitoring, String flinkUrl,
+                  boolean insecure) {
 
     static final int FIRST_UDP_PORT = 5500;
     static final int FIRST_MQTT_PORT = 1883;
@@ -50,7 +51,8 @@ record StackShape(int gateways, String gatewayProcesses, int appParallelism, int
 
     /** A stack of this many gateways and this echo parallelism, every other setting as by default. */
     static StackShape of(int gateways, int appParallelism, List<String> jobFlags) {
-        return new StackShape(gateways, defaultGatewayProcesses(), appParallelism, 1, jobFlags, List.of(), false, null);
+        return new StackShape(gateways, defaultGatewayProcesses(), appParallelism, 1, jobFlags, List.of(), false, null,
+                false);
     }
 
     /** The same stack with topics for these channels too. */
@@ -58,7 +60,7 @@ record StackShape(int gateways, String gatewayProcesses, int appParallelism, int
         List<String> all = new ArrayList<>(channels);
         more.stream().filter(c -> !all.contains(c)).forEach(all::add);
         return new StackShape(gateways, gatewayProcesses, appParallelism, deliveryParallelism, jobFlags, all, monitoring,
-                flinkUrl);
+                flinkUrl, insecure);
     }
 
     /** Every application channel of the stack: the echo's, the perf replies', status, then its own. */
@@ -122,7 +124,8 @@ record StackShape(int gateways, String gatewayProcesses, int appParallelism, int
     boolean serves(StackShape wanted) {
         return gateways == wanted.gateways && appParallelism == wanted.appParallelism
                 && gatewayProcesses.equals(wanted.gatewayProcesses) && jobFlags.equals(wanted.jobFlags)
-                && channels.containsAll(wanted.channels) && (wanted.flinkUrl == null || wanted.flinkUrl.equals(flinkUrl));
+                && channels.containsAll(wanted.channels) && (wanted.flinkUrl == null || wanted.flinkUrl.equals(flinkUrl))
+                && insecure == wanted.insecure;
     }
 
     void save(Path file) {
@@ -137,6 +140,7 @@ record StackShape(int gateways, String gatewayProcesses, int appParallelism, int
         if (flinkUrl != null) {
             p.setProperty("flink", flinkUrl);
         }
+        p.setProperty("insecure", String.valueOf(insecure));
         try (Writer out = Files.newBufferedWriter(file)) {
             p.store(out, "the running stack (./ckc up); ./ckc down removes it");
         } catch (IOException e) {
@@ -158,7 +162,7 @@ record StackShape(int gateways, String gatewayProcesses, int appParallelism, int
                 p.getProperty("gateway-processes"), Integer.parseInt(p.getProperty("app-parallelism")),
                 Integer.parseInt(p.getProperty("delivery-parallelism")), words(p.getProperty("job-flags", ""), " "),
                 words(p.getProperty("channels", ""), ","), Boolean.parseBoolean(p.getProperty("monitoring")),
-                p.getProperty("flink")));
+                p.getProperty("flink"), Boolean.parseBoolean(p.getProperty("insecure"))));
     }
 
     private static List<String> words(String text, String separator) {

@@ -45,6 +45,10 @@ final class UpCommand implements Runnable {
     @Option(names = "--monitoring", description = "Also run Prometheus on :9090 over the stack")
     boolean monitoring;
 
+    @Option(names = "--insecure", description = "Gateways without authentication: plain frames, and anyone who knows a "
+            + "node id can act as that node. For a perf baseline only")
+    boolean insecure;
+
     @Parameters(description = "Flags for every job, after --: for example -- --ranking latency --imbalance-rel 0.1")
     List<String> jobFlags = new ArrayList<>();
 
@@ -52,7 +56,7 @@ final class UpCommand implements Runnable {
     public void run() {
         channels.forEach(UpCommand::checkChannel);
         new Stack(Home.current()).up(new StackShape(gateways, gatewayProcesses, appParallelism, deliveryParallelism,
-                jobFlags, channels, monitoring, flink), warmUp);
+                jobFlags, channels, monitoring, flink, insecure), warmUp);
     }
 
     static void checkChannel(String channel) {

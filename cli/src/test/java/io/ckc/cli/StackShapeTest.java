@@ -15,7 +15,7 @@ class StackShapeTest {
     @Test
     void aSavedShapeIsReadBackAsItWas(@TempDir Path dir) {
         StackShape shape = new StackShape(3, "each", 2, 1, List.of("--mtd", "false"), List.of("shout"), true,
-                "http://127.0.0.1:8081");
+                "http://127.0.0.1:8081", true);
 
         shape.save(dir.resolve("stack.properties"));
 
@@ -25,21 +25,21 @@ class StackShapeTest {
 
     @Test
     void aStackServesACommandWithTheSameGatewaysParallelismAndFlagsAndEveryChannelItNeeds() {
-        StackShape running = new StackShape(3, "one", 1, 1, List.of(), List.of("shout"), false, null);
+        StackShape running = new StackShape(3, "one", 1, 1, List.of(), List.of("shout"), false, null, false);
 
-        assertThat(running.serves(new StackShape(3, "one", 1, 1, List.of(), List.of(), false, null))).isTrue();
-        assertThat(running.serves(new StackShape(3, "one", 1, 1, List.of(), List.of("shout"), false, null))).isTrue();
-        assertThat(running.serves(new StackShape(1, "one", 1, 1, List.of(), List.of(), false, null))).isFalse();
-        assertThat(running.serves(new StackShape(3, "one", 3, 1, List.of(), List.of(), false, null))).isFalse();
-        assertThat(running.serves(new StackShape(3, "each", 1, 1, List.of(), List.of(), false, null))).isFalse();
-        assertThat(running.serves(new StackShape(3, "one", 1, 1, List.of("--mtd", "false"), List.of(), false, null)))
+        assertThat(running.serves(new StackShape(3, "one", 1, 1, List.of(), List.of(), false, null, false))).isTrue();
+        assertThat(running.serves(new StackShape(3, "one", 1, 1, List.of(), List.of("shout"), false, null, false))).isTrue();
+        assertThat(running.serves(new StackShape(1, "one", 1, 1, List.of(), List.of(), false, null, false))).isFalse();
+        assertThat(running.serves(new StackShape(3, "one", 3, 1, List.of(), List.of(), false, null, false))).isFalse();
+        assertThat(running.serves(new StackShape(3, "each", 1, 1, List.of(), List.of(), false, null, false))).isFalse();
+        assertThat(running.serves(new StackShape(3, "one", 1, 1, List.of("--mtd", "false"), List.of(), false, null, false)))
                 .isFalse();
-        assertThat(running.serves(new StackShape(3, "one", 1, 1, List.of(), List.of("other"), false, null))).isFalse();
+        assertThat(running.serves(new StackShape(3, "one", 1, 1, List.of(), List.of("other"), false, null, false))).isFalse();
     }
 
     @Test
     void theJobsGetKafkaAndTheParallelismThenTheStacksFlags() {
-        StackShape shape = new StackShape(1, "one", 3, 2, List.of("--ranking", "latency"), List.of(), false, null);
+        StackShape shape = new StackShape(1, "one", 3, 2, List.of("--ranking", "latency"), List.of(), false, null, false);
 
         assertThat(shape.stackFlags()).containsExactly("--bootstrap", "127.0.0.1:9092", "--delivery-parallelism", "2",
                 "--echo-parallelism", "3", "--ranking", "latency");
@@ -48,9 +48,9 @@ class StackShapeTest {
 
     @Test
     void aShapeThatCannotRunIsRefusedWithWhatToGive() {
-        assertThatThrownBy(() -> new StackShape(0, "one", 1, 1, List.of(), List.of(), false, null))
+        assertThatThrownBy(() -> new StackShape(0, "one", 1, 1, List.of(), List.of(), false, null, false))
                 .hasMessageContaining("positive");
-        assertThatThrownBy(() -> new StackShape(1, "some", 1, 1, List.of(), List.of(), false, null))
+        assertThatThrownBy(() -> new StackShape(1, "some", 1, 1, List.of(), List.of(), false, null, false))
                 .hasMessageContaining("one or each");
     }
 }

@@ -62,9 +62,14 @@ public final class ClientTransport implements AutoCloseable {
     /** Bounds the frames all nodes of this socket have unacknowledged: a saturated gateway gets fewer, not more. */
     private final CongestionWindow window = CongestionWindow.forSocket();
 
-    private ClientTransport(EventLoopGroup group, boolean owned, Supplier<ChannelHandler> linkHook)
-            throws InterruptedException {
+    /** Null when the nodes speak to insecure gateways: plain frames. */
+    private final DtlsClientHandler dtls;
+    private final AtomicLong dtlsDropped = new AtomicLong();
+
+    private ClientTransport(EventLoopGroup group, boolean owned, Supplier<ChannelHandler> linkHook,
+                            NodeCredentials credentials) throws InterruptedException {
         this.ownedGroup = owned ? group : null;
+        this.dtls = credentials == null ? null : new DtlsClientHandler(credentials, dtlsDropped);
         this.channel = new Bootstrap()
                 .group(group)
                 .channel(DatagramTransport.current().channelClass())
@@ -77,8 +82,11 @@ public final class ClientTransport implements AutoCloseable {
                         if (linkHook != null) {
                             ch.pipeline().addLast("link-hook", linkHook.get());
                         }
-                        ch.pipeline().addLast(FrameDatagramEncoder.INSTANCE,
-                                new FrameDatagramDecoder((sender, error) -> malformed.incrementAndGet()),
+                        ch.pipeline().addLast(FrameDatagramEncoder.INSTANCE);
+                        if (dtls != null) {
+                            ch.pipeline().addLast(dtls); // frames in and out, sealed records on the socket
+                        }
+                        ch.pipeline().addLast(new FrameDatagramDecoder((sender, error) -> malformed.incrementAndGet()),
                                 new Dispatcher());
                     }
                 })
@@ -91,20 +99,36 @@ public final class ClientTransport implements AutoCloseable {
         timers.add(loop.scheduleAtFixedRate(this::sweep, SWEEP_MS, SWEEP_MS, TimeUnit.MILLISECONDS));
     }
 
-    /** A transport with its own I/O thread. */
+    /** A transport with its own I/O thread, for gateways that do not authenticate (the insecure mode). */
     public static ClientTransport open() throws InterruptedException {
-        return new ClientTransport(DatagramTransport.current().newGroup(1), true, null);
+        return new ClientTransport(DatagramTransport.current().newGroup(1), true, null, null);
     }
 
-    /** A transport on a shared event loop group (a fleet: several transports over a few threads). */
+    /** A transport with its own I/O thread whose nodes authenticate with the keys given (DTLS). */
+    public static ClientTransport open(NodeCredentials credentials) throws InterruptedException {
+        return new ClientTransport(DatagramTransport.current().newGroup(1), true, null, credentials);
+    }
+
+    /** A transport on a shared event loop group (a fleet: several transports over a few threads), insecure. */
     public static ClientTransport open(EventLoopGroup group) throws InterruptedException {
-        return new ClientTransport(group, false, null);
+        return new ClientTransport(group, false, null, null);
+    }
+
+    /**
+     * A transport on a shared event loop group.
+     *
+     * @param credentials the nodes' keys (DTLS), or null for gateways that do not authenticate
+     * @param linkHook    a first pipeline handler, for tests that drop or reorder datagrams; null for none
+     */
+    public static ClientTransport open(EventLoopGroup group, NodeCredentials credentials,
+                                       Supplier<ChannelHandler> linkHook) throws InterruptedException {
+        return new ClientTransport(group, false, linkHook, credentials);
     }
 
     /** A transport whose pipeline starts with the given handler: for tests that drop or reorder datagrams. */
     public static ClientTransport open(EventLoopGroup group, Supplier<ChannelHandler> linkHook)
             throws InterruptedException {
-        return new ClientTransport(group, false, linkHook);
+        return new ClientTransport(group, false, linkHook, null);
     }
 
     public InetSocketAddress localAddress() {
@@ -114,6 +138,11 @@ public final class ClientTransport implements AutoCloseable {
     /** Datagrams dropped as malformed. */
     public long malformedDatagrams() {
         return malformed.get();
+    }
+
+    /** Datagrams and frames the DTLS layer dropped: not DTLS, failed authentication, or no session for them. */
+    public long dtlsDropped() {
+        return dtlsDropped.get();
     }
 
     EventLoop eventLoop() {
@@ -131,8 +160,29 @@ public final class ClientTransport implements AutoCloseable {
         nodes.put(node.id(), node);
     }
 
-    void detach(MobileNode node) {
+    /**
+     * Detaches a node that moves to another socket, keeping its DTLS session for {@link #attachMoved}; what it
+     * returns is opaque, null when there is nothing to keep.
+     */
+    Object detachMoving(MobileNode node) {
+        Object kept = nodes.get(node.id()) == node && dtls != null ? dtls.release(node.id()) : null;
         nodes.remove(node.id(), node);
+        active.remove(node);
+        return kept;
+    }
+
+    /** Attaches a node that moved here from another socket, with what {@link #detachMoving} kept. */
+    void attachMoved(MobileNode node, Object kept) {
+        attach(node);
+        if (kept instanceof DtlsClientHandler.Connection connection && dtls != null) {
+            dtls.adopt(connection);
+        }
+    }
+
+    void detach(MobileNode node) {
+        if (nodes.remove(node.id(), node) && dtls != null) {
+            dtls.forget(node.id());
+        }
         active.remove(node);
     }
 

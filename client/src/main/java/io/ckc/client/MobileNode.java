@@ -269,13 +269,13 @@ public final class MobileNode {
      */
     public void migrate(ClientTransport newTransport) {
         onLoop(() -> {
-            transport.detach(this);
+            Object keptSession = transport.detachMoving(this);
             if (session != null) {
                 session.useWindow(null); // its frames in flight leave the old socket's window, on the old socket's loop
             }
             transport = newTransport; // the mailbox follows: what was queued behind this runs on the new loop, in order
             mailbox.runNext(() -> {
-                newTransport.attach(this);
+                newTransport.attachMoved(this, keptSession);
                 if (session != null) {
                     session.useWindow(newTransport.window());
                 }

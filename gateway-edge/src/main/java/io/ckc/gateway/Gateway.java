@@ -47,9 +47,12 @@ public final class Gateway implements AutoCloseable {
     private final CorePublisher publisher;
     private final CoreConsumer consumer;
     private final HTTPServer metricsServer;
+    private final GatewayMetrics metrics;
 
     private Gateway(GatewayConfig config, GatewayHost ownHost, GatewayCore core, List<ProtocolAdapter> adapters,
-                    UdpAdapter udp, CorePublisher publisher, CoreConsumer consumer, HTTPServer metricsServer) {
+                    UdpAdapter udp, CorePublisher publisher, CoreConsumer consumer, HTTPServer metricsServer,
+                    GatewayMetrics metrics) {
+        this.metrics = metrics;
         this.config = config;
         this.ownHost = ownHost;
         this.core = core;
@@ -83,6 +86,10 @@ public final class Gateway implements AutoCloseable {
         try (Admin admin = TopicSetup.admin(config.kafkaBootstrap())) {
             TopicSetup.create(admin, List.of(new TopicSetup(config.topics(), 1).gatewayTopic(config.gatewayId())));
         }
+        if (config.security().insecure()) {
+            LOG.warn("Gateway {} runs INSECURE (CKC_INSECURE=true): no authentication, plain frames; anyone who knows a "
+                    + "node id can act as that node. For a perf baseline only.", config.gatewayId());
+        }
         PrometheusRegistry registry = new PrometheusRegistry(); // its own, so that one process can host several
         GatewayMetrics metrics = new GatewayMetrics(config.gatewayId(), registry);
         HTTPServer metricsServer = null;
@@ -111,7 +118,7 @@ public final class Gateway implements AutoCloseable {
         }
         CoreConsumer consumer = new CoreConsumer(config.core(), core, publisher, metrics);
         consumer.start();
-        Gateway gateway = new Gateway(config, ownHost, core, adapters, udp, publisher, consumer, metricsServer);
+        Gateway gateway = new Gateway(config, ownHost, core, adapters, udp, publisher, consumer, metricsServer, metrics);
         LOG.info("Gateway {} listening on udp://{} and {}, announced as {} ({} event loops, {} socket(s) on {}; metrics {})",
                 config.gatewayId(), gateway.udpAddress(), gateway.mqttAddress().map(a -> "mqtt://" + a
                         + gateway.mqttWebSocketAddress().map(w -> " ws://" + w + "/mqtt").orElse("")).orElse("no MQTT"),
@@ -119,6 +126,11 @@ public final class Gateway implements AutoCloseable {
                 loops.size(), udp.sockets(), DatagramTransport.current(),
                 metricsServer == null ? "off" : "http://" + config.udpHost() + ":" + metricsServer.getPort() + "/metrics");
         return gateway;
+    }
+
+    /** What the gateway counts, as /metrics shows it. */
+    public GatewayMetrics metrics() {
+        return metrics;
     }
 
     public String id() {

@@ -2,6 +2,7 @@ package io.ckc.gateway;
 
 import io.ckc.gateway.core.CoreOptions;
 import io.ckc.gateway.core.RateLimits;
+import io.ckc.gateway.core.SecurityOptions;
 import io.ckc.gateway.mqtt.MqttOptions;
 import io.ckc.gateway.udp.UdpOptions;
 import io.ckc.protocol.kafka.Topics;
@@ -25,7 +26,8 @@ public record GatewayConfig(String gatewayId, String kafkaBootstrap, String udpH
                             long pingWindowMs, int reportChunk, long gatewayListIntervalMs,
                             boolean miniBuffer, int pingSample, long contextRefreshMs, int eventLoops,
                             boolean udpSocketPerLoop, int admitPerSecond, int admitPending,
-                            int downlinkBacklog, long uplinkTargetAgeMs, long uplinkBurstMs, RateLimits limits) {
+                            int downlinkBacklog, long uplinkTargetAgeMs, long uplinkBurstMs, RateLimits limits,
+                            SecurityOptions security) {
 
     public static final int DEFAULT_UDP_PORT = 5500;
     public static final int DEFAULT_MQTT_PORT = 1883;
@@ -106,7 +108,21 @@ public record GatewayConfig(String gatewayId, String kafkaBootstrap, String udpH
                 UPLINK_BURST_MS.integer(env),
                 new RateLimits(NODE_MESSAGES_PER_SECOND.integer(env), NODE_BYTES_PER_SECOND.integer(env),
                         ADDRESS_SESSIONS_PER_SECOND.integer(env), ADDRESS_SESSIONS_BURST.integer(env),
-                        FLAP_SESSIONS.integer(env), FLAP_WINDOW_MS.integer(env), FLAP_PENALTY_MS.integer(env)));
+                        FLAP_SESSIONS.integer(env), FLAP_WINDOW_MS.integer(env), FLAP_PENALTY_MS.integer(env)),
+                security(env));
+    }
+
+    private static SecurityOptions security(Map<String, String> env) {
+        String credentials = CREDENTIALS.string(env);
+        boolean insecure = INSECURE.bool(env);
+        if (insecure == (credentials != null)) {
+            throw new IllegalArgumentException(insecure
+                    ? "CKC_INSECURE=true and CKC_CREDENTIALS are both set: authenticate nodes against the store, or not"
+                    : "nodes must authenticate: set CKC_CREDENTIALS to the credential store (./ckc credentials), or "
+                    + "CKC_INSECURE=true for a perf baseline without authentication");
+        }
+        return new SecurityOptions(credentials, DTLS_HANDSHAKE_THREADS.integer(env), DTLS_MAX_HANDSHAKES.integer(env),
+                2L * SESSION_TIMEOUT_MS.integer(env));
     }
 
     /**
@@ -135,9 +151,12 @@ public record GatewayConfig(String gatewayId, String kafkaBootstrap, String udpH
         return List.copyOf(hosted);
     }
 
-    /** Defaults for tests and embedding: the given id and Kafka, any free UDP port, no MQTT, no metrics server. */
+    /**
+     * Defaults for tests and embedding: the given id and Kafka, any free UDP port, no MQTT, no metrics server, and
+     * the insecure mode (a test of authentication sets {@link Builder#security}).
+     */
     public static GatewayConfig forTest(String gatewayId, String kafkaBootstrap, Topics topics) {
-        return fromEnv(Map.of()).toBuilder().gatewayId(gatewayId).kafkaBootstrap(kafkaBootstrap).udpPort(0).mqttPort(-1)
+        return fromEnv(Map.of(INSECURE.name(), "true")).toBuilder().gatewayId(gatewayId).kafkaBootstrap(kafkaBootstrap).udpPort(0).mqttPort(-1)
                 .mqttWebSocketPort(-1).metricsPort(-1).topics(topics).build();
     }
 
@@ -151,7 +170,7 @@ public record GatewayConfig(String gatewayId, String kafkaBootstrap, String udpH
 
     /** The reliable-UDP adapter's part of this configuration. */
     public UdpOptions udp() {
-        return new UdpOptions(udpHost, udpPort, publicHost, udpSocketPerLoop, reliability);
+        return new UdpOptions(udpHost, udpPort, publicHost, udpSocketPerLoop, reliability, security);
     }
 
     /** The MQTT adapter's part of this configuration; empty when MQTT is off. */
@@ -198,6 +217,7 @@ public record GatewayConfig(String gatewayId, String kafkaBootstrap, String udpH
         private long uplinkTargetAgeMs;
         private long uplinkBurstMs;
         private RateLimits limits;
+        private SecurityOptions security;
 
         private Builder(GatewayConfig from) {
             this.gatewayId = from.gatewayId;
@@ -229,6 +249,7 @@ public record GatewayConfig(String gatewayId, String kafkaBootstrap, String udpH
             this.uplinkTargetAgeMs = from.uplinkTargetAgeMs;
             this.uplinkBurstMs = from.uplinkBurstMs;
             this.limits = from.limits;
+            this.security = from.security;
         }
 
         public Builder gatewayId(String value) {
@@ -371,13 +392,18 @@ public record GatewayConfig(String gatewayId, String kafkaBootstrap, String udpH
             return this;
         }
 
+        public Builder security(SecurityOptions value) {
+            this.security = value;
+            return this;
+        }
+
         public Builder limits(RateLimits value) {
             this.limits = value;
             return this;
         }
 
         public GatewayConfig build() {
-            return new GatewayConfig(gatewayId, kafkaBootstrap, udpHost, udpPort, mqttPort, mqttWebSocketPort, metricsPort, topics, maxPayloadBytes, sessionTimeoutMs, reliability, kafkaLingerMs, publicHost, reportPeriodMs, pingIntervalMs, pingWindowMs, reportChunk, gatewayListIntervalMs, miniBuffer, pingSample, contextRefreshMs, eventLoops, udpSocketPerLoop, admitPerSecond, admitPending, downlinkBacklog, uplinkTargetAgeMs, uplinkBurstMs, limits);
+            return new GatewayConfig(gatewayId, kafkaBootstrap, udpHost, udpPort, mqttPort, mqttWebSocketPort, metricsPort, topics, maxPayloadBytes, sessionTimeoutMs, reliability, kafkaLingerMs, publicHost, reportPeriodMs, pingIntervalMs, pingWindowMs, reportChunk, gatewayListIntervalMs, miniBuffer, pingSample, contextRefreshMs, eventLoops, udpSocketPerLoop, admitPerSecond, admitPending, downlinkBacklog, uplinkTargetAgeMs, uplinkBurstMs, limits, security);
         }
     }
 }

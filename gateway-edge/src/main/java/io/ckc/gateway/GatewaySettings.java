@@ -112,6 +112,17 @@ public final class GatewaySettings {
     public static final Setting FLAP_PENALTY_MS = Setting.of("CKC_FLAP_PENALTY_MS", 60_000,
             "how long a flapping node is refused");
 
+    public static final Setting CREDENTIALS = Setting.optional("CKC_CREDENTIALS",
+            "the credential store (JSON, ./ckc credentials writes it): reliable-UDP nodes must prove the key it holds "
+                    + "for them in a DTLS 1.2 handshake; read again when it changes");
+    public static final Setting INSECURE = Setting.of("CKC_INSECURE", false,
+            "true: no authentication, plain frames, and anyone who knows a node id can act as that node: for a perf "
+                    + "baseline only (without CKC_CREDENTIALS); the gateway warns at start");
+    public static final Setting DTLS_HANDSHAKE_THREADS = Setting.of("CKC_DTLS_HANDSHAKE_THREADS", 2,
+            "threads that run DTLS handshakes");
+    public static final Setting DTLS_MAX_HANDSHAKES = Setting.of("CKC_DTLS_MAX_HANDSHAKES", 1_000,
+            "DTLS handshakes waiting or running at most; a ClientHello beyond is dropped and counted (refused)");
+
     /** Every setting a gateway process reads, in the order the documentation lists them. */
     public static final List<Setting> ALL = List.of(GATEWAY_ID, GATEWAY_IDS, KAFKA_BOOTSTRAP,
             KafkaClientConfig.SETTING, UDP_HOST, UDP_PORT, MQTT_PORT, MQTT_WS_PORT, PUBLIC_HOST, METRICS_PORT, TOPIC_PREFIX, APP_TOPIC_PREFIX,
@@ -120,7 +131,7 @@ public final class GatewaySettings {
             CONTEXT_REFRESH_MS, EVENT_LOOPS, UDP_SOCKET_PER_LOOP, DatagramTransport.SETTING, ADMIT_PER_SECOND,
             ADMIT_PENDING, DOWNLINK_BACKLOG, UPLINK_TARGET_AGE_MS, UPLINK_BURST_MS, NODE_MESSAGES_PER_SECOND,
             NODE_BYTES_PER_SECOND, ADDRESS_SESSIONS_PER_SECOND, ADDRESS_SESSIONS_BURST, FLAP_SESSIONS, FLAP_WINDOW_MS,
-            FLAP_PENALTY_MS);
+            FLAP_PENALTY_MS, CREDENTIALS, INSECURE, DTLS_HANDSHAKE_THREADS, DTLS_MAX_HANDSHAKES);
 
     private GatewaySettings() {
     }

@@ -24,24 +24,39 @@ class ConfigurationDocTest {
 
     @Test
     void everySettingTheGatewayReadsChangesItsConfiguration() {
-        GatewayConfig defaults = GatewayConfig.fromEnv(Map.of());
+        Map<String, String> base = Map.of(GatewaySettings.CREDENTIALS.name(), "credentials.json");
+        GatewayConfig defaults = GatewayConfig.fromEnv(base);
         for (Setting setting : GatewaySettings.ALL) {
             if (setting == GatewaySettings.GATEWAY_IDS || !GatewaySettings.class.equals(declaringClass(setting))) {
                 continue; // read by hostedFromEnv, or outside GatewayConfig (the transport, Kafka security)
             }
-            Map<String, String> env = new HashMap<>();
+            Map<String, String> env = new HashMap<>(base);
+            if (setting == GatewaySettings.INSECURE) {
+                env.remove(GatewaySettings.CREDENTIALS.name()); // the insecure mode has no store
+            }
             env.put(setting.name(), otherValue(setting, defaults));
             assertThat(GatewayConfig.fromEnv(env)).as("%s is read", setting.name()).isNotEqualTo(defaults);
         }
     }
 
     @Test
+    void aGatewayAuthenticatesUnlessToldExplicitlyNotTo() {
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> GatewayConfig.fromEnv(Map.of()))
+                .hasMessageContaining("CKC_CREDENTIALS").hasMessageContaining("CKC_INSECURE=true");
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> GatewayConfig.fromEnv(Map.of(
+                        "CKC_CREDENTIALS", "credentials.json", "CKC_INSECURE", "true")))
+                .hasMessageContaining("both");
+        assertThat(GatewayConfig.fromEnv(Map.of("CKC_CREDENTIALS", "credentials.json")).security().insecure()).isFalse();
+        assertThat(GatewayConfig.fromEnv(Map.of("CKC_INSECURE", "true")).security().insecure()).isTrue();
+    }
+
+    @Test
     void aValueThatDoesNotParseNamesItsVariable() {
         org.assertj.core.api.Assertions.assertThatThrownBy(
-                        () -> GatewayConfig.fromEnv(Map.of("CKC_MINI_BUFFER", "yes")))
+                        () -> GatewayConfig.fromEnv(Map.of("CKC_INSECURE", "true", "CKC_MINI_BUFFER", "yes")))
                 .hasMessageContaining("CKC_MINI_BUFFER");
         org.assertj.core.api.Assertions.assertThatThrownBy(
-                        () -> GatewayConfig.fromEnv(Map.of("CKC_PING_SAMPLE", "many")))
+                        () -> GatewayConfig.fromEnv(Map.of("CKC_INSECURE", "true", "CKC_PING_SAMPLE", "many")))
                 .hasMessageContaining("CKC_PING_SAMPLE");
     }
 

@@ -12,7 +12,7 @@ class GatewayConfigTest {
 
     @Test
     void withoutAListOfIdsAProcessHostsTheOneGatewayOfItsId() {
-        List<GatewayConfig> hosted = GatewayConfig.hostedFromEnv(Map.of("CKC_GATEWAY_ID", "gw-7", "CKC_UDP_PORT", "6000"));
+        List<GatewayConfig> hosted = GatewayConfig.hostedFromEnv(Map.of("CKC_INSECURE", "true", "CKC_GATEWAY_ID", "gw-7", "CKC_UDP_PORT", "6000"));
 
         assertThat(hosted).singleElement().satisfies(c -> {
             assertThat(c.gatewayId()).isEqualTo("gw-7");
@@ -22,7 +22,7 @@ class GatewayConfigTest {
 
     @Test
     void eachHostedGatewayListensAndServesMetricsOnThePortsAboveTheOneBeforeIt() {
-        List<GatewayConfig> hosted = GatewayConfig.hostedFromEnv(Map.of("CKC_GATEWAY_IDS", "gw-1, gw-2,gw-3",
+        List<GatewayConfig> hosted = GatewayConfig.hostedFromEnv(Map.of("CKC_INSECURE", "true", "CKC_GATEWAY_IDS", "gw-1, gw-2,gw-3",
                 "CKC_UDP_PORT", "5500", "CKC_METRICS_PORT", "9400", "CKC_SESSION_TIMEOUT_MS", "7000",
                 "CKC_MQTT_PORT", "1883", "CKC_MQTT_WS_PORT", "8083"));
 
@@ -36,7 +36,7 @@ class GatewayConfigTest {
 
     @Test
     void anyFreePortAndNoMetricsStayAsTheyAreForEveryHostedGateway() {
-        List<GatewayConfig> hosted = GatewayConfig.hostedFromEnv(Map.of("CKC_GATEWAY_IDS", "a,b",
+        List<GatewayConfig> hosted = GatewayConfig.hostedFromEnv(Map.of("CKC_INSECURE", "true", "CKC_GATEWAY_IDS", "a,b",
                 "CKC_UDP_PORT", "0", "CKC_METRICS_PORT", "-1", "CKC_MQTT_WS_PORT", "-1"));
 
         assertThat(hosted).extracting(GatewayConfig::udpPort).containsOnly(0);
@@ -46,9 +46,9 @@ class GatewayConfigTest {
 
     @Test
     void aGatewayNamedTwiceOrAnInvalidIdIsAClearError() {
-        assertThatThrownBy(() -> GatewayConfig.hostedFromEnv(Map.of("CKC_GATEWAY_IDS", "gw-1,gw-1")))
+        assertThatThrownBy(() -> GatewayConfig.hostedFromEnv(Map.of("CKC_INSECURE", "true", "CKC_GATEWAY_IDS", "gw-1,gw-1")))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("twice");
-        assertThatThrownBy(() -> GatewayConfig.hostedFromEnv(Map.of("CKC_GATEWAY_IDS", "gw-1,,gw-2")))
+        assertThatThrownBy(() -> GatewayConfig.hostedFromEnv(Map.of("CKC_INSECURE", "true", "CKC_GATEWAY_IDS", "gw-1,,gw-2")))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("not a valid gateway id");
     }
 }

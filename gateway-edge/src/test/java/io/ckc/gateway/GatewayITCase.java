@@ -266,7 +266,7 @@ class GatewayITCase {
             assertThat(inbox.unsent).singleElement().isInstanceOfSatisfying(Body.MnMessage.class,
                     m -> assertThat(m.channel()).isEqualTo("no-such-channel"));
             org.assertj.core.api.Assertions.assertThatThrownBy(
-                            () -> node.send("echo", new byte[GatewayConfig.fromEnv(Map.of()).maxPayloadBytes() + 1], null))
+                            () -> node.send("echo", new byte[GatewayConfig.forTest("gw-err", KAFKA.bootstrapServers(), topics).maxPayloadBytes() + 1], null))
                     .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("exceeds");
             org.assertj.core.api.Assertions.assertThatThrownBy(() -> node.send("../ckc.to-mn", new byte[1], null))
                     .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("invalid channel");

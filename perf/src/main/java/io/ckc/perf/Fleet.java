@@ -92,7 +92,7 @@ final class Fleet implements AutoCloseable {
         handoversPerNode = new AtomicIntegerArray(nodeCount);
         int transportCount = Math.max(2, (nodeCount + NODES_PER_TRANSPORT - 1) / NODES_PER_TRANSPORT);
         for (int i = 0; i < transportCount; i++) {
-            transports.add(ClientTransport.open(loops));
+            transports.add(ClientTransport.open(loops, FleetCredentials.current(), null));
         }
         NodeListener listener = listenerOf.apply(this);
         for (int i = 0; i < nodeCount; i++) {

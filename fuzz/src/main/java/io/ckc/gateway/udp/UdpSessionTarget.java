@@ -51,9 +51,9 @@ public final class UdpSessionTarget {
         EmbeddedChannel channel = new EmbeddedChannel();
         GatewayCore core = new GatewayCore(CONFIG.core(), new DiscardingPublisher(), METRICS,
                 List.of(channel.eventLoop()));
-        UdpShard shard = new UdpShard(core.shard(0), CONFIG.reliability(), METRICS);
+        UdpShard shard = new UdpShard(core.shard(0), CONFIG.reliability(), METRICS, node -> io.ckc.protocol.dtls.Grants.ALL);
         channel.pipeline().addLast(new UdpInitializer(
-                new UdpFrameHandler(core, new UdpShard[]{shard}, METRICS), METRICS, null));
+                new UdpFrameHandler(core, new UdpShard[]{shard}, METRICS, true), METRICS, null, null));
         channel.runPendingTasks();
         shard.bind(channel);
         try {

@@ -44,9 +44,25 @@ public final class GatewayMetrics {
     public final Gauge deliveryAge;
     /** The share of uplink messages refused as BUSY now ({@link UplinkAdmission}). */
     public final Gauge uplinkRefuseProbability;
+    /** DTLS: handshakes by outcome, sessions up, and datagrams dropped before they reached a session, by reason. */
+    public final Counter dtlsHandshakes;
+    public final Gauge dtlsSessions;
+    public final Counter dtlsDropped;
 
     public GatewayMetrics(String gatewayId, PrometheusRegistry registry) {
         Labels labels = Labels.of("gateway", gatewayId);
+        dtlsHandshakes = Counter.builder().name("ckc_gateway_dtls_handshakes")
+                .help("DTLS handshakes, by outcome: ok, failed (unknown node, wrong key, timed out), refused (too "
+                        + "many at once, or from one address)")
+                .labelNames("outcome").constLabels(labels).register(registry);
+        dtlsSessions = Gauge.builder().name("ckc_gateway_dtls_sessions").help("DTLS sessions up")
+                .constLabels(labels).register(registry);
+        dtlsDropped = Counter.builder().name("ckc_gateway_dtls_dropped")
+                .help("Datagrams dropped by the DTLS layer, by reason: unauthenticated (not DTLS, or not a handshake "
+                        + "from an unknown sender), unknown_session (a connection ID no session has), forged (a record "
+                        + "that failed authentication or was replayed), wrong_node (a frame naming another node than "
+                        + "the session's), queue_full, no_session (a frame to a node without a session)")
+                .labelNames("reason").constLabels(labels).register(registry);
         sessions = Gauge.builder().name("ckc_gateway_sessions").help("Connected mobile node sessions")
                 .constLabels(labels).register(registry);
         connects = Counter.builder().name("ckc_gateway_connects").help("Sessions opened")

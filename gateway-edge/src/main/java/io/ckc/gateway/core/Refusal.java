@@ -15,5 +15,7 @@ public enum Refusal {
     /** The core is behind (uplink admission): try again later. */
     BUSY,
     /** The node sends more messages or bytes per second than CKC_NODE_MESSAGES_PER_SECOND or CKC_NODE_BYTES_PER_SECOND allow: try again later. */
-    RATE_LIMITED
+    RATE_LIMITED,
+    /** The node's credential does not grant it this channel or group (its access rules in the credential store). */
+    NOT_AUTHORIZED
 }

@@ -1,5 +1,6 @@
 package io.ckc.gateway.core;
 
+import io.ckc.protocol.dtls.Grants;
 import io.ckc.protocol.records.Context;
 import io.ckc.protocol.records.Unicast;
 import io.github.bucket4j.Bucket;
@@ -48,7 +49,11 @@ public final class Session {
     Bucket messageTokens;
     Bucket byteTokens;
 
-    Session(UUID mnId, long epoch, Function<Session, NodeLink> linkFactory, long nowMs) {
+    /** What the node's credential lets it publish and groupcast to. */
+    final Grants grants;
+
+    Session(UUID mnId, long epoch, Grants grants, Function<Session, NodeLink> linkFactory, long nowMs) {
+        this.grants = grants;
         this.mnId = mnId;
         this.epoch = epoch;
         this.lastHeardMs = nowMs;

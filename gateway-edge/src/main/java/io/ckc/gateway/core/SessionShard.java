@@ -1,5 +1,6 @@
 package io.ckc.gateway.core;
 
+import io.ckc.protocol.dtls.Grants;
 import io.ckc.protocol.records.Broadcast;
 import io.ckc.protocol.records.Context;
 import io.ckc.protocol.records.GatewayEndpoints;
@@ -138,7 +139,7 @@ public final class SessionShard {
      * connected ({@link NodeLink#accepted}) only once its Connected event is in Kafka: from then on
      * the core routes to it.
      */
-    public Session open(UUID mnId, long epoch, Function<Session, NodeLink> linkFactory) {
+    public Session open(UUID mnId, long epoch, Grants grants, Function<Session, NodeLink> linkFactory) {
         Session existing = sessions.get(mnId);
         if (existing != null) {
             if (existing.epoch >= epoch) {
@@ -146,7 +147,7 @@ public final class SessionShard {
             }
             close(existing, "replaced", UnsentMessage.Reason.SESSION_REPLACED);
         }
-        Session session = new Session(mnId, epoch, linkFactory, nowMs());
+        Session session = new Session(mnId, epoch, grants, linkFactory, nowMs());
         sessions.put(mnId, session);
         metrics.sessions.inc();
         metrics.connects.inc();

@@ -1,5 +1,6 @@
 package io.ckc.gateway.core;
 
+import io.ckc.protocol.dtls.Grants;
 import io.ckc.protocol.kafka.Topics;
 import io.ckc.protocol.records.AppMessage;
 import io.ckc.protocol.records.Context;
@@ -78,6 +79,10 @@ final class ShardUplink {
                 reject(session, ref, Refusal.MALFORMED, "group '" + groupcast.group() + "' is not <definerId>/<name>");
                 return;
             }
+            if (!session.grants.mayGroupcast(groupcast.group())) {
+                reject(session, ref, Refusal.NOT_AUTHORIZED, "this node may not groupcast to '" + groupcast.group() + "'");
+                return;
+            }
             reportContext(session, groupcast.context(), now);
             acknowledgeOnceWritten(session, ref, groupcast.messageId(), metrics.groupcastsIn, publisher.groupcast(new Groupcast(
                     groupcast.messageId().toString(), mnId, groupcast.group(), groupcast.payload(), groupcast.ttlMs(),
@@ -87,6 +92,10 @@ final class ShardUplink {
         Uplink.ToChannel message = (Uplink.ToChannel) uplink;
         if (!Topics.isValidChannel(message.channel())) {
             reject(session, ref, Refusal.FORBIDDEN_CHANNEL, "invalid channel name '" + message.channel() + "'");
+            return;
+        }
+        if (!session.grants.mayPublish(message.channel())) {
+            reject(session, ref, Refusal.NOT_AUTHORIZED, "this node may not publish to channel '" + message.channel() + "'");
             return;
         }
         if (!publisher.channelExists(message.channel())) {

@@ -1,5 +1,6 @@
 package io.ckc.gateway.mqtt;
 
+import io.ckc.protocol.dtls.Grants;
 import com.fasterxml.jackson.databind.ObjectReader;
 import io.ckc.gateway.core.ConnectAnswer;
 import io.ckc.gateway.core.GatewayCore;
@@ -204,7 +205,7 @@ final class MqttConnection extends ChannelInboundHandlerAdapter {
                     previous.takenOver();
                 }
             }
-            link = (MqttLink) target.open(mnId, epoch, session -> {
+            link = (MqttLink) target.open(mnId, epoch, Grants.ALL, session -> { // MQTT is not authenticated yet
                 // after the session it replaces has closed (and kept its subscriptions, if it was to be kept)
                 long now = System.currentTimeMillis();
                 Set<String> resumed = null;

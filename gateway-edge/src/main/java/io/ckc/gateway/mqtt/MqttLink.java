@@ -255,6 +255,7 @@ final class MqttLink implements NodeLink {
             case MALFORMED -> MqttReasonCodes.PubAck.PAYLOAD_FORMAT_INVALID.byteValue();
             case PUBLISH_FAILED -> MqttReasonCodes.PubAck.IMPLEMENTATION_SPECIFIC_ERROR.byteValue();
             case BUSY, RATE_LIMITED -> MqttReasonCodes.PubAck.QUOTA_EXCEEDED.byteValue();
+            case NOT_AUTHORIZED -> MqttReasonCodes.PubAck.NOT_AUTHORIZED.byteValue();
         };
     }
 

@@ -1,8 +1,11 @@
 package io.ckc.gateway.udp;
 
+import io.ckc.protocol.dtls.Grants;
 import io.ckc.gateway.core.GatewayCore;
 import io.ckc.gateway.core.ProtocolAdapter;
 import io.ckc.gateway.core.GatewayMetrics;
+import io.ckc.gateway.core.SecurityOptions;
+import io.ckc.protocol.dtls.CredentialStore;
 import io.ckc.protocol.frame.FrameCodec;
 import io.ckc.protocol.netty.DatagramTransport;
 import io.ckc.protocol.records.Endpoint;
@@ -13,6 +16,7 @@ import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelOption;
 
 import java.net.InetSocketAddress;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Supplier;
@@ -31,10 +35,13 @@ public final class UdpAdapter implements ProtocolAdapter {
     private final List<Channel> channels;
     private final UdpShard[] shards;
     private final Endpoint endpoint;
+    /** Null in the insecure mode. */
+    private final DtlsSessions dtls;
 
-    private UdpAdapter(List<Channel> channels, UdpShard[] shards, String publicHost) {
+    private UdpAdapter(List<Channel> channels, UdpShard[] shards, String publicHost, DtlsSessions dtls) {
         this.channels = channels;
         this.shards = shards;
+        this.dtls = dtls;
         this.endpoint = new Endpoint(Endpoint.UDP, publicHost, localAddress().getPort());
     }
 
@@ -45,11 +52,17 @@ public final class UdpAdapter implements ProtocolAdapter {
      */
     public static UdpAdapter start(UdpOptions options, GatewayCore core, GatewayMetrics metrics,
                                    Supplier<ChannelHandler> linkHook) throws InterruptedException {
+        SecurityOptions security = options.security();
+        DtlsSessions dtls = security.insecure() ? null : new DtlsSessions(
+                CredentialStore.open(Path.of(security.credentials())), metrics, core.addressLimits(), security.idleMs(),
+                security.handshakeThreads(), security.maxHandshakes());
         UdpShard[] shards = new UdpShard[core.shardCount()];
         for (int i = 0; i < shards.length; i++) {
-            shards[i] = new UdpShard(core.shard(i), options.reliability(), metrics);
+            shards[i] = new UdpShard(core.shard(i), options.reliability(), metrics,
+                    dtls == null ? node -> Grants.ALL : dtls::grants);
         }
-        UdpInitializer initializer = new UdpInitializer(new UdpFrameHandler(core, shards, metrics), metrics, linkHook);
+        UdpInitializer initializer = new UdpInitializer(new UdpFrameHandler(core, shards, metrics, dtls == null),
+                metrics, dtls, linkHook);
         int maxDatagram = Math.min(FrameCodec.MAX_DATAGRAM_BYTES, core.options().maxPayloadBytes() + 1024);
         DatagramTransport transport = DatagramTransport.current();
         boolean socketPerShard = shards.length > 1 && options.socketPerLoop() && transport.supportsReusePort();
@@ -75,8 +88,12 @@ public final class UdpAdapter implements ProtocolAdapter {
         for (int i = 0; i < shards.length; i++) {
             shards[i].bind(channels.get(socketPerShard ? i : 0));
         }
+        if (dtls != null) { // a node's session lives on the loop of the socket its shard writes on
+            dtls.route(node -> (DtlsHandler) channels.get(socketPerShard ? core.shardOf(node).index() : 0)
+                    .pipeline().get(UdpInitializer.DTLS));
+        }
         channels.forEach(c -> c.config().setAutoRead(true));
-        return new UdpAdapter(channels, shards, options.publicHost());
+        return new UdpAdapter(channels, shards, options.publicHost(), dtls);
     }
 
     @Override
@@ -100,6 +117,9 @@ public final class UdpAdapter implements ProtocolAdapter {
         }
         for (Channel channel : channels) {
             channel.close().sync();
+        }
+        if (dtls != null) {
+            dtls.close();
         }
     }
 }

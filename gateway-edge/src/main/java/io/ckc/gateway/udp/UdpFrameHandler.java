@@ -28,17 +28,20 @@ final class UdpFrameHandler extends SimpleChannelInboundHandler<AddressedFrame> 
     private final UdpShard[] shards;
     private final AddressLimits addressLimits;
     private final CounterDataPoint refusedByAddress;
+    /** False under DTLS: there the address paid its share for the handshake, the costly part, and a connect is free. */
+    private final boolean limitConnects;
 
-    UdpFrameHandler(GatewayCore core, UdpShard[] shards, GatewayMetrics metrics) {
+    UdpFrameHandler(GatewayCore core, UdpShard[] shards, GatewayMetrics metrics, boolean limitConnects) {
         this.core = core;
         this.shards = shards;
+        this.limitConnects = limitConnects;
         this.addressLimits = core.addressLimits();
         this.refusedByAddress = metrics.connectsRefused.labelValues(ConnectAnswer.ADDRESS_RATE.label());
     }
 
     @Override
     protected void channelRead0(ChannelHandlerContext ctx, AddressedFrame in) {
-        if (in.frame() instanceof Frame.Connect connect && !addressLimits.open(in.peer().getAddress())) {
+        if (limitConnects && in.frame() instanceof Frame.Connect connect && !addressLimits.open(in.peer().getAddress())) {
             refusedByAddress.inc();
             if (addressLimits.answerRefusal(in.peer().getAddress())) {
                 ctx.writeAndFlush(new AddressedFrame(new Frame.Error(connect.mnId(), connect.epoch(), ErrorCode.BUSY, 0,

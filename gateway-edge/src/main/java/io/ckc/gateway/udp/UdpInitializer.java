@@ -11,7 +11,10 @@ import org.slf4j.LoggerFactory;
 
 import java.util.function.Supplier;
 
-/** Builds a reliable-UDP socket's pipeline: [link hook] → frame decoder/encoder → hand-over to the node's shard. */
+/**
+ * Builds a reliable-UDP socket's pipeline: [link hook] → frame encoder → [DTLS] → frame decoder → hand-over to the
+ * node's shard.
+ */
 final class UdpInitializer extends ChannelInitializer<Channel> {
 
     private static final Logger LOG = LoggerFactory.getLogger(UdpInitializer.class);
@@ -19,12 +22,16 @@ final class UdpInitializer extends ChannelInitializer<Channel> {
     private final UdpFrameHandler frames;
     private final FrameDatagramDecoder decoder;
     private final Supplier<ChannelHandler> linkHook;
+    private final DtlsSessions dtls;
+    static final String DTLS = "dtls";
 
     /**
+     * @param dtls     the DTLS sessions, whose handler opens datagrams into frames; null in the insecure mode
      * @param linkHook an optional first handler, for tests that drop or reorder datagrams; null for none
      */
-    UdpInitializer(UdpFrameHandler frames, GatewayMetrics metrics, Supplier<ChannelHandler> linkHook) {
+    UdpInitializer(UdpFrameHandler frames, GatewayMetrics metrics, DtlsSessions dtls, Supplier<ChannelHandler> linkHook) {
         this.frames = frames;
+        this.dtls = dtls;
         this.linkHook = linkHook;
         this.decoder = new FrameDatagramDecoder((sender, error) -> {
             metrics.malformedFrames.labelValues(error.reason().name()).inc();
@@ -37,8 +44,11 @@ final class UdpInitializer extends ChannelInitializer<Channel> {
         if (linkHook != null) {
             channel.pipeline().addLast("link-hook", linkHook.get());
         }
+        channel.pipeline().addLast("frame-encoder", FrameDatagramEncoder.INSTANCE);
+        if (dtls != null) {
+            channel.pipeline().addLast(DTLS, new DtlsHandler(dtls)); // frames in and out, sealed records on the socket
+        }
         channel.pipeline()
-                .addLast("frame-encoder", FrameDatagramEncoder.INSTANCE)
                 .addLast("frame-decoder", decoder)
                 .addLast("frames", frames);
     }

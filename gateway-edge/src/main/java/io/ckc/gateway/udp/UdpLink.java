@@ -73,6 +73,7 @@ final class UdpLink implements NodeLink {
             case MALFORMED -> ErrorCode.MALFORMED;
             case PUBLISH_FAILED -> ErrorCode.PUBLISH_FAILED;
             case BUSY, RATE_LIMITED -> ErrorCode.BUSY; // the node sends it again a little later
+            case NOT_AUTHORIZED -> ErrorCode.NOT_AUTHORIZED;
         };
     }
 

@@ -1,5 +1,6 @@
 package io.ckc.gateway.udp;
 
+import io.ckc.protocol.dtls.Grants;
 import io.ckc.gateway.core.ConnectAnswer;
 import io.ckc.gateway.core.GatewayMetrics;
 import io.ckc.gateway.core.Refusal;
@@ -46,6 +47,8 @@ final class UdpShard {
     final SessionShard core;
     private final ReliabilityConfig reliability;
     private final GatewayMetrics metrics;
+    /** What each node's credential grants it; everything in the insecure mode. */
+    private final java.util.function.Function<java.util.UUID, Grants> grantsOf;
     private final Set<UdpLink> inFlight = new LinkedHashSet<>();
     /** Bounds the deliveries all nodes of this shard's socket have unacknowledged. */
     final CongestionWindow window = CongestionWindow.forSocket();
@@ -56,7 +59,9 @@ final class UdpShard {
     private List<GatewayEndpoints> gatewayList = List.of();
     private List<GatewayAddress> udpGatewayList = List.of();
 
-    UdpShard(SessionShard core, ReliabilityConfig reliability, GatewayMetrics metrics) {
+    UdpShard(SessionShard core, ReliabilityConfig reliability, GatewayMetrics metrics,
+             java.util.function.Function<java.util.UUID, Grants> grantsOf) {
+        this.grantsOf = grantsOf;
         this.core = core;
         this.reliability = reliability;
         this.metrics = metrics;
@@ -153,7 +158,8 @@ final class UdpShard {
                     ? "too many sessions of this node lately: try again later" : "gateway busy: try again later"), peer);
             return;
         }
-        core.open(connect.mnId(), connect.epoch(), session -> new UdpLink(session, this, peer, reliability));
+        core.open(connect.mnId(), connect.epoch(), grantsOf.apply(connect.mnId()),
+                session -> new UdpLink(session, this, peer, reliability));
     }
 
     /**

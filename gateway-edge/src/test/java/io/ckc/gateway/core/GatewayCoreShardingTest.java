@@ -1,5 +1,6 @@
 package io.ckc.gateway.core;
 
+import io.ckc.protocol.dtls.Grants;
 import io.ckc.gateway.GatewayConfig;
 import io.ckc.protocol.kafka.Topics;
 import io.ckc.protocol.records.GatewayCommand;
@@ -71,7 +72,7 @@ class GatewayCoreShardingTest {
             UUID id = UUID.randomUUID();
             ids.add(id);
             SessionShard shard = core.shardOf(id);
-            shard.execute(() -> links.put(id, (FakeLink) shard.open(id, 1, FakeLink::new).link()));
+            shard.execute(() -> links.put(id, (FakeLink) shard.open(id, 1, Grants.ALL, FakeLink::new).link()));
         }
         Await.until("every session open", 20, () -> links.size() == nodes);
         // Two threads feed commands, as the Kafka consumer and a broadcast would, interleaved by node.

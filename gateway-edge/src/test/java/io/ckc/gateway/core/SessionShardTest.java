@@ -1,5 +1,6 @@
 package io.ckc.gateway.core;
 
+import io.ckc.protocol.dtls.Grants;
 import io.ckc.gateway.GatewayConfig;
 import io.ckc.protocol.kafka.Topics;
 import io.ckc.protocol.records.GatewayCommand;
@@ -44,7 +45,7 @@ class SessionShardTest {
     }
 
     private FakeLink open(SessionShard shard, UUID mnId, long epoch) {
-        Session session = shard.open(mnId, epoch, FakeLink::new);
+        Session session = shard.open(mnId, epoch, Grants.ALL, FakeLink::new);
         loop.runPendingTasks();
         return (FakeLink) session.link();
     }
@@ -57,7 +58,7 @@ class SessionShardTest {
     void aNodeHearsItIsConnectedOnlyOnceItsConnectedEventIsInKafka() {
         SessionShard shard = core().shardOf(node);
         publisher.hold();
-        Session session = shard.open(node, 1, FakeLink::new);
+        Session session = shard.open(node, 1, Grants.ALL, FakeLink::new);
         loop.runPendingTasks();
         FakeLink link = (FakeLink) session.link();
 
@@ -79,9 +80,9 @@ class SessionShardTest {
         SessionShard shard = core().shardOf(node);
         publisher.hold();
         assertThat(admit(shard)).isEqualTo(ConnectAnswer.ADMITTED);
-        shard.open(UUID.randomUUID(), 1, FakeLink::new);
+        shard.open(UUID.randomUUID(), 1, Grants.ALL, FakeLink::new);
         assertThat(admit(shard)).isEqualTo(ConnectAnswer.ADMITTED);
-        shard.open(UUID.randomUUID(), 1, FakeLink::new);
+        shard.open(UUID.randomUUID(), 1, Grants.ALL, FakeLink::new);
         loop.runPendingTasks();
         assertThat(admit(shard)).as("two Connected events unwritten").isEqualTo(ConnectAnswer.BUSY);
         assertThat(metrics.connectsRefused.labelValues("busy").get()).isEqualTo(1.0);

@@ -1,5 +1,6 @@
 package io.ckc.gateway.core;
 
+import io.ckc.protocol.dtls.Grants;
 import io.ckc.gateway.GatewayConfig;
 import io.ckc.protocol.kafka.Topics;
 import io.ckc.protocol.records.Receipt;
@@ -21,7 +22,7 @@ class ShardDownlinkTest {
     private final FakePublisher publisher = new FakePublisher(Set.of("echo"));
     private final GatewayMetrics metrics = new GatewayMetrics("gw-t", new PrometheusRegistry());
     private final GatewayConfig config = GatewayConfig.forTest("gw-t", "unused:9092", Topics.DEFAULT);
-    private final Session session = new Session(UUID.randomUUID(), 3, FakeLink::new, SessionShard.nowMs());
+    private final Session session = new Session(UUID.randomUUID(), 3, Grants.ALL, FakeLink::new, SessionShard.nowMs());
     private final FakeLink link = (FakeLink) session.link;
 
     private ShardDownlink downlink(boolean miniBuffer) {
@@ -124,7 +125,7 @@ class ShardDownlinkTest {
         withBuffer.connectionFailed(session);
         assertThat(unsentIds()).containsExactly("a2", "a3");
 
-        Session other = new Session(UUID.randomUUID(), 1, FakeLink::new, SessionShard.nowMs());
+        Session other = new Session(UUID.randomUUID(), 1, Grants.ALL, FakeLink::new, SessionShard.nowMs());
         ShardDownlink withoutBuffer = downlink(false);
         withoutBuffer.deliver(other, unicast("b1", false), 1, null, true);
         withoutBuffer.acknowledged(other, ((FakeLink) other.link).delivered.get(0));

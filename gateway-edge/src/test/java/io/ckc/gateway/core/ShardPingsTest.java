@@ -1,5 +1,6 @@
 package io.ckc.gateway.core;
 
+import io.ckc.protocol.dtls.Grants;
 import io.netty.channel.embedded.EmbeddedChannel;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import org.junit.jupiter.api.AfterEach;
@@ -32,7 +33,7 @@ class ShardPingsTest {
     private List<FakeLink> serving(int count) {
         List<FakeLink> links = new ArrayList<>();
         for (int i = 0; i < count; i++) {
-            Session session = new Session(UUID.randomUUID(), 1, FakeLink::new, SessionShard.nowMs());
+            Session session = new Session(UUID.randomUUID(), 1, Grants.ALL, FakeLink::new, SessionShard.nowMs());
             session.announced = true;
             sessions.put(session.mnId, session);
             links.add((FakeLink) session.link);

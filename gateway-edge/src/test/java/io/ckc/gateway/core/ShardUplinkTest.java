@@ -1,5 +1,6 @@
 package io.ckc.gateway.core;
 
+import io.ckc.protocol.dtls.Grants;
 import io.ckc.gateway.GatewayConfig;
 import io.ckc.protocol.kafka.Topics;
 import io.ckc.protocol.records.AppMessage;
@@ -22,10 +23,10 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class ShardUplinkTest {
 
-    private final FakePublisher publisher = new FakePublisher(Set.of("echo"));
+    private final FakePublisher publisher = new FakePublisher(Set.of("echo", "sensors.t"));
     private final GatewayMetrics metrics = new GatewayMetrics("gw-t", new PrometheusRegistry());
     private final List<Runnable> loop = new ArrayList<>();
-    private final Session session = new Session(UUID.randomUUID(), 1, FakeLink::new, SessionShard.nowMs());
+    private final Session session = new Session(UUID.randomUUID(), 1, Grants.ALL, FakeLink::new, SessionShard.nowMs());
     private final FakeLink link = (FakeLink) session.link;
     private GatewayConfig config = GatewayConfig.forTest("gw-t", "unused:9092", Topics.DEFAULT);
     private UplinkAdmission admission = new UplinkAdmission(250, 0, GatewayCore.UPLINK_ADMISSION_UPDATE_MS);
@@ -46,6 +47,29 @@ class ShardUplinkTest {
 
     private static Uplink.ToChannel toEcho(Context context, byte[] payload) {
         return new Uplink.ToChannel(UUID.randomUUID(), "echo", context, payload);
+    }
+
+    @Test
+    void aNodeMayPublishAndGroupcastOnlyWhereItsCredentialGrants() {
+        ShardUplink uplink = uplink();
+        Session byDefault = new Session(UUID.randomUUID(), 1, Grants.DEFAULT, FakeLink::new, SessionShard.nowMs());
+        Session sensorsOnly = new Session(UUID.randomUUID(), 1,
+                new Grants(List.of("app.sensors.*"), List.of("grid/*")), FakeLink::new, SessionShard.nowMs());
+
+        uplink.uplink(byDefault, 1, toEcho(null, "hi".getBytes()));
+        uplink.uplink(byDefault, 2, new Uplink.ToGroup(UUID.randomUUID(), "grid/cell-1", null, new byte[1], null));
+        uplink.uplink(sensorsOnly, 3, toEcho(null, "hi".getBytes()));
+        uplink.uplink(sensorsOnly, 4, new Uplink.ToChannel(UUID.randomUUID(), "sensors.t", null, new byte[1]));
+        uplink.uplink(sensorsOnly, 5, new Uplink.ToGroup(UUID.randomUUID(), "grid/cell-1", null, new byte[1], null));
+        uplink.uplink(sensorsOnly, 6, new Uplink.ToGroup(UUID.randomUUID(), "app/all", null, new byte[1], null));
+        runLoop();
+
+        assertThat(((FakeLink) byDefault.link).calls).containsExactly("ack 1", "reject 2 NOT_AUTHORIZED");
+        assertThat(((FakeLink) sensorsOnly.link).calls)
+                .containsExactly("reject 3 NOT_AUTHORIZED", "ack 4", "ack 5", "reject 6 NOT_AUTHORIZED");
+        assertThat(publisher.of(AppMessage.class)).hasSize(2);
+        assertThat(publisher.of(Groupcast.class)).singleElement().satisfies(g -> assertThat(g.group()).isEqualTo("grid/cell-1"));
+        assertThat(metrics.rejected.labelValues("NOT_AUTHORIZED").get()).isEqualTo(3.0);
     }
 
     @Test

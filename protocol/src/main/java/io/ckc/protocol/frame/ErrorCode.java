@@ -12,7 +12,9 @@ public enum ErrorCode {
     /** The gateway admits no new session now; the node tries again after its backoff. */
     BUSY(8),
     /** A node's answer to {@link Body.Expired}: it never had that delivery, and now it never will. */
-    EXPIRED(9);
+    EXPIRED(9),
+    /** The node's credential does not grant it that channel or group. */
+    NOT_AUTHORIZED(10);
 
     private final int code;
 

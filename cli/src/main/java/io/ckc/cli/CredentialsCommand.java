@@ -1,0 +1,77 @@
+package io.ckc.cli;
+
+import io.ckc.protocol.dtls.CredentialStore;
+import io.ckc.protocol.dtls.Grants;
+import io.ckc.protocol.dtls.NodeKeys;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+import java.nio.file.Path;
+import java.util.Base64;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.Callable;
+
+/**
+ * Provisions nodes in a credential store: a node gets a new secret, printed once for the node to keep, and the store
+ * keeps only the key derived from it; a fleet gets a key its nodes' keys derive from.
+ */
+@Command(name = "credentials", mixinStandardHelpOptions = true,
+        description = "Adds a node (node [ID]) or a fleet (fleet NAME) to the credential store the gateways read "
+                + "(CKC_CREDENTIALS; .ckc/credentials.json for ./ckc up) and prints its secret once: give it to the "
+                + "node (ClientTransport.open(NodeCredentials.of(id, secret))). The store keeps derived keys only.")
+final class CredentialsCommand implements Callable<Integer> {
+
+    @Parameters(index = "0", paramLabel = "node|fleet", description = "What to add")
+    String kind;
+
+    @Parameters(index = "1", arity = "0..1", paramLabel = "ID|NAME",
+            description = "The node's id (default: a new random one) or the fleet's name")
+    String name;
+
+    @Option(names = "--store", description = "The credential store (default .ckc/credentials.json)")
+    Path store;
+
+    @Option(names = "--publish", split = ",", defaultValue = "app.*",
+            description = "Channels it may publish to, as Kafka topics, a trailing * for any (default ${DEFAULT-VALUE})")
+    List<String> publish;
+
+    @Option(names = "--groupcast", split = ",", defaultValue = "",
+            description = "Groups it may groupcast to, <definer>/<group>, a trailing * for any (default: none)")
+    List<String> groupcast;
+
+    @Override
+    public Integer call() {
+        Path file = store != null ? store : Home.current().credentials();
+        Grants grants = new Grants(publish, groupcast.stream().filter(g -> !g.isBlank()).toList());
+        byte[] secret = NodeKeys.newSecret();
+        switch (kind) {
+            case "node" -> {
+                UUID node = name == null ? UUID.randomUUID() : parse(name);
+                CredentialStore.putNode(file, node, NodeKeys.nodeKey(secret, node), grants);
+                System.out.println("node " + node + " added to " + file + "; its secret (keep it on the node, it is "
+                        + "not stored):");
+            }
+            case "fleet" -> {
+                if (name == null) {
+                    throw new Ckc.Failure("credentials fleet takes the fleet's name");
+                }
+                CredentialStore.putFleet(file, name, secret, grants);
+                System.out.println("fleet " + name + " added to " + file + "; its key (its nodes' keys derive from it, "
+                        + "NodeCredentials.fleet(\"" + name + "\", key)):");
+            }
+            default -> throw new Ckc.Failure("credentials takes node or fleet, not " + kind);
+        }
+        System.out.println(Base64.getEncoder().encodeToString(secret));
+        return 0;
+    }
+
+    private static UUID parse(String id) {
+        try {
+            return UUID.fromString(id);
+        } catch (IllegalArgumentException e) {
+            throw new Ckc.Failure("a node id is a UUID, not " + id);
+        }
+    }
+}

@@ -1,0 +1,112 @@
+package io.ckc.protocol.dtls;
+
+import org.bouncycastle.tls.DatagramTransport;
+
+import java.io.InterruptedIOException;
+import java.net.InetSocketAddress;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+
+/**
+ * The datagrams of one DTLS peer, as Bouncy Castle's record layer reads and writes them. Netty reads the socket and
+ * {@link #offer}s each datagram of the peer here; the record layer takes them. During the handshake it runs on a
+ * thread of its own and waits for them (Bouncy Castle's handshake blocks); once the session is up, it runs on the
+ * event loop that owns the peer and must never wait: then an empty queue ends the read at once ({@link Drained}).
+ * What the record layer writes goes to {@code out}.
+ */
+public final class DatagramQueue implements DatagramTransport {
+
+    /** Datagrams waiting for the record layer; past this many, newer ones are dropped as a socket would drop them. */
+    static final int CAPACITY = 256;
+
+    /** Thrown by a read of an empty queue once the session is up: "nothing more now", not an error. */
+    public static final class Drained extends InterruptedIOException {
+        private Drained() {
+            super("no datagram waiting");
+        }
+
+        @Override
+        public synchronized Throwable fillInStackTrace() {
+            return this;
+        }
+    }
+
+    private record Datagram(byte[] bytes, InetSocketAddress sender) {
+    }
+
+    private final BlockingQueue<Datagram> in = new ArrayBlockingQueue<>(CAPACITY);
+    private final Drained drained = new Drained();
+    private final Consumer<byte[]> out;
+    private volatile boolean waits = true;
+    /** The sender of the datagram the record layer read last: where its records came from. */
+    private InetSocketAddress lastSender;
+
+    public DatagramQueue(Consumer<byte[]> out) {
+        this.out = out;
+    }
+
+    /** Queues a datagram of this peer; false when the queue is full and it was dropped. */
+    public boolean offer(byte[] datagram, InetSocketAddress sender) {
+        return in.offer(new Datagram(datagram, sender));
+    }
+
+    /** From now on reads never wait: the session is up and read on its event loop. */
+    void stopWaiting() {
+        waits = false;
+    }
+
+    InetSocketAddress lastSender() {
+        return lastSender;
+    }
+
+    @Override
+    public int getReceiveLimit() {
+        return DtlsRecords.MAX_RECORD_BYTES;
+    }
+
+    @Override
+    public int getSendLimit() {
+        return DtlsRecords.MAX_RECORD_BYTES;
+    }
+
+    @Override
+    public int receive(byte[] buf, int off, int len, int waitMillis) throws InterruptedIOException {
+        Datagram next;
+        if (waits) {
+            try {
+                next = in.poll(waitMillis, TimeUnit.MILLISECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new InterruptedIOException("interrupted while waiting for a datagram");
+            }
+            if (next == null) {
+                return -1;
+            }
+        } else {
+            next = in.poll();
+            if (next == null) {
+                throw drained;
+            }
+        }
+        lastSender = next.sender();
+        if (next.bytes().length > len) {
+            return next.bytes().length; // more than a record can be: the record layer discards it
+        }
+        System.arraycopy(next.bytes(), 0, buf, off, next.bytes().length);
+        return next.bytes().length;
+    }
+
+    @Override
+    public void send(byte[] buf, int off, int len) {
+        byte[] datagram = new byte[len];
+        System.arraycopy(buf, off, datagram, 0, len);
+        out.accept(datagram);
+    }
+
+    @Override
+    public void close() {
+        in.clear();
+    }
+}

@@ -1,0 +1,174 @@
+package io.ckc.protocol.dtls;
+
+import org.bouncycastle.tls.BasicTlsPSKIdentity;
+import org.bouncycastle.tls.CipherSuite;
+import org.bouncycastle.tls.DTLSClientProtocol;
+import org.bouncycastle.tls.DTLSRequest;
+import org.bouncycastle.tls.DTLSServerProtocol;
+import org.bouncycastle.tls.DTLSTransport;
+import org.bouncycastle.tls.PSKTlsClient;
+import org.bouncycastle.tls.PSKTlsServer;
+import org.bouncycastle.tls.ProtocolVersion;
+import org.bouncycastle.tls.TlsContext;
+import org.bouncycastle.tls.TlsPSKIdentityManager;
+import org.bouncycastle.tls.TlsUtils;
+import org.bouncycastle.tls.crypto.TlsCrypto;
+import org.bouncycastle.tls.crypto.impl.jcajce.JcaTlsCryptoProvider;
+
+import java.io.IOException;
+import java.security.SecureRandom;
+import java.util.Optional;
+import java.util.function.Function;
+
+/**
+ * The two ends of CKC's DTLS 1.2 handshake (Bouncy Castle): a node proves it holds its pre-shared key, both ends
+ * agree on fresh keys (ECDHE, so a key found later does not open sessions recorded earlier), and each names the
+ * connection ID (RFC 9146) the other must put in its records, so a session is found by that ID, not by an address
+ * that may change. Records are sealed with AES-128-GCM (the JDK's, with the CPU's AES instructions).
+ */
+public final class DtlsPeers {
+
+    /** One process-wide crypto: the JDK's providers, one secure random. */
+    static final TlsCrypto CRYPTO = new JcaTlsCryptoProvider().create(new SecureRandom());
+
+    /** ECDHE key agreement authenticated by the PSK, with AES-128-GCM first (RFC 8442) and ChaCha20-Poly1305 next. */
+    private static final int[] CIPHER_SUITES = {
+            CipherSuite.TLS_ECDHE_PSK_WITH_AES_128_GCM_SHA256,
+            CipherSuite.TLS_ECDHE_PSK_WITH_CHACHA20_POLY1305_SHA256,
+    };
+    /** The crypto the handshakes use, for a server's cookie verifier. */
+    public static TlsCrypto crypto() {
+        return CRYPTO;
+    }
+
+    /** How long a handshake may take before it is given up. */
+    static final int HANDSHAKE_TIMEOUT_MS = 10_000;
+
+    private DtlsPeers() {
+    }
+
+    /** The result of a server's handshake: the session, and the node it proved to be. */
+    public record Accepted(DtlsSession session, Identity identity) {
+    }
+
+    /**
+     * Runs the server's side of a handshake whose ClientHello carried a valid cookie; blocks until it ends.
+     *
+     * @param keys the key of each identity the store knows
+     * @throws IOException when it fails: an unknown identity, a wrong key, a timeout, a peer without connection IDs
+     */
+    public static Accepted accept(DatagramQueue queue, DTLSRequest request, long connectionId,
+                                  Function<Identity, Optional<byte[]>> keys) throws IOException {
+        NodeServer server = new NodeServer(keys, connectionId);
+        DTLSTransport transport = new DTLSServerProtocol().accept(server, queue, request);
+        if (server.identity == null || !server.usesConnectionIds()) {
+            transport.close();
+            throw new IOException("the peer did not agree to connection IDs");
+        }
+        queue.stopWaiting();
+        return new Accepted(new DtlsSession(transport, queue, connectionId), server.identity);
+    }
+
+    /** Runs a node's side of a handshake; blocks until it ends. */
+    public static DtlsSession connect(DatagramQueue queue, Identity identity, byte[] key, long connectionId)
+            throws IOException {
+        NodeClient client = new NodeClient(identity, key, connectionId);
+        DTLSTransport transport = new DTLSClientProtocol().connect(client, queue);
+        if (!client.usesConnectionIds()) {
+            transport.close();
+            throw new IOException("the gateway did not agree to connection IDs");
+        }
+        queue.stopWaiting();
+        return new DtlsSession(transport, queue, connectionId);
+    }
+
+    /** Whether both ends agreed on connection IDs: the gateway finds sessions by them, so a session needs them. */
+    private static boolean usesConnectionIds(TlsContext context) {
+        return context.getSecurityParametersConnection().getConnectionIDLocal() != null
+                && context.getSecurityParametersConnection().getConnectionIDPeer() != null;
+    }
+
+    private static final class NodeServer extends PSKTlsServer {
+        private final long connectionId;
+        private volatile Identity identity;
+
+        NodeServer(Function<Identity, Optional<byte[]>> keys, long connectionId) {
+            super(CRYPTO, null);
+            this.connectionId = connectionId;
+            this.pskIdentityManager = new TlsPSKIdentityManager() {
+                @Override
+                public byte[] getHint() {
+                    return null;
+                }
+
+                @Override
+                public byte[] getPSK(byte[] name) {
+                    Optional<Identity> parsed = Identity.parse(name);
+                    Optional<byte[]> key = parsed.flatMap(keys);
+                    if (key.isEmpty()) {
+                        return null; // unknown_psk_identity
+                    }
+                    identity = parsed.get();
+                    return key.get();
+                }
+            };
+        }
+
+        @Override
+        protected ProtocolVersion[] getSupportedVersions() {
+            return ProtocolVersion.DTLSv12.only();
+        }
+
+        @Override
+        protected int[] getSupportedCipherSuites() {
+            return TlsUtils.getSupportedCipherSuites(getCrypto(), CIPHER_SUITES);
+        }
+
+        @Override
+        protected byte[] getNewConnectionID() {
+            return DtlsRecords.bytes(connectionId);
+        }
+
+        @Override
+        public int getHandshakeTimeoutMillis() {
+            return HANDSHAKE_TIMEOUT_MS;
+        }
+
+        boolean usesConnectionIds() {
+            return DtlsPeers.usesConnectionIds(context);
+        }
+    }
+
+    private static final class NodeClient extends PSKTlsClient {
+        private final long connectionId;
+
+        NodeClient(Identity identity, byte[] key, long connectionId) {
+            super(CRYPTO, new BasicTlsPSKIdentity(identity.bytes(), key));
+            this.connectionId = connectionId;
+        }
+
+        @Override
+        protected ProtocolVersion[] getSupportedVersions() {
+            return ProtocolVersion.DTLSv12.only();
+        }
+
+        @Override
+        protected int[] getSupportedCipherSuites() {
+            return TlsUtils.getSupportedCipherSuites(getCrypto(), CIPHER_SUITES);
+        }
+
+        @Override
+        protected byte[] getNewConnectionID() {
+            return DtlsRecords.bytes(connectionId);
+        }
+
+        @Override
+        public int getHandshakeTimeoutMillis() {
+            return HANDSHAKE_TIMEOUT_MS;
+        }
+
+        boolean usesConnectionIds() {
+            return DtlsPeers.usesConnectionIds(context);
+        }
+    }
+}

@@ -1,0 +1,92 @@
+package io.ckc.protocol.dtls;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import org.bouncycastle.tls.DTLSRecordCallback;
+import org.bouncycastle.tls.DTLSRecordFlags;
+import org.bouncycastle.tls.DTLSTransport;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+
+/**
+ * An established DTLS session, used by one thread (the event loop of its peer): opens the records queued for it and
+ * seals what is sent. Records that fail authentication (a forged or replayed record, one of an old epoch) are
+ * dropped by the record layer without a word: {@link #drain} returns how many records it opened, so a caller that
+ * counts what it queued knows how many were dropped.
+ */
+public final class DtlsSession {
+
+    /** Told each opened record's plaintext (valid until it returns), its sender, and whether it is the newest yet. */
+    @FunctionalInterface
+    public interface Receiver {
+        void record(ByteBuf plaintext, InetSocketAddress sender, boolean newest);
+    }
+
+    private final DTLSTransport transport;
+    private final DatagramQueue queue;
+    private final long connectionId;
+    private final byte[] plaintext = new byte[DtlsRecords.MAX_PLAINTEXT_BYTES];
+    private byte[] sealed = new byte[1024];
+    private int flags;
+    private final DTLSRecordCallback callback = accepted -> flags = accepted;
+
+    DtlsSession(DTLSTransport transport, DatagramQueue queue, long connectionId) {
+        this.transport = transport;
+        this.queue = queue;
+        this.connectionId = connectionId;
+    }
+
+    /** The ID the peer puts in every record it sends us. */
+    public long connectionId() {
+        return connectionId;
+    }
+
+    public DatagramQueue queue() {
+        return queue;
+    }
+
+    /**
+     * Opens every record queued, in order.
+     *
+     * @return the records opened
+     * @throws IOException when the session is over (the peer closed it, or it failed)
+     */
+    public int drain(Receiver receiver) throws IOException {
+        int opened = 0;
+        while (true) {
+            flags = DTLSRecordFlags.NONE;
+            int length;
+            try {
+                length = transport.receive(plaintext, 0, plaintext.length, 1, callback);
+            } catch (DatagramQueue.Drained e) {
+                return opened;
+            }
+            if (length >= 0) {
+                opened++;
+                receiver.record(Unpooled.wrappedBuffer(plaintext, 0, length), queue.lastSender(),
+                        (flags & DTLSRecordFlags.IS_NEWEST) != 0);
+            }
+        }
+    }
+
+    /** Seals the bytes into one record and writes it to the peer. */
+    public void send(ByteBuf frame) throws IOException {
+        int length = frame.readableBytes();
+        if (sealed.length < length) {
+            sealed = new byte[Math.max(length, sealed.length * 2)];
+        }
+        frame.getBytes(frame.readerIndex(), sealed, 0, length);
+        transport.send(sealed, 0, length);
+    }
+
+    /** Tells the peer the session is over (close_notify) and forgets its keys. */
+    public void close() {
+        try {
+            transport.close();
+        } catch (IOException e) {
+            // the session is gone either way
+        }
+        queue.close();
+    }
+}
