@@ -12,6 +12,7 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Unmatched;
 
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
@@ -57,6 +58,11 @@ final class Commands {
                         + "local stack is started")
         List<String> on;
 
+        @Option(names = "--credentials", paramLabel = "FILE",
+                description = "With --on: the credential store those gateways read; the nodes prove the keys of its "
+                        + "fleet 'sim' (./ckc credentials fleet sim --store FILE)")
+        Path credentials;
+
         @Unmatched
         List<String> demoOptions = new ArrayList<>();
 
@@ -71,7 +77,9 @@ final class Commands {
             Home home = Home.current();
             if (on != null) {
                 args.addAll(List.of("--gateways", String.join(",", on)));
-                return Simulator.demo(home).run(args, null).exitCode();
+                Simulator demo = credentials == null ? Simulator.demo(home)
+                        : Simulator.demo(home).authenticating(credentials);
+                return demo.run(args, null).exitCode();
             }
             StackShape stack = new Stack(home).ensure(StackShape.of(gateways, appParallelism, List.of())
                     .withChannels(PerfCommands.channelOf(demoOptions)));

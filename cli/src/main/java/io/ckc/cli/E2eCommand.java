@@ -42,15 +42,21 @@ final class E2eCommand implements Runnable {
     }
 
     static final String DEMO_GATEWAYS = "127.0.0.1:5500,127.0.0.1:5501,127.0.0.1:5502";
+    /** The credential stores the compose gateways mount (docker/secrets/) and the kind run's Secret is made of. */
+    static final String COMPOSE_CREDENTIALS = "docker/secrets/credentials.json";
+    static final String KIND_CREDENTIALS = ".ckc/kind-credentials.json";
     private static final String[] COMPOSE = {"docker", "compose", "-p", "ckc", "-f", "docker/compose.yaml"};
 
     static List<Step> composeSteps() {
         return List.of(
                 Step.of("build the images (tests left out: CI ran them) and start the stack",
                         concat(COMPOSE, "build", "--build-arg", "MAVEN_ARGS=-DskipTests")),
+                Step.of("the nodes' credential store, with the simulator's fleet", "./ckc", "credentials", "fleet",
+                        Stack.SIMULATOR_FLEET, "--store", COMPOSE_CREDENTIALS, "--groupcast", "*"),
                 Step.of("start Kafka, the topics, Flink, the gateways, Prometheus and Grafana", concat(COMPOSE, "up", "-d")),
                 Step.of("wait until the job submission has finished", concat(COMPOSE, "wait", "submit")),
-                Step.of("the demo against the three gateways", "./ckc", "demo", "--on", DEMO_GATEWAYS),
+                Step.of("the demo against the three gateways", "./ckc", "demo", "--on", DEMO_GATEWAYS, "--credentials",
+                        COMPOSE_CREDENTIALS),
                 Step.cleanup("remove the stack and its volumes", concat(COMPOSE, "down", "-v")));
     }
 
@@ -81,6 +87,10 @@ final class E2eCommand implements Runnable {
         for (String line : OPERATOR_INSTALL) {
             steps.add(new Step("as k8s/README.md installs", List.of(line.split(" ")), false));
         }
+        steps.add(Step.of("the nodes' credential store, with the simulator's fleet", "./ckc", "credentials", "fleet",
+                Stack.SIMULATOR_FLEET, "--store", KIND_CREDENTIALS, "--groupcast", "*"));
+        steps.add(Step.of("the store as the Secret the gateways mount", "kubectl", "-n", "ckc", "create", "secret",
+                "generic", "ckc-credentials", "--from-file=credentials.json=" + KIND_CREDENTIALS));
         steps.add(Step.of("Kafka, topics, the jobs, gateways, monitoring (the kind overlay of k8s/)",
                 "kubectl", "apply", "-k", "e2e/kind"));
         steps.add(Step.of("wait for Kafka", "kubectl", "-n", "ckc", "wait", "kafka/ckc", "--for=condition=Ready",
@@ -89,7 +99,8 @@ final class E2eCommand implements Runnable {
                 "--for=jsonpath={.status.jobStatus.state}=RUNNING", "--timeout=900s"));
         steps.add(Step.of("wait for the gateways", "kubectl", "-n", "ckc", "rollout", "status", "statefulset/gateway",
                 "--timeout=600s"));
-        steps.add(Step.of("the demo against the three gateways", "./ckc", "demo", "--on", DEMO_GATEWAYS));
+        steps.add(Step.of("the demo against the three gateways", "./ckc", "demo", "--on", DEMO_GATEWAYS, "--credentials",
+                KIND_CREDENTIALS));
         steps.add(Step.cleanup("remove the cluster", "kind", "delete", "cluster", "--name", "ckc"));
         return steps;
     }

@@ -11,6 +11,7 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 
 /**
  * A run of the fleet simulator ({@code io.ckc.perf}) in a JVM of its own, as every measurement runs: a
@@ -27,6 +28,8 @@ final class Simulator {
     private final List<String> jvmOptions;
     private final String classpath;
     private final String mainClass;
+    /** The environment beyond the stack's ({@link Stack#simulatorEnvironment}): a stack elsewhere's credentials. */
+    private Map<String, String> environment = Map.of();
 
     private Simulator(Home home, List<String> jvmOptions) {
         this(home, jvmOptions, Home.ownClasspath(), SimulatorMain.class.getName());
@@ -72,6 +75,13 @@ final class Simulator {
                 + module.resolve("lib") + "/*", "io.ckc.fuzz.FuzzCommand");
     }
 
+    /** The same simulator, its nodes proving the keys of the store's simulator fleet (a stack that runs elsewhere). */
+    Simulator authenticating(Path credentials) {
+        environment = Map.of("CKC_CREDENTIALS", credentials.toAbsolutePath().toString(), "CKC_FLEET",
+                Stack.SIMULATOR_FLEET);
+        return this;
+    }
+
     /** Runs the simulator command {@code args}; {@code log}, if not null, gets its output appended. */
     Outcome run(List<String> args, Path log) {
         List<String> command = new ArrayList<>(List.of("java"));
@@ -83,6 +93,7 @@ final class Simulator {
             Files.createDirectories(home.logs);
             ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true);
             builder.environment().putAll(Stack.simulatorEnvironment(home));
+            builder.environment().putAll(environment);
             Process process = builder.start();
             try (BufferedReader in = new BufferedReader(new InputStreamReader(process.getInputStream(),
                     StandardCharsets.UTF_8));

@@ -31,7 +31,8 @@ class E2eCommandTest {
         }
         List<String> steps = E2eCommand.kindSteps().stream().map(E2eCommand.Step::line).toList();
         assertThat(steps.get(steps.size() - 1)).isEqualTo("kind delete cluster --name ckc");
-        assertThat(steps).contains("kubectl apply -k e2e/kind", "./ckc demo --on " + E2eCommand.DEMO_GATEWAYS);
+        assertThat(steps).contains("kubectl apply -k e2e/kind", "./ckc demo --on " + E2eCommand.DEMO_GATEWAYS
+                + " --credentials " + E2eCommand.KIND_CREDENTIALS);
     }
 
     @Test
