@@ -95,6 +95,10 @@ final class PerfCommands implements Runnable {
         @Unmatched
         List<String> options = new ArrayList<>();
 
+        @Option(names = "--insecure", description = "On a stack whose gateways do not authenticate nodes (the baseline "
+                + "that shows what authentication costs)")
+        boolean insecure;
+
         /** The simulator command this runs. */
         abstract String scenario();
 
@@ -123,7 +127,7 @@ final class PerfCommands implements Runnable {
             checkSimulatorArgs(withGateways(checked, List.of("127.0.0.1:5500")));
             Path results = home.newResults(scenario());
             args.addAll(List.of("--results", results.toString()));
-            StackShape stack = new Stack(home).ensure(shape().withChannels(channelOf(options)));
+            StackShape stack = new Stack(home).ensure(shape().withChannels(channelOf(options)).withInsecure(insecure));
             int code = Simulator.measuring(home).run(withStack(args, stack), results.resolve("run.log")).exitCode();
             return Math.max(code, finish(home, results));
         }

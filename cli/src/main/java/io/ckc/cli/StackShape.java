@@ -63,6 +63,12 @@ record StackShape(int gateways, String gatewayProcesses, int appParallelism, int
                 flinkUrl, insecure);
     }
 
+    /** The same stack with its gateways authenticating nodes, or not (a perf baseline). */
+    StackShape withInsecure(boolean value) {
+        return new StackShape(gateways, gatewayProcesses, appParallelism, deliveryParallelism, jobFlags, channels,
+                monitoring, flinkUrl, value);
+    }
+
     /** Every application channel of the stack: the echo's, the perf replies', status, then its own. */
     List<String> allChannels() {
         List<String> all = new ArrayList<>(KafkaBroker.STACK_CHANNELS);

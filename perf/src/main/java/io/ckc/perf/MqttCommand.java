@@ -10,6 +10,7 @@ import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
@@ -63,6 +64,11 @@ final class MqttCommand implements Callable<Integer> {
     @Option(names = "--idle", defaultValue = "10000", description = "Idle MQTT connections to hold on each server; 0 skips (default ${DEFAULT-VALUE})")
     int idle;
 
+    @Option(names = "--connect-burst", defaultValue = "2000", description = "UDP nodes that connect all at once before "
+            + "the ckc path's load, timed to the last: sessions opened per second, handshakes included where the "
+            + "gateways authenticate; 0 skips (default ${DEFAULT-VALUE})")
+    int connectBurst;
+
     @Option(names = "--drain-seconds", defaultValue = "10", description = "Wait this long without progress for the last echoes (default ${DEFAULT-VALUE})")
     int drainSeconds;
 
@@ -82,6 +88,9 @@ final class MqttCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         Results results = new Results(stack.resultsDir);
         List<String> fixedRows = new ArrayList<>();
+        if (paths.contains(Results.CKC) && connectBurst > 0) {
+            connectBurst();
+        }
         for (String path : paths) {
             String missing = path.equals(Results.MOSQUITTO) ? Mosquitto.unavailable(stack.mosquitto) : null;
             if (missing != null) {
@@ -103,6 +112,22 @@ final class MqttCommand implements Callable<Integer> {
             Files.write(results.dir().resolve(IDLE_CSV), idleRows);
         }
         return 0;
+    }
+
+    /** {@link #connectBurst} UDP nodes connecting at once: how fast the gateway opens sessions, until the last. */
+    private void connectBurst() throws Exception {
+        try (Fleet burst = new Fleet(connectBurst, stack.gatewayAddresses(), stack.ioThreads)) {
+            long started = System.nanoTime();
+            burst.connectAll(0);
+            long deadline = started + TimeUnit.SECONDS.toNanos(180);
+            while (burst.connected.get() < connectBurst && System.nanoTime() < deadline) {
+                Thread.sleep(5);
+            }
+            double seconds = (System.nanoTime() - started) / 1e9;
+            out.printf(Locale.ROOT, "RESULT path=ckc phase=connect nodes=%d connected=%d seconds=%.2f "
+                    + "sessions_per_s=%.0f authenticated=%s%n", connectBurst, burst.connected.get(), seconds,
+                    burst.connected.get() / seconds, FleetCredentials.current() != null);
+        }
     }
 
     /** The fixed load on one path: its RTT and the CPU of each process meanwhile. Returns the next sequence number. */
@@ -135,10 +160,12 @@ final class MqttCommand implements Callable<Integer> {
         long delivered = trips.delivered.get() - deliveredBefore;
         String cpuFields = cpu.entrySet().stream().map(e -> String.format(Locale.ROOT, "cpu_%s_pct=%.1f",
                 e.getKey().replace('-', '_'), e.getValue())).collect(Collectors.joining(" "));
+        // the CPU of every process sampled, per round trip: percent of a core over the run, at `rate` a second
+        double cpuUsPerMessage = cpu.values().stream().mapToDouble(Double::doubleValue).sum() / 100 / rate * 1e6;
         out.printf(Locale.ROOT, "RESULT path=%s phase=fixed offered_per_s=%.0f nodes=%d sent=%d delivered=%d "
-                        + "rtt_p50_ms=%.2f rtt_p99_ms=%.2f rtt_mean_ms=%.2f %s%n", path, rate, target.connected(), sent,
-                delivered, rtt.getValueAtPercentile(50) / 1000.0, rtt.getValueAtPercentile(99) / 1000.0,
-                rtt.getMean() / 1000.0, cpuFields);
+                        + "rtt_p50_ms=%.2f rtt_p99_ms=%.2f rtt_mean_ms=%.2f cpu_us_per_msg=%.0f %s%n", path, rate,
+                target.connected(), sent, delivered, rtt.getValueAtPercentile(50) / 1000.0,
+                rtt.getValueAtPercentile(99) / 1000.0, rtt.getMean() / 1000.0, cpuUsPerMessage, cpuFields);
         if (rows.isEmpty()) {
             rows.add("path,offered_per_s,nodes,sent,delivered,rtt_p50_ms,rtt_p99_ms,rtt_mean_ms,process,cpu_pct");
         }
