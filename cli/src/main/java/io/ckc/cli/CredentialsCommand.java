@@ -1,5 +1,7 @@
 package io.ckc.cli;
 
+import io.ckc.gateway.mqtt.DeviceTopics;
+import io.ckc.gateway.mqtt.GatewayKeystore;
 import io.ckc.protocol.dtls.CredentialStore;
 import io.ckc.protocol.dtls.Grants;
 import io.ckc.protocol.dtls.NodeKeys;
@@ -20,7 +22,9 @@ import java.util.concurrent.Callable;
 @Command(name = "credentials", mixinStandardHelpOptions = true,
         description = "Adds a node (node [ID]) or a fleet (fleet NAME) to the credential store the gateways read "
                 + "(CKC_CREDENTIALS; .ckc/credentials.json for ./ckc up) and prints its secret once: give it to the "
-                + "node (ClientTransport.open(NodeCredentials.of(id, secret))). The store keeps derived keys only.")
+                + "node (ClientTransport.open(NodeCredentials.of(id, secret))); an MQTT device's username and password "
+                + "are printed too. The store keeps derived keys only. tls FILE: a self-signed keystore for the MQTT "
+                + "listeners (CKC_TLS_KEYSTORE), password from --password.")
 final class CredentialsCommand implements Callable<Integer> {
 
     @Parameters(index = "0", paramLabel = "node|fleet", description = "What to add")
@@ -32,6 +36,13 @@ final class CredentialsCommand implements Callable<Integer> {
 
     @Option(names = "--store", description = "The credential store (default .ckc/credentials.json)")
     Path store;
+
+    @Option(names = "--mqtt-client-id", description = "node: the node is the MQTT device with this client id (its "
+            + "node id is derived from it)")
+    String clientId;
+
+    @Option(names = "--password", description = "tls: the keystore's password")
+    String password;
 
     @Option(names = "--publish", split = ",", defaultValue = "app.*",
             description = "Channels it may publish to, as Kafka topics, a trailing * for any (default ${DEFAULT-VALUE})")
@@ -48,10 +59,27 @@ final class CredentialsCommand implements Callable<Integer> {
         byte[] secret = NodeKeys.newSecret();
         switch (kind) {
             case "node" -> {
-                UUID node = name == null ? UUID.randomUUID() : parse(name);
-                CredentialStore.putNode(file, node, NodeKeys.nodeKey(secret, node), grants);
-                System.out.println("node " + node + " added to " + file + "; its secret (keep it on the node, it is "
-                        + "not stored):");
+                UUID node = clientId != null ? DeviceTopics.nodeId(clientId) : name == null ? UUID.randomUUID() : parse(name);
+                byte[] key = NodeKeys.nodeKey(secret, node);
+                CredentialStore.putNode(file, node, key, grants);
+                System.out.println("node " + node + " added to " + file + "; as an MQTT device (over TLS): username "
+                        + node + ", password " + Base64.getEncoder().encodeToString(key));
+                System.out.println("its secret, for the SDK (keep it on the node, it is not stored):");
+            }
+            case "tls" -> {
+                if (name == null || password == null) {
+                    throw new Ckc.Failure("credentials tls takes the keystore's file and --password");
+                }
+                try {
+                    GatewayKeystore.selfSigned(Path.of(name), password);
+                } catch (java.io.IOException e) {
+                    throw new Ckc.Failure(e.getMessage());
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new Ckc.Failure("interrupted");
+                }
+                System.out.println("wrote " + name + ": a self-signed certificate for localhost and 127.0.0.1");
+                return 0;
             }
             case "fleet" -> {
                 if (name == null) {
@@ -61,7 +89,7 @@ final class CredentialsCommand implements Callable<Integer> {
                 System.out.println("fleet " + name + " added to " + file + "; its key (its nodes' keys derive from it, "
                         + "NodeCredentials.fleet(\"" + name + "\", key)):");
             }
-            default -> throw new Ckc.Failure("credentials takes node or fleet, not " + kind);
+            default -> throw new Ckc.Failure("credentials takes node, fleet or tls, not " + kind);
         }
         System.out.println(Base64.getEncoder().encodeToString(secret));
         return 0;

@@ -53,6 +53,8 @@ final class E2eCommand implements Runnable {
                         concat(COMPOSE, "build", "--build-arg", "MAVEN_ARGS=-DskipTests")),
                 Step.of("the nodes' credential store, with the simulator's fleet", "./ckc", "credentials", "fleet",
                         Stack.SIMULATOR_FLEET, "--store", COMPOSE_CREDENTIALS, "--groupcast", "*"),
+                Step.of("the MQTT listeners' certificate", "./ckc", "credentials", "tls", "docker/secrets/gateway.p12",
+                        "--password", "changeit"),
                 Step.of("start Kafka, the topics, Flink, the gateways, Prometheus and Grafana", concat(COMPOSE, "up", "-d")),
                 Step.of("wait until the job submission has finished", concat(COMPOSE, "wait", "submit")),
                 Step.of("the demo against the three gateways", "./ckc", "demo", "--on", DEMO_GATEWAYS, "--credentials",
@@ -89,8 +91,11 @@ final class E2eCommand implements Runnable {
         }
         steps.add(Step.of("the nodes' credential store, with the simulator's fleet", "./ckc", "credentials", "fleet",
                 Stack.SIMULATOR_FLEET, "--store", KIND_CREDENTIALS, "--groupcast", "*"));
-        steps.add(Step.of("the store as the Secret the gateways mount", "kubectl", "-n", "ckc", "create", "secret",
-                "generic", "ckc-credentials", "--from-file=credentials.json=" + KIND_CREDENTIALS));
+        steps.add(Step.of("the MQTT listeners' certificate", "./ckc", "credentials", "tls", ".ckc/kind-gateway.p12",
+                "--password", "changeit"));
+        steps.add(Step.of("the store and the certificate as the Secret the gateways mount", "kubectl", "-n", "ckc",
+                "create", "secret", "generic", "ckc-credentials", "--from-file=credentials.json=" + KIND_CREDENTIALS,
+                "--from-file=gateway.p12=.ckc/kind-gateway.p12", "--from-literal=tls-password=changeit"));
         steps.add(Step.of("Kafka, topics, the jobs, gateways, monitoring (the kind overlay of k8s/)",
                 "kubectl", "apply", "-k", "e2e/kind"));
         steps.add(Step.of("wait for Kafka", "kubectl", "-n", "ckc", "wait", "kafka/ckc", "--for=condition=Ready",

@@ -49,6 +49,11 @@ public final class Home {
         return state.resolve("credentials.json");
     }
 
+    /** The stack's self-signed TLS certificate for the gateways' MQTT listeners ({@code ./ckc up} makes it). */
+    public Path gatewayKeystore() {
+        return state.resolve("gateway-tls.p12");
+    }
+
     /** The running stack's shape, written by {@code ./ckc up}. */
     public Path stackShape() {
         return state.resolve("stack.properties");

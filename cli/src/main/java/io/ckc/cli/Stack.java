@@ -1,6 +1,7 @@
 package io.ckc.cli;
 
 import io.ckc.jobs.ops.FlinkRest;
+import io.ckc.gateway.mqtt.GatewayKeystore;
 import io.ckc.protocol.dtls.CredentialStore;
 import io.ckc.protocol.dtls.Grants;
 import io.ckc.protocol.dtls.NodeKeys;
@@ -66,8 +67,23 @@ final class Stack {
                     new Grants(List.of("app.*"), List.of("*")));
             Ckc.say("credential store " + store + ": added the simulator's fleet '" + SIMULATOR_FLEET + "'");
         }
-        return Map.of("CKC_CREDENTIALS", store.toString());
+        Path keystore = home.gatewayKeystore();
+        if (!Files.exists(keystore)) {
+            try {
+                GatewayKeystore.selfSigned(keystore, LOCAL_KEYSTORE_PASSWORD);
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new Ckc.Failure("interrupted");
+            }
+        }
+        return Map.of("CKC_CREDENTIALS", store.toString(), "CKC_TLS_KEYSTORE", keystore.toString(),
+                "CKC_TLS_KEYSTORE_PASSWORD", LOCAL_KEYSTORE_PASSWORD);
     }
+
+    /** The local stack's keystore is self-signed, on loopback, made by ./ckc up: its password guards nothing. */
+    static final String LOCAL_KEYSTORE_PASSWORD = "ckc-local";
 
     /**
      * The environment of a simulator run: the credential store when the running stack authenticates, so its nodes
@@ -76,7 +92,9 @@ final class Stack {
     static Map<String, String> simulatorEnvironment(Home home) {
         Optional<StackShape> shape = StackShape.load(home.stackShape());
         if (shape.isPresent() && !shape.get().insecure() && Files.exists(home.credentials())) {
-            return Map.of("CKC_CREDENTIALS", home.credentials().toString(), "CKC_FLEET", SIMULATOR_FLEET);
+            return Map.of("CKC_CREDENTIALS", home.credentials().toString(), "CKC_FLEET", SIMULATOR_FLEET,
+                    "CKC_TLS_KEYSTORE", home.gatewayKeystore().toString(),
+                    "CKC_TLS_KEYSTORE_PASSWORD", LOCAL_KEYSTORE_PASSWORD);
         }
         return Map.of();
     }

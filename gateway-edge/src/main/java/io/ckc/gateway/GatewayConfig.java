@@ -121,8 +121,13 @@ public record GatewayConfig(String gatewayId, String kafkaBootstrap, String udpH
                     : "nodes must authenticate: set CKC_CREDENTIALS to the credential store (./ckc credentials), or "
                     + "CKC_INSECURE=true for a perf baseline without authentication");
         }
+        String keystore = TLS_KEYSTORE.string(env);
+        if (credentials != null && keystore == null && MQTT_PORT.integer(env) >= 0) {
+            throw new IllegalArgumentException("MQTT devices authenticate with a password, which needs TLS: set "
+                    + "CKC_TLS_KEYSTORE (and CKC_TLS_KEYSTORE_PASSWORD), or turn MQTT off with CKC_MQTT_PORT=-1");
+        }
         return new SecurityOptions(credentials, DTLS_HANDSHAKE_THREADS.integer(env), DTLS_MAX_HANDSHAKES.integer(env),
-                2L * SESSION_TIMEOUT_MS.integer(env));
+                2L * SESSION_TIMEOUT_MS.integer(env), keystore, TLS_KEYSTORE_PASSWORD.string(env));
     }
 
     /**
@@ -165,12 +170,12 @@ public record GatewayConfig(String gatewayId, String kafkaBootstrap, String udpH
         return new CoreOptions(gatewayId, kafkaBootstrap, topics, maxPayloadBytes, sessionTimeoutMs, kafkaLingerMs,
                 reportPeriodMs, pingIntervalMs, pingWindowMs, reportChunk, gatewayListIntervalMs, miniBuffer,
                 pingSample, contextRefreshMs, admitPerSecond, admitPending, downlinkBacklog, uplinkTargetAgeMs,
-                uplinkBurstMs, limits);
+                uplinkBurstMs, limits, security);
     }
 
     /** The reliable-UDP adapter's part of this configuration. */
     public UdpOptions udp() {
-        return new UdpOptions(udpHost, udpPort, publicHost, udpSocketPerLoop, reliability, security);
+        return new UdpOptions(udpHost, udpPort, publicHost, udpSocketPerLoop, reliability);
     }
 
     /** The MQTT adapter's part of this configuration; empty when MQTT is off. */

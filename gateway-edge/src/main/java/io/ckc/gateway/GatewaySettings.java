@@ -123,6 +123,12 @@ public final class GatewaySettings {
     public static final Setting DTLS_MAX_HANDSHAKES = Setting.of("CKC_DTLS_MAX_HANDSHAKES", 1_000,
             "DTLS handshakes waiting or running at most; a ClientHello beyond is dropped and counted (refused)");
 
+    public static final Setting TLS_KEYSTORE = Setting.optional("CKC_TLS_KEYSTORE",
+            "the gateway's certificate and key (PKCS#12) for TLS on its MQTT listeners (TCP and WebSocket): needed "
+                    + "with CKC_CREDENTIALS when MQTT is on, for devices send their password in CONNECT");
+    public static final Setting TLS_KEYSTORE_PASSWORD = Setting.optional("CKC_TLS_KEYSTORE_PASSWORD",
+            "the password of CKC_TLS_KEYSTORE");
+
     /** Every setting a gateway process reads, in the order the documentation lists them. */
     public static final List<Setting> ALL = List.of(GATEWAY_ID, GATEWAY_IDS, KAFKA_BOOTSTRAP,
             KafkaClientConfig.SETTING, UDP_HOST, UDP_PORT, MQTT_PORT, MQTT_WS_PORT, PUBLIC_HOST, METRICS_PORT, TOPIC_PREFIX, APP_TOPIC_PREFIX,
@@ -131,7 +137,8 @@ public final class GatewaySettings {
             CONTEXT_REFRESH_MS, EVENT_LOOPS, UDP_SOCKET_PER_LOOP, DatagramTransport.SETTING, ADMIT_PER_SECOND,
             ADMIT_PENDING, DOWNLINK_BACKLOG, UPLINK_TARGET_AGE_MS, UPLINK_BURST_MS, NODE_MESSAGES_PER_SECOND,
             NODE_BYTES_PER_SECOND, ADDRESS_SESSIONS_PER_SECOND, ADDRESS_SESSIONS_BURST, FLAP_SESSIONS, FLAP_WINDOW_MS,
-            FLAP_PENALTY_MS, CREDENTIALS, INSECURE, DTLS_HANDSHAKE_THREADS, DTLS_MAX_HANDSHAKES);
+            FLAP_PENALTY_MS, CREDENTIALS, INSECURE, DTLS_HANDSHAKE_THREADS, DTLS_MAX_HANDSHAKES, TLS_KEYSTORE,
+            TLS_KEYSTORE_PASSWORD);
 
     private GatewaySettings() {
     }

@@ -24,7 +24,8 @@ class ConfigurationDocTest {
 
     @Test
     void everySettingTheGatewayReadsChangesItsConfiguration() {
-        Map<String, String> base = Map.of(GatewaySettings.CREDENTIALS.name(), "credentials.json");
+        Map<String, String> base = Map.of(GatewaySettings.CREDENTIALS.name(), "credentials.json",
+                GatewaySettings.TLS_KEYSTORE.name(), "gateway.p12");
         GatewayConfig defaults = GatewayConfig.fromEnv(base);
         for (Setting setting : GatewaySettings.ALL) {
             if (setting == GatewaySettings.GATEWAY_IDS || !GatewaySettings.class.equals(declaringClass(setting))) {
@@ -46,7 +47,11 @@ class ConfigurationDocTest {
         org.assertj.core.api.Assertions.assertThatThrownBy(() -> GatewayConfig.fromEnv(Map.of(
                         "CKC_CREDENTIALS", "credentials.json", "CKC_INSECURE", "true")))
                 .hasMessageContaining("both");
-        assertThat(GatewayConfig.fromEnv(Map.of("CKC_CREDENTIALS", "credentials.json")).security().insecure()).isFalse();
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> GatewayConfig.fromEnv(Map.of(
+                        "CKC_CREDENTIALS", "credentials.json")))
+                .as("MQTT passwords need TLS").hasMessageContaining("CKC_TLS_KEYSTORE");
+        assertThat(GatewayConfig.fromEnv(Map.of("CKC_CREDENTIALS", "credentials.json", "CKC_MQTT_PORT", "-1"))
+                .security().insecure()).isFalse();
         assertThat(GatewayConfig.fromEnv(Map.of("CKC_INSECURE", "true")).security().insecure()).isTrue();
     }
 

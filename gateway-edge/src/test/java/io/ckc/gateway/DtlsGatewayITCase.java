@@ -48,6 +48,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * Authenticated sessions (DTLS 1.2, a pre-shared key per node, connection IDs) between real SDK nodes and a gateway
@@ -95,7 +96,7 @@ class DtlsGatewayITCase {
         Path store = dir.resolve("credentials.json");
         CredentialStore.putFleet(store, FLEET, fleetKey, Grants.DEFAULT);
         GatewayConfig config = GatewayConfig.forTest(id, KAFKA.bootstrapServers(), topics).toBuilder()
-                .security(new SecurityOptions(store.toString(), 2, 100, 60_000)).build();
+                .security(new SecurityOptions(store.toString(), 2, 100, 60_000, null, null)).build();
         return Gateway.start(config);
     }
 
@@ -275,6 +276,63 @@ class DtlsGatewayITCase {
             assertThat(gateway.metrics().rejected.labelValues("NOT_AUTHORIZED").get()).isEqualTo(2);
             node.close();
         }
+    }
+
+    @Test
+    void anMqttDeviceConnectsOverTlsWithItsKeyAsPasswordAndNoOtherDoes() throws Exception {
+        Topics topics = KAFKA.freshTopics();
+        KAFKA.createTopics(topics, List.of("echo"), List.of("gw-mqtts"));
+        Path store = dir.resolve("credentials.json");
+        Path keystore = dir.resolve("gateway.p12");
+        io.ckc.gateway.mqtt.GatewayKeystore.selfSigned(keystore, "changeit");
+        UUID device = io.ckc.gateway.mqtt.DeviceTopics.nodeId("sensor-1");
+        byte[] secret = NodeKeys.newSecret();
+        byte[] key = NodeKeys.nodeKey(secret, device);
+        CredentialStore.putNode(store, device, key, Grants.DEFAULT);
+        GatewayConfig config = GatewayConfig.forTest("gw-mqtts", KAFKA.bootstrapServers(), topics).toBuilder()
+                .mqttPort(0).security(new SecurityOptions(store.toString(), 2, 100, 60_000, keystore.toString(),
+                        "changeit")).build();
+        try (Gateway gateway = Gateway.start(config)) {
+            String url = "ssl://127.0.0.1:" + gateway.mqttAddress().orElseThrow().getPort();
+            javax.net.ssl.SSLSocketFactory tls = trusting(keystore, "changeit");
+            String password = java.util.Base64.getEncoder().encodeToString(key);
+
+            org.eclipse.paho.mqttv5.client.MqttClient client = new org.eclipse.paho.mqttv5.client.MqttClient(url,
+                    "sensor-1", new org.eclipse.paho.mqttv5.client.persist.MemoryPersistence());
+            org.eclipse.paho.mqttv5.client.MqttConnectionOptions options = new org.eclipse.paho.mqttv5.client.MqttConnectionOptions();
+            options.setSocketFactory(tls);
+            options.setUserName(device.toString());
+            options.setPassword(password.getBytes(StandardCharsets.UTF_8));
+            client.connect(options);
+            client.publish("app/echo", "over-tls".getBytes(StandardCharsets.UTF_8), 1, false);
+            assertThat(payloads(KAFKA.read(topics.app("echo"), 1, WAIT))).containsExactly("over-tls");
+            client.disconnect();
+            client.close();
+
+            org.eclipse.paho.mqttv5.client.MqttClient impostor = new org.eclipse.paho.mqttv5.client.MqttClient(url,
+                    "sensor-1", new org.eclipse.paho.mqttv5.client.persist.MemoryPersistence());
+            options.setPassword(java.util.Base64.getEncoder().encodeToString(NodeKeys.newSecret())
+                    .getBytes(StandardCharsets.UTF_8));
+            assertThatThrownBy(() -> impostor.connect(options))
+                    .isInstanceOfSatisfying(org.eclipse.paho.mqttv5.common.MqttException.class,
+                            e -> assertThat(e.getReasonCode()).as("Bad User Name or Password").isEqualTo(0x86));
+            impostor.close();
+            assertThat(gateway.metrics().connectsRefused.labelValues("bad_credentials").get()).isEqualTo(1);
+        }
+    }
+
+    /** TLS that trusts the gateway's self-signed certificate. */
+    private static javax.net.ssl.SSLSocketFactory trusting(Path keystore, String password) throws Exception {
+        java.security.KeyStore trusted = java.security.KeyStore.getInstance("PKCS12");
+        try (var in = java.nio.file.Files.newInputStream(keystore)) {
+            trusted.load(in, password.toCharArray());
+        }
+        javax.net.ssl.TrustManagerFactory factory = javax.net.ssl.TrustManagerFactory.getInstance(
+                javax.net.ssl.TrustManagerFactory.getDefaultAlgorithm());
+        factory.init(trusted);
+        javax.net.ssl.SSLContext context = javax.net.ssl.SSLContext.getInstance("TLS");
+        context.init(null, factory.getTrustManagers(), null);
+        return context.getSocketFactory();
     }
 
     @Test

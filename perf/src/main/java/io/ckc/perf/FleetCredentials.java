@@ -3,7 +3,19 @@ package io.ckc.perf;
 import io.ckc.client.NodeCredentials;
 import io.ckc.protocol.dtls.CredentialStore;
 
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.security.GeneralSecurityException;
+import java.security.KeyStore;
+import java.util.Base64;
+import java.util.UUID;
+import javax.net.ssl.TrustManagerFactory;
+import io.ckc.protocol.dtls.Identity;
+import io.ckc.protocol.dtls.NodeKeys;
+import io.netty.handler.ssl.SslContext;
+import io.netty.handler.ssl.SslContextBuilder;
 
 /**
  * The keys the simulator's nodes prove, when the gateways authenticate: those of one fleet of the credential store
@@ -13,6 +25,46 @@ import java.nio.file.Path;
 final class FleetCredentials {
 
     private static final NodeCredentials CURRENT = fromEnvironment();
+    private static final MqttLogin MQTT = CURRENT == null ? null : mqttFromEnvironment();
+
+    /**
+     * How the simulator's MQTT devices log in where the gateways authenticate: TLS trusting the gateways' certificate
+     * ({@code CKC_TLS_KEYSTORE}), username {@code <fleet>/<node id>}, password the node's key in base64.
+     */
+    record MqttLogin(SslContext tls, String fleet, byte[] fleetKey) {
+        String username(UUID node) {
+            return Identity.of(fleet, node).text();
+        }
+
+        byte[] password(UUID node) {
+            return Base64.getEncoder().encode(NodeKeys.fleetNodeKey(fleetKey, fleet, node));
+        }
+    }
+
+    /** The MQTT devices' login, or null when the gateways do not authenticate. */
+    static MqttLogin mqtt() {
+        return MQTT;
+    }
+
+    private static MqttLogin mqttFromEnvironment() {
+        String keystore = System.getenv("CKC_TLS_KEYSTORE");
+        if (keystore == null || keystore.isBlank()) {
+            throw new IllegalArgumentException("CKC_TLS_KEYSTORE names the gateways' certificate, which the "
+                    + "simulator's MQTT devices trust");
+        }
+        String password = System.getenv().getOrDefault("CKC_TLS_KEYSTORE_PASSWORD", "");
+        try (InputStream in = Files.newInputStream(Path.of(keystore))) {
+            KeyStore trusted = KeyStore.getInstance("PKCS12");
+            trusted.load(in, password.toCharArray());
+            TrustManagerFactory trust = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
+            trust.init(trusted);
+            String fleet = System.getenv().getOrDefault("CKC_FLEET", "sim");
+            byte[] key = CredentialStore.open(Path.of(System.getenv("CKC_CREDENTIALS"))).fleetKey(fleet).orElseThrow();
+            return new MqttLogin(SslContextBuilder.forClient().trustManager(trust).build(), fleet, key);
+        } catch (IOException | GeneralSecurityException e) {
+            throw new IllegalArgumentException("cannot read " + keystore + ": " + e.getMessage(), e);
+        }
+    }
 
     private FleetCredentials() {
     }

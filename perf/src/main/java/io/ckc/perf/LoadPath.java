@@ -100,8 +100,8 @@ interface LoadPath extends AutoCloseable {
             EventLoopGroup loop = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
             try {
                 MqttEchoResponder responder = new MqttEchoResponder(loop, broker.address(), stack.channel);
-                MqttFleet fleet = MqttFleet.connected(nodes, List.of(broker.address()), stack.ioThreads, stack.channel,
-                        out);
+                MqttFleet fleet = MqttFleet.connected(new MqttFleet(nodes, List.of(broker.address()), stack.ioThreads)
+                        .channel(stack.channel).onMosquitto(), List.of(broker.address()), out);
                 return mqtt(fleet, () -> {
                     responder.close();
                     loop.shutdownGracefully(0, 1, TimeUnit.SECONDS).sync();

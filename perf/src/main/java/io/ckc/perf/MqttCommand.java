@@ -236,7 +236,8 @@ final class MqttCommand implements Callable<Integer> {
             long busy;
             double rssAfter;
             JvmProbe.Look heapAfter;
-            try (MqttFleet fleet = new MqttFleet(idle, address, stack.ioThreads).keepAlive(300)) {
+            MqttFleet idleFleet = new MqttFleet(idle, address, stack.ioThreads).keepAlive(300);
+            try (MqttFleet fleet = server.equals("mosquitto") ? idleFleet.onMosquitto() : idleFleet) {
                 fleet.connectAll(200);
                 Fleet.waitFor(() -> fleet.connected.get() + fleet.errors.get() >= idle, 300, () -> { });
                 held = fleet.connected.get();

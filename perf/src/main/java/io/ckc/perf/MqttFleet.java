@@ -83,13 +83,21 @@ final class MqttFleet implements AutoCloseable {
     private volatile boolean closing;
     private String channel = StackOptions.ECHO_CHANNEL;
     private int keepAliveSeconds = 60;
+    /** How the devices log in to the gateways (TLS, username, password); null: plain, as Mosquitto takes them. */
+    private FleetCredentials.MqttLogin login = FleetCredentials.mqtt();
     /** The number of the first device in {@link #trips}. */
     private final int firstIndex;
 
     /** A fleet connected to {@code servers}: every device has its SUBACK, or 180 s went by (the count says). */
     static MqttFleet connected(int deviceCount, List<InetSocketAddress> servers, int ioThreads, String channel,
                                java.io.PrintStream out) throws InterruptedException {
-        MqttFleet fleet = new MqttFleet(deviceCount, servers, ioThreads).channel(channel);
+        return connected(new MqttFleet(deviceCount, servers, ioThreads).channel(channel), servers, out);
+    }
+
+    /** The same with a fleet made here (one that logs in to no one: on Mosquitto). */
+    static MqttFleet connected(MqttFleet fleet, List<InetSocketAddress> servers, java.io.PrintStream out)
+            throws InterruptedException {
+        int deviceCount = fleet.devices.size();
         fleet.connectAll(1000);
         Fleet.waitFor(() -> fleet.connected.get() + fleet.errors.get() >= deviceCount, 180, () -> { });
         out.printf("%d of %d MQTT devices connected to %s%n", fleet.connected.get(), deviceCount, servers);
@@ -123,6 +131,12 @@ final class MqttFleet implements AutoCloseable {
     }
 
     /** The keep-alive the devices ask for at CONNECT; they send PINGREQ at half of it. */
+    /** Devices that connect plain and log in to no one: a Mosquitto broker's. */
+    MqttFleet onMosquitto() {
+        this.login = null;
+        return this;
+    }
+
     MqttFleet keepAlive(int seconds) {
         this.keepAliveSeconds = seconds;
         return this;
@@ -241,6 +255,10 @@ final class MqttFleet implements AutoCloseable {
                     .handler(new ChannelInitializer<SocketChannel>() {
                         @Override
                         protected void initChannel(SocketChannel ch) {
+                            if (login != null) {
+                                ch.pipeline().addLast(login.tls().newHandler(ch.alloc(), server.getHostString(),
+                                        server.getPort()));
+                            }
                             ch.pipeline().addLast(new MqttDecoder(64 * 1024), MqttEncoder.INSTANCE, Device.this);
                         }
                     })
@@ -275,8 +293,13 @@ final class MqttFleet implements AutoCloseable {
                 return;
             }
             channel = ctx.channel();
-            ctx.writeAndFlush(MqttMessageBuilders.connect().clientId(clientId).protocolVersion(MqttVersion.MQTT_5)
-                    .cleanSession(true).keepAlive(keepAliveSeconds).build());
+            MqttMessageBuilders.ConnectBuilder connect = MqttMessageBuilders.connect().clientId(clientId)
+                    .protocolVersion(MqttVersion.MQTT_5).cleanSession(true).keepAlive(keepAliveSeconds);
+            if (login != null) { // the client id is the node id
+                UUID node = UUID.fromString(clientId);
+                connect.hasUser(true).username(login.username(node)).hasPassword(true).password(login.password(node));
+            }
+            ctx.writeAndFlush(connect.build());
             if (keepAliveSeconds > 0) {
                 long every = keepAliveSeconds * 500L;
                 pings = ctx.executor().scheduleAtFixedRate(() -> ctx.writeAndFlush(MqttMessage.PINGREQ), every, every,

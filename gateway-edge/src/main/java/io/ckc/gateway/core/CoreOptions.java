@@ -11,5 +11,6 @@ public record CoreOptions(String gatewayId, String kafkaBootstrap, Topics topics
                           long sessionTimeoutMs, int kafkaLingerMs, long reportPeriodMs, long pingIntervalMs,
                           long pingWindowMs, int reportChunk, long gatewayListIntervalMs, boolean miniBuffer,
                           int pingSample, long contextRefreshMs, int admitPerSecond, int admitPending,
-                          int downlinkBacklog, long uplinkTargetAgeMs, long uplinkBurstMs, RateLimits limits) {
+                          int downlinkBacklog, long uplinkTargetAgeMs, long uplinkBurstMs, RateLimits limits,
+                          SecurityOptions security) {
 }

@@ -16,6 +16,7 @@ import org.slf4j.LoggerFactory;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -52,6 +53,7 @@ public final class GatewayCore implements AutoCloseable {
     private final List<ScheduledFuture<?>> timers = new ArrayList<>();
     private LoadSampler loadSampler;
     // Ping windows: confined to the control loop.
+    private final Optional<NodeAuthenticator> authenticator;
     private long pingIntervalMs;
     private long pingWindowMs;
     private long lastWindowStartNanos;
@@ -70,6 +72,7 @@ public final class GatewayCore implements AutoCloseable {
         this.uplinkAdmission = new UplinkAdmission(config.uplinkTargetAgeMs(), config.uplinkBurstMs(),
                 UPLINK_ADMISSION_UPDATE_MS);
         this.addressLimits = new AddressLimits(config.limits(), SessionShard.CLOCK);
+        this.authenticator = NodeAuthenticator.of(config.security());
         this.shards = new SessionShard[loops.size()];
         for (int i = 0; i < shards.length; i++) {
             shards[i] = new SessionShard(i, loops.size(), loops.get(i), config, publisher, metrics, uplinkAdmission,
@@ -79,6 +82,11 @@ public final class GatewayCore implements AutoCloseable {
         this.pingIntervalMs = config.pingIntervalMs();
         this.pingWindowMs = config.pingWindowMs();
         metrics.pingWindowMs.set(pingWindowMs);
+    }
+
+    /** Who may be a node: every adapter asks it when a session opens; empty in the insecure mode. */
+    public Optional<NodeAuthenticator> authenticator() {
+        return authenticator;
     }
 
     /** New sessions per source address, for an adapter that checks them before a frame reaches a shard. */

@@ -69,7 +69,8 @@ public final class GatewayMetrics {
                 .constLabels(labels).register(registry);
         connectsRefused = Counter.builder().name("ckc_gateway_connects_refused")
                 .help("New sessions refused, by reason: busy (admitted no faster than the gateway serves them), "
-                        + "address_rate (too many from one source address), flapping (the node opened too many)")
+                        + "address_rate (too many from one source address), flapping (the node opened too many), "
+                        + "bad_credentials (an MQTT username and password the credential store does not know)")
                 .labelNames("reason").constLabels(labels).register(registry);
         flappingNodes = Counter.builder().name("ckc_gateway_flapping_nodes")
                 .help("Nodes that opened more than CKC_FLAP_SESSIONS sessions within CKC_FLAP_WINDOW_MS, refused "

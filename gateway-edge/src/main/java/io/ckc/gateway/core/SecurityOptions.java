@@ -8,8 +8,11 @@ package io.ckc.gateway.core;
  * @param handshakeThreads threads that run DTLS handshakes (they block while they wait for the node)
  * @param maxHandshakes    handshakes waiting or running at most; a ClientHello beyond is dropped and counted
  * @param idleMs           a DTLS session that heard nothing from its node this long is closed
+ * @param tlsKeystore      the gateway's TLS certificate and key (PKCS#12) for its MQTT listeners; null: none
+ * @param tlsPassword      that keystore's password
  */
-public record SecurityOptions(String credentials, int handshakeThreads, int maxHandshakes, long idleMs) {
+public record SecurityOptions(String credentials, int handshakeThreads, int maxHandshakes, long idleMs,
+                              String tlsKeystore, String tlsPassword) {
 
     public SecurityOptions {
         if (handshakeThreads <= 0 || maxHandshakes <= 0 || idleMs <= 0) {

@@ -12,7 +12,7 @@ import java.util.UUID;
  * topic of its own it names as a Response Topic, and {@code ckc/groups/...} and {@code ckc/broadcast} to read
  * groupcasts and broadcasts apart from its inbox. The client id names the node.
  */
-final class DeviceTopics {
+public final class DeviceTopics {
 
     static final String APP_PREFIX = "app/";
     static final String GROUP_PREFIX = "ckc/groups/";
@@ -40,7 +40,7 @@ final class DeviceTopics {
      * The node id of a client id: the UUID it spells, or else a name-based UUID of it, so any client id works and the
      * same one always names the same node.
      */
-    static UUID nodeId(String clientId) {
+    public static UUID nodeId(String clientId) {
         try {
             UUID parsed = UUID.fromString(clientId);
             if (parsed.toString().equalsIgnoreCase(clientId)) {

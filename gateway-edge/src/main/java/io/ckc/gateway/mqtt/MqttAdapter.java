@@ -1,5 +1,17 @@
 package io.ckc.gateway.mqtt;
 
+import io.ckc.gateway.core.SecurityOptions;
+import io.netty.handler.ssl.SslContext;
+import io.netty.handler.ssl.SslContextBuilder;
+
+import javax.net.ssl.KeyManagerFactory;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.GeneralSecurityException;
+import java.security.KeyStore;
+
 import io.ckc.gateway.core.GatewayCore;
 import io.ckc.gateway.core.GatewayMetrics;
 import io.ckc.gateway.core.ProtocolAdapter;
@@ -63,11 +75,15 @@ public final class MqttAdapter implements ProtocolAdapter {
     public static MqttAdapter start(MqttOptions options, GatewayCore core, GatewayMetrics metrics,
                                     EventLoopGroup loops) throws InterruptedException {
         DeviceSessions sessions = new DeviceSessions();
+        SslContext tls = tls(core.options().security());
         ScheduledFuture<?> sweep = loops.next().scheduleAtFixedRate(() -> sessions.sweep(System.currentTimeMillis()),
                 1, 1, TimeUnit.MINUTES);
         Channel tcp = server(loops).childHandler(new ChannelInitializer<SocketChannel>() {
             @Override
             protected void initChannel(SocketChannel channel) {
+                if (tls != null) {
+                    channel.pipeline().addLast("tls", tls.newHandler(channel.alloc()));
+                }
                 mqtt(channel.pipeline(), options, core, metrics, sessions);
             }
         }).bind(options.host(), options.port()).sync().channel();
@@ -79,6 +95,9 @@ public final class MqttAdapter implements ProtocolAdapter {
             webSocket = server(loops).childHandler(new ChannelInitializer<SocketChannel>() {
                 @Override
                 protected void initChannel(SocketChannel channel) {
+                    if (tls != null) {
+                        channel.pipeline().addLast("tls", tls.newHandler(channel.alloc()));
+                    }
                     channel.pipeline()
                             .addLast("http", new HttpServerCodec())
                             .addLast("http-aggregator", new HttpObjectAggregator(8 * 1024))
@@ -90,6 +109,27 @@ public final class MqttAdapter implements ProtocolAdapter {
             }).bind(options.host(), options.webSocketPort()).sync().channel();
         }
         return new MqttAdapter(tcp, webSocket, sweep, options.publicHost());
+    }
+
+    /**
+     * TLS for both listeners where devices authenticate (they send their password in CONNECT), from the gateway's
+     * PKCS#12 keystore; none in the insecure mode.
+     */
+    static SslContext tls(SecurityOptions security) {
+        if (security.insecure()) {
+            return null;
+        }
+        char[] password = security.tlsPassword() == null ? new char[0] : security.tlsPassword().toCharArray();
+        try (InputStream in = Files.newInputStream(Path.of(security.tlsKeystore()))) {
+            KeyStore keys = KeyStore.getInstance("PKCS12");
+            keys.load(in, password);
+            KeyManagerFactory factory = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
+            factory.init(keys, password);
+            return SslContextBuilder.forServer(factory).protocols("TLSv1.3", "TLSv1.2").build();
+        } catch (IOException | GeneralSecurityException e) {
+            throw new IllegalArgumentException("cannot read the TLS keystore " + security.tlsKeystore()
+                    + " (CKC_TLS_KEYSTORE, CKC_TLS_KEYSTORE_PASSWORD): " + e.getMessage(), e);
+        }
     }
 
     private static ServerBootstrap server(EventLoopGroup loops) {

@@ -1,5 +1,8 @@
 package io.ckc.gateway.mqtt;
 
+import java.util.Optional;
+import io.ckc.protocol.dtls.Identity;
+import io.ckc.gateway.core.NodeAuthenticator;
 import io.ckc.protocol.dtls.Grants;
 import com.fasterxml.jackson.databind.ObjectReader;
 import io.ckc.gateway.core.ConnectAnswer;
@@ -152,6 +155,20 @@ final class MqttConnection extends ChannelInboundHandlerAdapter {
                     : MqttConnectReturnCode.CONNECTION_REFUSED_IDENTIFIER_REJECTED);
             return;
         }
+        Grants grants = Grants.ALL; // the insecure mode: no credentials to judge by
+        if (core.authenticator().isPresent()) {
+            NodeAuthenticator authenticator = core.authenticator().get();
+            Optional<Identity> who = authenticator.password(connect.payload().userName(),
+                    connect.payload().passwordInBytes());
+            if (who.isEmpty() || !who.get().node().equals(DeviceTopics.nodeId(clientId))) {
+                metrics.connectsRefused.labelValues(ConnectAnswer.BAD_CREDENTIALS.label()).inc();
+                refuseConnect(ctx, version == 5 ? MqttConnectReturnCode.CONNECTION_REFUSED_BAD_USERNAME_OR_PASSWORD
+                        : MqttConnectReturnCode.CONNECTION_REFUSED_BAD_USER_NAME_OR_PASSWORD);
+                return;
+            }
+            grants = authenticator.grants(who.get());
+        }
+        Grants granted = grants;
         if (ctx.pipeline().get("connect-timeout") != null) {
             ctx.pipeline().remove("connect-timeout");
         }
@@ -205,7 +222,7 @@ final class MqttConnection extends ChannelInboundHandlerAdapter {
                     previous.takenOver();
                 }
             }
-            link = (MqttLink) target.open(mnId, epoch, Grants.ALL, session -> { // MQTT is not authenticated yet
+            link = (MqttLink) target.open(mnId, epoch, granted, session -> {
                 // after the session it replaces has closed (and kept its subscriptions, if it was to be kept)
                 long now = System.currentTimeMillis();
                 Set<String> resumed = null;

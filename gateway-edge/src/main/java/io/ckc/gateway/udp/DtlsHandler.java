@@ -146,10 +146,10 @@ final class DtlsHandler extends ChannelDuplexHandler {
         InetSocketAddress from = peer.address;
         try {
             DtlsPeers.Accepted accepted = DtlsPeers.accept(peer.queue, request, peer.connectionId,
-                    identity -> sessions.store.lookup(identity).map(c -> c.key()));
+                    sessions.authenticator::key);
             peer.session = accepted.session();
             peer.identity = accepted.identity();
-            peer.grants = sessions.store.lookup(peer.identity).map(c -> c.grants()).orElse(Grants.DEFAULT);
+            peer.grants = sessions.authenticator.grants(peer.identity);
             DtlsHandler owner = sessions.ownerOf(peer.node());
             peer.owner = owner;
             sessions.metrics.dtlsHandshakes.labelValues("ok").inc();

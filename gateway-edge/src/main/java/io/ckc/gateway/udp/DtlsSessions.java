@@ -2,7 +2,7 @@ package io.ckc.gateway.udp;
 
 import io.ckc.gateway.core.AddressLimits;
 import io.ckc.gateway.core.GatewayMetrics;
-import io.ckc.protocol.dtls.CredentialStore;
+import io.ckc.gateway.core.NodeAuthenticator;
 import io.ckc.protocol.dtls.DatagramQueue;
 import io.ckc.protocol.dtls.DtlsSession;
 import io.ckc.protocol.dtls.Grants;
@@ -59,7 +59,7 @@ final class DtlsSessions {
         }
     }
 
-    final CredentialStore store;
+    final NodeAuthenticator authenticator;
     final GatewayMetrics metrics;
     final AddressLimits addressLimits;
     final long idleMs;
@@ -73,9 +73,9 @@ final class DtlsSessions {
     /** The handler of the socket a node's shard writes on; set once the sockets are bound. */
     private volatile Function<UUID, DtlsHandler> ownerOf;
 
-    DtlsSessions(CredentialStore store, GatewayMetrics metrics, AddressLimits addressLimits, long idleMs,
+    DtlsSessions(NodeAuthenticator authenticator, GatewayMetrics metrics, AddressLimits addressLimits, long idleMs,
                  int handshakeThreads, int maxHandshakes) {
-        this.store = store;
+        this.authenticator = authenticator;
         this.metrics = metrics;
         this.addressLimits = addressLimits;
         this.idleMs = idleMs;

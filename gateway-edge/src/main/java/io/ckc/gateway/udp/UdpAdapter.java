@@ -5,7 +5,6 @@ import io.ckc.gateway.core.GatewayCore;
 import io.ckc.gateway.core.ProtocolAdapter;
 import io.ckc.gateway.core.GatewayMetrics;
 import io.ckc.gateway.core.SecurityOptions;
-import io.ckc.protocol.dtls.CredentialStore;
 import io.ckc.protocol.frame.FrameCodec;
 import io.ckc.protocol.netty.DatagramTransport;
 import io.ckc.protocol.records.Endpoint;
@@ -16,7 +15,6 @@ import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelOption;
 
 import java.net.InetSocketAddress;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Supplier;
@@ -52,10 +50,10 @@ public final class UdpAdapter implements ProtocolAdapter {
      */
     public static UdpAdapter start(UdpOptions options, GatewayCore core, GatewayMetrics metrics,
                                    Supplier<ChannelHandler> linkHook) throws InterruptedException {
-        SecurityOptions security = options.security();
-        DtlsSessions dtls = security.insecure() ? null : new DtlsSessions(
-                CredentialStore.open(Path.of(security.credentials())), metrics, core.addressLimits(), security.idleMs(),
-                security.handshakeThreads(), security.maxHandshakes());
+        SecurityOptions security = core.options().security();
+        DtlsSessions dtls = core.authenticator().map(authenticator -> new DtlsSessions(authenticator, metrics,
+                core.addressLimits(), security.idleMs(), security.handshakeThreads(), security.maxHandshakes()))
+                .orElse(null);
         UdpShard[] shards = new UdpShard[core.shardCount()];
         for (int i = 0; i < shards.length; i++) {
             shards[i] = new UdpShard(core.shard(i), options.reliability(), metrics,

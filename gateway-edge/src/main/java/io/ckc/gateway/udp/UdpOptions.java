@@ -1,6 +1,6 @@
 package io.ckc.gateway.udp;
 
-import io.ckc.gateway.core.SecurityOptions;
+
 import io.ckc.protocol.mrudp.ReliabilityConfig;
 
 /**
@@ -11,8 +11,7 @@ import io.ckc.protocol.mrudp.ReliabilityConfig;
  * @param publicHost    the host nodes use to reach it, as the gateway announces it
  * @param socketPerLoop one socket per event loop on the same port, where the OS has SO_REUSEPORT
  * @param reliability   retransmission and window settings of each session
- * @param security      how nodes authenticate (DTLS against the credential store), or the insecure mode
  */
 public record UdpOptions(String host, int port, String publicHost, boolean socketPerLoop,
-                         ReliabilityConfig reliability, SecurityOptions security) {
+                         ReliabilityConfig reliability) {
 }

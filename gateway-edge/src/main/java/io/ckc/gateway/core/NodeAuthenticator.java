@@ -1,0 +1,63 @@
+package io.ckc.gateway.core;
+
+import io.ckc.protocol.dtls.CredentialStore;
+import io.ckc.protocol.dtls.Grants;
+import io.ckc.protocol.dtls.Identity;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.util.Base64;
+import java.util.Optional;
+
+/**
+ * Who may open a session as a node, for every adapter: the credential store, read by the core, asked in the adapter's
+ * own terms. A DTLS handshake asks for the node's key (the handshake proves the node holds it); an MQTT CONNECT
+ * gives its identity as username and its key, base64, as password. Both get the node's {@link Grants} from here.
+ */
+public final class NodeAuthenticator {
+
+    private final CredentialStore store;
+
+    NodeAuthenticator(CredentialStore store) {
+        this.store = store;
+    }
+
+    /** The authenticator of these options: empty in the insecure mode. */
+    static Optional<NodeAuthenticator> of(SecurityOptions security) {
+        return security.insecure() ? Optional.empty()
+                : Optional.of(new NodeAuthenticator(CredentialStore.open(Path.of(security.credentials()))));
+    }
+
+    /** The key a node must prove, if the store knows it. */
+    public Optional<byte[]> key(Identity identity) {
+        return store.lookup(identity).map(CredentialStore.Credential::key);
+    }
+
+    /** What the node may do; the defaults for a node the store no longer knows. */
+    public Grants grants(Identity identity) {
+        return store.lookup(identity).map(CredentialStore.Credential::grants).orElse(Grants.DEFAULT);
+    }
+
+    /**
+     * The identity a username and password prove: the username names it ({@code <node id>} or {@code <fleet>/<node
+     * id>}), the password is its key in base64. Compared in constant time.
+     */
+    public Optional<Identity> password(String username, byte[] password) {
+        if (username == null || password == null) {
+            return Optional.empty();
+        }
+        Optional<Identity> identity = Identity.parse(username.getBytes(StandardCharsets.UTF_8));
+        Optional<byte[]> key = identity.flatMap(this::key);
+        if (key.isEmpty()) {
+            return Optional.empty();
+        }
+        byte[] given;
+        try {
+            given = Base64.getDecoder().decode(new String(password, StandardCharsets.UTF_8).trim());
+        } catch (IllegalArgumentException e) {
+            return Optional.empty();
+        }
+        return MessageDigest.isEqual(given, key.get()) ? identity : Optional.empty();
+    }
+}
