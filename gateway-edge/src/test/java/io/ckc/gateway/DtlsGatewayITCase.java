@@ -218,6 +218,50 @@ class DtlsGatewayITCase {
     }
 
     @Test
+    void aSessionCarriesOnlyItsOwnNodesFrames() throws Exception {
+        Topics topics = KAFKA.freshTopics();
+        KAFKA.createTopics(topics, List.of("echo"), List.of("gw-own"));
+        UUID node = UUID.randomUUID();
+        UUID victim = UUID.randomUUID();
+        try (Gateway gateway = gateway("gw-own", topics);
+             DatagramSocket socket = new DatagramSocket()) {
+            // a real node's DTLS session, driven by hand: its frames name another node
+            io.ckc.protocol.dtls.DatagramQueue queue = new io.ckc.protocol.dtls.DatagramQueue(datagram -> {
+                try {
+                    socket.send(new java.net.DatagramPacket(datagram, datagram.length, gateway.udpAddress()));
+                } catch (java.io.IOException e) {
+                    throw new java.io.UncheckedIOException(e);
+                }
+            });
+            Thread reader = new Thread(() -> {
+                byte[] buffer = new byte[65_535];
+                while (!socket.isClosed()) {
+                    java.net.DatagramPacket packet = new java.net.DatagramPacket(buffer, buffer.length);
+                    try {
+                        socket.receive(packet);
+                    } catch (java.io.IOException closed) {
+                        return;
+                    }
+                    queue.offer(java.util.Arrays.copyOf(buffer, packet.getLength()),
+                            (java.net.InetSocketAddress) packet.getSocketAddress());
+                }
+            });
+            reader.setDaemon(true);
+            reader.start();
+            io.ckc.protocol.dtls.DtlsSession session = io.ckc.protocol.dtls.DtlsPeers.connect(queue,
+                    io.ckc.protocol.dtls.Identity.of(FLEET, node), NodeKeys.fleetNodeKey(fleetKey, FLEET, node), 42L);
+            for (Frame frame : List.of(new Frame.Connect(victim, 1), new Frame.Disconnect(victim, 1))) {
+                ByteBuf encoded = FrameCodec.encode(frame, io.netty.buffer.ByteBufAllocator.DEFAULT);
+                session.send(encoded);
+                encoded.release();
+            }
+            Await.until("both frames naming another node dropped", 30,
+                    () -> counter(gateway.metrics().dtlsDropped, "wrong_node") >= 2);
+            assertThat(KAFKA.read(topics.mnEvents(), 1, Duration.ofSeconds(2))).as("no session for the victim").isEmpty();
+        }
+    }
+
+    @Test
     void aNodeThatMovesToAnotherAddressKeepsItsSession() throws Exception {
         Topics topics = KAFKA.freshTopics();
         KAFKA.createTopics(topics, List.of("echo"), List.of("gw-roam"));
