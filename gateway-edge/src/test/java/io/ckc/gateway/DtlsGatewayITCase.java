@@ -151,6 +151,7 @@ class DtlsGatewayITCase {
             Await.until("the delivery reached the node", 30, () -> inbox.received.containsKey(node.id()));
             assertThat(inbox.received.get(node.id())).containsExactly("for-the-node");
             assertThat(counter(gateway.metrics().dtlsHandshakes, "ok")).isEqualTo(1);
+            assertThat(counter(gateway.metrics().dtlsDropped, "forged")).as("an honest node's records all open").isZero();
             assertThat(wire.sent).isNotEmpty().allSatisfy(datagram -> {
                 assertThat(datagram[0] & 0xFF).as("a DTLS record, never a plain frame").isNotEqualTo(FrameCodec.MAGIC);
                 assertThat(new String(datagram, StandardCharsets.ISO_8859_1)).doesNotContain("secret-");

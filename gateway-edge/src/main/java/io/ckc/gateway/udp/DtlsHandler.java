@@ -172,15 +172,18 @@ final class DtlsHandler extends ChannelDuplexHandler {
             closeQuietly(older);
         }
         peer.heardMs = SessionShard.nowMs();
+        // what the handshake read is not the session's to open: count from what still waits
+        peer.queued.set(peer.queue.waiting());
         drain(peer);
     }
 
     private void queue(DtlsSessions.Peer peer, ByteBuf datagram, InetSocketAddress sender) {
+        peer.queued.incrementAndGet(); // before it can be read, so that a drain never opens more than it counted
         if (!peer.queue.offer(ByteBufUtil.getBytes(datagram), sender)) {
+            peer.queued.decrementAndGet();
             sessions.metrics.dtlsDropped.labelValues("queue_full").inc();
             return;
         }
-        peer.queued.incrementAndGet();
         DtlsHandler owner = peer.owner;
         if (owner == null) {
             return; // the handshake thread reads it

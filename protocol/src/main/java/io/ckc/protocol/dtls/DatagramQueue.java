@@ -52,6 +52,11 @@ public final class DatagramQueue implements DatagramTransport {
         return in.offer(new Datagram(datagram, sender));
     }
 
+    /** Datagrams queued and not yet read. */
+    public int waiting() {
+        return in.size();
+    }
+
     /** From now on reads never wait: the session is up and read on its event loop. */
     void stopWaiting() {
         waits = false;
