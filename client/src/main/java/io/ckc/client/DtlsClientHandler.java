@@ -1,6 +1,7 @@
 package io.ckc.client;
 
 import io.ckc.protocol.dtls.DatagramQueue;
+import io.ckc.protocol.dtls.DatagramWriter;
 import io.ckc.protocol.dtls.DtlsPeers;
 import io.ckc.protocol.dtls.DtlsRecords;
 import io.ckc.protocol.dtls.DtlsSession;
@@ -79,7 +80,7 @@ final class DtlsClientHandler extends ChannelDuplexHandler {
     private final Map<InetSocketAddress, Connection> handshaking = new HashMap<>();
     private final Map<InetSocketAddress, Queue<Connection>> waiting = new HashMap<>();
     private ChannelHandlerContext ctx;
-    private boolean flushPending;
+    private DatagramWriter out;
 
     /** @param dropped counts datagrams and frames dropped: not DTLS, failed authentication, or no session */
     DtlsClientHandler(NodeCredentials credentials, AtomicLong dropped) {
@@ -90,6 +91,7 @@ final class DtlsClientHandler extends ChannelDuplexHandler {
     @Override
     public void handlerAdded(ChannelHandlerContext ctx) {
         this.ctx = ctx;
+        this.out = new DatagramWriter(ctx);
     }
 
     @Override
@@ -297,25 +299,16 @@ final class DtlsClientHandler extends ChannelDuplexHandler {
     }
 
     private void writeRaw(byte[] datagram, InetSocketAddress to) {
-        DatagramPacket packet = new DatagramPacket(Unpooled.wrappedBuffer(datagram), to);
-        if (ctx.executor().inEventLoop()) {
-            ctx.write(packet, ctx.voidPromise());
-            flushPending = true;
-        } else {
-            ctx.writeAndFlush(packet, ctx.voidPromise());
-        }
+        out.write(datagram, to);
     }
 
     @Override
     public void flush(ChannelHandlerContext ctx) {
-        flushPending = false;
+        out.flushed();
         ctx.flush();
     }
 
     private void flushIfWritten() {
-        if (flushPending) {
-            flushPending = false;
-            ctx.flush();
-        }
+        out.flushIfWritten();
     }
 }

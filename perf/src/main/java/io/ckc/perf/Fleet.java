@@ -36,6 +36,12 @@ final class Fleet implements AutoCloseable {
 
     /** Nodes per shared UDP socket. */
     static final int NODES_PER_TRANSPORT = 2_000;
+    /**
+     * Nodes per shared UDP socket where they authenticate: the DTLS handshakes of one socket's nodes with one gateway
+     * run one after another (the gateway's handshake messages carry no connection ID to tell them apart), so a fleet
+     * of devices that each have a socket of their own is simulated by more sockets, not by handshakes in a queue.
+     */
+    static final int AUTHENTICATED_NODES_PER_TRANSPORT = 50;
 
     private final EventLoopGroup loops;
     private final List<ClientTransport> transports = new ArrayList<>();
@@ -90,7 +96,8 @@ final class Fleet implements AutoCloseable {
         delivered = trips.delivered;
         duplicates = trips.duplicates;
         handoversPerNode = new AtomicIntegerArray(nodeCount);
-        int transportCount = Math.max(2, (nodeCount + NODES_PER_TRANSPORT - 1) / NODES_PER_TRANSPORT);
+        int perTransport = FleetCredentials.current() == null ? NODES_PER_TRANSPORT : AUTHENTICATED_NODES_PER_TRANSPORT;
+        int transportCount = Math.max(2, (nodeCount + perTransport - 1) / perTransport);
         for (int i = 0; i < transportCount; i++) {
             transports.add(ClientTransport.open(loops, FleetCredentials.current(), null));
         }

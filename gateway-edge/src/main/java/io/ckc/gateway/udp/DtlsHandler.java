@@ -1,6 +1,7 @@
 package io.ckc.gateway.udp;
 
 import io.ckc.gateway.core.SessionShard;
+import io.ckc.protocol.dtls.DatagramWriter;
 import io.ckc.protocol.dtls.DtlsPeers;
 import io.ckc.protocol.dtls.DtlsRecords;
 import io.ckc.protocol.dtls.Grants;
@@ -59,8 +60,8 @@ final class DtlsHandler extends ChannelDuplexHandler {
     /** The sessions that live on this socket's loop, by node. */
     private final Map<UUID, DtlsSessions.Peer> owned = new HashMap<>();
     private ChannelHandlerContext ctx;
+    private DatagramWriter out;
     private ScheduledFuture<?> sweeps;
-    private boolean flushPending;
 
     DtlsHandler(DtlsSessions sessions) {
         this.sessions = sessions;
@@ -69,6 +70,7 @@ final class DtlsHandler extends ChannelDuplexHandler {
     @Override
     public void handlerAdded(ChannelHandlerContext ctx) {
         this.ctx = ctx;
+        this.out = new DatagramWriter(ctx);
         sweeps = ctx.executor().scheduleAtFixedRate(this::closeIdle, SWEEP_MS, SWEEP_MS, TimeUnit.MILLISECONDS);
     }
 
@@ -264,26 +266,17 @@ final class DtlsHandler extends ChannelDuplexHandler {
 
     @Override
     public void flush(ChannelHandlerContext ctx) {
-        flushPending = false;
+        out.flushed();
         ctx.flush();
     }
 
     /** A sealed record or a handshake message to a node: from this loop at once, from a handshake thread by a task. */
     void writeRaw(byte[] datagram, InetSocketAddress to) {
-        DatagramPacket packet = new DatagramPacket(Unpooled.wrappedBuffer(datagram), to);
-        if (ctx.executor().inEventLoop()) {
-            ctx.write(packet, ctx.voidPromise());
-            flushPending = true;
-        } else {
-            ctx.writeAndFlush(packet, ctx.voidPromise());
-        }
+        out.write(datagram, to);
     }
 
     private void flushIfWritten() {
-        if (flushPending) {
-            flushPending = false;
-            ctx.flush();
-        }
+        out.flushIfWritten();
     }
 
     /** What a cookie is bound to: the sender's address and port. */
@@ -304,8 +297,7 @@ final class DtlsHandler extends ChannelDuplexHandler {
 
             @Override
             public void send(byte[] buf, int off, int len) {
-                ctx.write(new DatagramPacket(Unpooled.copiedBuffer(buf, off, len), to), ctx.voidPromise());
-                flushPending = true;
+                out.write(java.util.Arrays.copyOfRange(buf, off, off + len), to);
             }
         };
     }

@@ -42,6 +42,8 @@ public final class DatagramQueue implements DatagramTransport {
     private volatile boolean waits = true;
     /** The sender of the datagram the record layer read last: where its records came from. */
     private InetSocketAddress lastSender;
+    /** The length of that datagram: records of it the record layer has not opened yet are at most this long. */
+    private int lastLength;
 
     public DatagramQueue(Consumer<byte[]> out) {
         this.out = out;
@@ -66,9 +68,19 @@ public final class DatagramQueue implements DatagramTransport {
         return lastSender;
     }
 
+    /**
+     * The record layer allocates a buffer of this size for every read. Why not always the largest record: a session
+     * reads each datagram with two reads (the second finds the queue empty), so 18 KB of garbage per datagram on each
+     * side of every round trip. Once the session is up it is the next datagram's length, and at least the last one's,
+     * whose further records (a datagram may hold several) the record layer keeps and copies into that buffer.
+     */
     @Override
     public int getReceiveLimit() {
-        return DtlsRecords.MAX_RECORD_BYTES;
+        if (waits) {
+            return DtlsRecords.MAX_RECORD_BYTES;
+        }
+        Datagram head = in.peek();
+        return Math.max(DtlsRecords.HEADER_BYTES, Math.max(lastLength, head == null ? 0 : head.bytes().length));
     }
 
     @Override
@@ -96,6 +108,7 @@ public final class DatagramQueue implements DatagramTransport {
             }
         }
         lastSender = next.sender();
+        lastLength = next.bytes().length;
         if (next.bytes().length > len) {
             return next.bytes().length; // more than a record can be: the record layer discards it
         }

@@ -26,8 +26,13 @@ public final class DtlsSession {
     private final DTLSTransport transport;
     private final DatagramQueue queue;
     private final long connectionId;
-    private final byte[] plaintext = new byte[DtlsRecords.MAX_PLAINTEXT_BYTES];
-    private byte[] sealed = new byte[1024];
+    /**
+     * Buffers of the thread that opens and seals, shared by all its sessions: a session's own would cost 17 KB per
+     * node, idle or not. A receiver gets the plaintext only until it returns.
+     */
+    private static final ThreadLocal<byte[]> PLAINTEXT = ThreadLocal.withInitial(
+            () -> new byte[DtlsRecords.MAX_PLAINTEXT_BYTES]);
+    private static final ThreadLocal<byte[][]> SEALED = ThreadLocal.withInitial(() -> new byte[][] {new byte[1024]});
     private int flags;
     private final DTLSRecordCallback callback = accepted -> flags = accepted;
 
@@ -54,6 +59,7 @@ public final class DtlsSession {
      */
     public int drain(Receiver receiver) throws IOException {
         int opened = 0;
+        byte[] plaintext = PLAINTEXT.get();
         while (true) {
             flags = DTLSRecordFlags.NONE;
             int length;
@@ -73,9 +79,11 @@ public final class DtlsSession {
     /** Seals the bytes into one record and writes it to the peer. */
     public void send(ByteBuf frame) throws IOException {
         int length = frame.readableBytes();
-        if (sealed.length < length) {
-            sealed = new byte[Math.max(length, sealed.length * 2)];
+        byte[][] holder = SEALED.get();
+        if (holder[0].length < length) {
+            holder[0] = new byte[Math.max(length, holder[0].length * 2)];
         }
+        byte[] sealed = holder[0];
         frame.getBytes(frame.readerIndex(), sealed, 0, length);
         transport.send(sealed, 0, length);
     }
