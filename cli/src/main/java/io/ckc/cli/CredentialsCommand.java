@@ -2,9 +2,9 @@ package io.ckc.cli;
 
 import io.ckc.gateway.mqtt.DeviceTopics;
 import io.ckc.gateway.mqtt.GatewayKeystore;
-import io.ckc.protocol.dtls.CredentialStore;
-import io.ckc.protocol.dtls.Grants;
-import io.ckc.protocol.dtls.NodeKeys;
+import io.ckc.protocol.auth.CredentialStore;
+import io.ckc.protocol.auth.Grants;
+import io.ckc.protocol.auth.NodeKeys;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;

@@ -11,7 +11,6 @@ import io.ckc.protocol.frame.MalformedFrameException;
 import io.ckc.protocol.netty.AddressedFrame;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
-import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelDuplexHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelPromise;

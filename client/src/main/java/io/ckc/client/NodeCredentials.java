@@ -1,7 +1,7 @@
 package io.ckc.client;
 
-import io.ckc.protocol.dtls.Identity;
-import io.ckc.protocol.dtls.NodeKeys;
+import io.ckc.protocol.auth.Identity;
+import io.ckc.protocol.auth.NodeKeys;
 
 import java.util.Map;
 import java.util.Optional;

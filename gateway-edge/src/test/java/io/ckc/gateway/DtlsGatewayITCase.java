@@ -6,9 +6,9 @@ import io.ckc.client.ClientTransport;
 import io.ckc.client.MobileNode;
 import io.ckc.client.NodeCredentials;
 import io.ckc.gateway.core.SecurityOptions;
-import io.ckc.protocol.dtls.CredentialStore;
-import io.ckc.protocol.dtls.Grants;
-import io.ckc.protocol.dtls.NodeKeys;
+import io.ckc.protocol.auth.CredentialStore;
+import io.ckc.protocol.auth.Grants;
+import io.ckc.protocol.auth.NodeKeys;
 import io.ckc.protocol.frame.Body;
 import io.ckc.protocol.frame.Frame;
 import io.ckc.protocol.frame.FrameCodec;
@@ -23,7 +23,6 @@ import io.ckc.testing.Await;
 import io.ckc.testing.EmbeddedKafkaExtension;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
-import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelOutboundHandlerAdapter;
 import io.netty.channel.ChannelPromise;
@@ -250,7 +249,7 @@ class DtlsGatewayITCase {
             reader.setDaemon(true);
             reader.start();
             io.ckc.protocol.dtls.DtlsSession session = io.ckc.protocol.dtls.DtlsPeers.connect(queue,
-                    io.ckc.protocol.dtls.Identity.of(FLEET, node), NodeKeys.fleetNodeKey(fleetKey, FLEET, node), 42L);
+                    io.ckc.protocol.auth.Identity.of(FLEET, node), NodeKeys.fleetNodeKey(fleetKey, FLEET, node), 42L);
             for (Frame frame : List.of(new Frame.Connect(victim, 1), new Frame.Disconnect(victim, 1))) {
                 ByteBuf encoded = FrameCodec.encode(frame, io.netty.buffer.ByteBufAllocator.DEFAULT);
                 session.send(encoded);

@@ -1,7 +1,7 @@
 package io.ckc.perf;
 
 import io.ckc.client.NodeCredentials;
-import io.ckc.protocol.dtls.CredentialStore;
+import io.ckc.protocol.auth.CredentialStore;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -12,8 +12,8 @@ import java.security.KeyStore;
 import java.util.Base64;
 import java.util.UUID;
 import javax.net.ssl.TrustManagerFactory;
-import io.ckc.protocol.dtls.Identity;
-import io.ckc.protocol.dtls.NodeKeys;
+import io.ckc.protocol.auth.Identity;
+import io.ckc.protocol.auth.NodeKeys;
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslContextBuilder;
 

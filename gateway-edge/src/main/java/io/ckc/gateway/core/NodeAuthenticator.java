@@ -1,8 +1,8 @@
 package io.ckc.gateway.core;
 
-import io.ckc.protocol.dtls.CredentialStore;
-import io.ckc.protocol.dtls.Grants;
-import io.ckc.protocol.dtls.Identity;
+import io.ckc.protocol.auth.CredentialStore;
+import io.ckc.protocol.auth.Grants;
+import io.ckc.protocol.auth.Identity;
 
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;

@@ -1,6 +1,6 @@
 package io.ckc.gateway.core;
 
-import io.ckc.protocol.dtls.Grants;
+import io.ckc.protocol.auth.Grants;
 import io.ckc.protocol.records.Context;
 import io.ckc.protocol.records.Unicast;
 import io.github.bucket4j.Bucket;

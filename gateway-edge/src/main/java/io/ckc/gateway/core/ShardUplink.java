@@ -1,6 +1,5 @@
 package io.ckc.gateway.core;
 
-import io.ckc.protocol.dtls.Grants;
 import io.ckc.protocol.kafka.Topics;
 import io.ckc.protocol.records.AppMessage;
 import io.ckc.protocol.records.Context;

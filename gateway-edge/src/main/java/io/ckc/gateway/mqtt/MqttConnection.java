@@ -1,9 +1,9 @@
 package io.ckc.gateway.mqtt;
 
 import java.util.Optional;
-import io.ckc.protocol.dtls.Identity;
+import io.ckc.protocol.auth.Identity;
 import io.ckc.gateway.core.NodeAuthenticator;
-import io.ckc.protocol.dtls.Grants;
+import io.ckc.protocol.auth.Grants;
 import com.fasterxml.jackson.databind.ObjectReader;
 import io.ckc.gateway.core.ConnectAnswer;
 import io.ckc.gateway.core.GatewayCore;

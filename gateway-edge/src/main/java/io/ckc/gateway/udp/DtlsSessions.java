@@ -5,8 +5,8 @@ import io.ckc.gateway.core.GatewayMetrics;
 import io.ckc.gateway.core.NodeAuthenticator;
 import io.ckc.protocol.dtls.DatagramQueue;
 import io.ckc.protocol.dtls.DtlsSession;
-import io.ckc.protocol.dtls.Grants;
-import io.ckc.protocol.dtls.Identity;
+import io.ckc.protocol.auth.Grants;
+import io.ckc.protocol.auth.Identity;
 import io.netty.util.concurrent.DefaultThreadFactory;
 
 import java.net.InetSocketAddress;

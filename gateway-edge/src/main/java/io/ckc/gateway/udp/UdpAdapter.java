@@ -1,6 +1,6 @@
 package io.ckc.gateway.udp;
 
-import io.ckc.protocol.dtls.Grants;
+import io.ckc.protocol.auth.Grants;
 import io.ckc.gateway.core.GatewayCore;
 import io.ckc.gateway.core.ProtocolAdapter;
 import io.ckc.gateway.core.GatewayMetrics;

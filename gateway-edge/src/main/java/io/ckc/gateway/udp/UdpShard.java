@@ -1,6 +1,6 @@
 package io.ckc.gateway.udp;
 
-import io.ckc.protocol.dtls.Grants;
+import io.ckc.protocol.auth.Grants;
 import io.ckc.gateway.core.ConnectAnswer;
 import io.ckc.gateway.core.GatewayMetrics;
 import io.ckc.gateway.core.Refusal;

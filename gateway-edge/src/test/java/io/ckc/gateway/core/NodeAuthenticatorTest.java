@@ -1,9 +1,9 @@
 package io.ckc.gateway.core;
 
-import io.ckc.protocol.dtls.CredentialStore;
-import io.ckc.protocol.dtls.Grants;
-import io.ckc.protocol.dtls.Identity;
-import io.ckc.protocol.dtls.NodeKeys;
+import io.ckc.protocol.auth.CredentialStore;
+import io.ckc.protocol.auth.Grants;
+import io.ckc.protocol.auth.Identity;
+import io.ckc.protocol.auth.NodeKeys;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 

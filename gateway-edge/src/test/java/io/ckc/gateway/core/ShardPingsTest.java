@@ -1,6 +1,6 @@
 package io.ckc.gateway.core;
 
-import io.ckc.protocol.dtls.Grants;
+import io.ckc.protocol.auth.Grants;
 import io.netty.channel.embedded.EmbeddedChannel;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import org.junit.jupiter.api.AfterEach;

@@ -1,6 +1,6 @@
 package io.ckc.gateway.core;
 
-import io.ckc.protocol.dtls.Grants;
+import io.ckc.protocol.auth.Grants;
 import io.ckc.gateway.GatewayConfig;
 import io.ckc.protocol.kafka.Topics;
 import io.ckc.protocol.records.AppMessage;

@@ -1,5 +1,6 @@
 package io.ckc.protocol.dtls;
 
+import io.ckc.protocol.auth.Identity;
 import org.bouncycastle.tls.BasicTlsPSKIdentity;
 import org.bouncycastle.tls.CipherSuite;
 import org.bouncycastle.tls.DTLSClientProtocol;

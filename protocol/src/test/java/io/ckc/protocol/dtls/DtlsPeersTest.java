@@ -1,5 +1,7 @@
 package io.ckc.protocol.dtls;
 
+import io.ckc.protocol.auth.NodeKeys;
+import io.ckc.protocol.auth.Identity;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import org.bouncycastle.tls.DTLSRequest;

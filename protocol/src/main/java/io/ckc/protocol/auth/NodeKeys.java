@@ -1,4 +1,4 @@
-package io.ckc.protocol.dtls;
+package io.ckc.protocol.auth;
 
 import org.bouncycastle.crypto.digests.SHA256Digest;
 import org.bouncycastle.crypto.generators.HKDFBytesGenerator;

@@ -1,4 +1,4 @@
-package io.ckc.protocol.dtls;
+package io.ckc.protocol.auth;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonProperty;

@@ -1,4 +1,4 @@
-package io.ckc.protocol.dtls;
+package io.ckc.protocol.auth;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;

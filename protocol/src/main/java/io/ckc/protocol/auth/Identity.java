@@ -1,4 +1,4 @@
-package io.ckc.protocol.dtls;
+package io.ckc.protocol.auth;
 
 import java.nio.charset.StandardCharsets;
 import java.util.Optional;
