@@ -325,7 +325,7 @@ final class PerfCommands implements Runnable {
             Path results = home.newResults(scenario());
             args.addAll(List.of("--csv", results.resolve("capacity.csv").toString()));
             Stack stack = new Stack(home);
-            StackShape shape = stack.ensure(shape());
+            StackShape shape = stack.ensure(shape().withInsecure(insecure));
             args.addAll(List.of("--gateway-pid-file", stack.firstGatewayPidFile().toString(), "--mqtt-gateway",
                     shape.mqttAddresses().get(0)));
             int code = Simulator.capacity(home).run(args, results.resolve("run.log")).exitCode();
@@ -397,7 +397,7 @@ final class PerfCommands implements Runnable {
             args.addAll(List.of("--bootstrap", KafkaBroker.BOOTSTRAP, "--metrics",
                     "http://127.0.0.1:" + StackShape.FIRST_METRICS_PORT + "/metrics"));
             checkSimulatorArgs(withGateways(args, List.of("127.0.0.1:" + StackShape.FIRST_UDP_PORT)));
-            StackShape stack = new Stack(home).ensure(shape());
+            StackShape stack = new Stack(home).ensure(shape().withInsecure(insecure));
             return Simulator.measuring(home).run(withGateways(args, stack.gatewayAddresses()), null).exitCode();
         }
     }
@@ -412,7 +412,7 @@ final class PerfCommands implements Runnable {
                 "--bootstrap"));
         args.addAll(extra);
         checkSimulatorArgs(withGateways(args, List.of("127.0.0.1:5500")));
-        StackShape stack = new Stack(home).ensure(command.shape());
+        StackShape stack = new Stack(home).ensure(command.shape().withInsecure(command.insecure));
         List<String> all = withGateways(args, stack.gatewayAddresses());
         all.addAll(1, List.of("--mqtt-gateways", String.join(",", stack.mqttAddresses())));
         return Simulator.measuring(home).run(all, null).exitCode();
