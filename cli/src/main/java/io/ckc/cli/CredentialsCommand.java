@@ -78,7 +78,8 @@ final class CredentialsCommand implements Callable<Integer> {
                     Thread.currentThread().interrupt();
                     throw new Ckc.Failure("interrupted");
                 }
-                System.out.println("wrote " + name + ": a self-signed certificate for localhost and 127.0.0.1");
+                System.out.println("wrote " + name + ": a self-signed certificate for localhost and 127.0.0.1, and "
+                        + GatewayKeystore.certificate(Path.of(name)) + " for clients to trust");
                 return 0;
             }
             case "fleet" -> {

@@ -68,7 +68,7 @@ final class Stack {
             Ckc.say("credential store " + store + ": added the simulator's fleet '" + SIMULATOR_FLEET + "'");
         }
         Path keystore = home.gatewayKeystore();
-        if (!Files.exists(keystore)) {
+        if (!Files.exists(keystore) || !Files.exists(GatewayKeystore.certificate(keystore))) {
             try {
                 GatewayKeystore.selfSigned(keystore, LOCAL_KEYSTORE_PASSWORD);
             } catch (IOException e) {

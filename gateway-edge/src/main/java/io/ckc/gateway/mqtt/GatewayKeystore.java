@@ -15,16 +15,33 @@ public final class GatewayKeystore {
     private GatewayKeystore() {
     }
 
-    /** Writes a keystore with an EC key and a certificate for localhost and 127.0.0.1, valid ten years. */
+    /**
+     * Writes a keystore with an EC key and a certificate for localhost and 127.0.0.1, valid ten years, and the
+     * certificate alone in PEM beside it ({@link #certificate}), for clients to trust ({@code mosquitto_rr --cafile}).
+     */
     public static void selfSigned(Path file, String password) throws IOException, InterruptedException {
         Files.createDirectories(file.toAbsolutePath().getParent());
         Files.deleteIfExists(file);
-        Path keytool = Path.of(System.getProperty("java.home"), "bin", "keytool");
-        Process process = new ProcessBuilder(List.of(keytool.toString(), "-genkeypair", "-alias", "ckc-gateway",
-                "-keyalg", "EC", "-groupname", "secp256r1", "-dname", "CN=localhost",
-                "-ext", "san=dns:localhost,ip:127.0.0.1", "-validity", "3650", "-storetype", "PKCS12",
-                "-keystore", file.toString(), "-storepass", password, "-keypass", password))
-                .redirectErrorStream(true).start();
+        keytool(file, "-genkeypair", "-alias", ALIAS, "-keyalg", "EC", "-groupname", "secp256r1", "-dname",
+                "CN=localhost", "-ext", "san=dns:localhost,ip:127.0.0.1", "-validity", "3650", "-storetype", "PKCS12",
+                "-keystore", file.toString(), "-storepass", password, "-keypass", password);
+        keytool(file, "-exportcert", "-rfc", "-alias", ALIAS, "-keystore", file.toString(), "-storepass", password,
+                "-file", certificate(file).toString());
+    }
+
+    /** Where {@link #selfSigned} puts the certificate: the keystore's name with .pem for .p12. */
+    public static Path certificate(Path keystore) {
+        String name = keystore.getFileName().toString();
+        return keystore.resolveSibling(name.replaceFirst("\\.p12$", "") + ".pem");
+    }
+
+    private static final String ALIAS = "ckc-gateway";
+
+    private static void keytool(Path file, String... args) throws IOException, InterruptedException {
+        List<String> command = new java.util.ArrayList<>(List.of(
+                Path.of(System.getProperty("java.home"), "bin", "keytool").toString()));
+        command.addAll(List.of(args));
+        Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
         String output = new String(process.getInputStream().readAllBytes());
         if (!process.waitFor(60, TimeUnit.SECONDS) || process.exitValue() != 0) {
             throw new IOException("keytool could not make " + file + ": " + output);
