@@ -78,8 +78,13 @@ final class Stack {
                 throw new Ckc.Failure("interrupted");
             }
         }
-        return Map.of("CKC_CREDENTIALS", store.toString(), "CKC_TLS_KEYSTORE", keystore.toString(),
-                "CKC_TLS_KEYSTORE_PASSWORD", LOCAL_KEYSTORE_PASSWORD);
+        return authenticating(home);
+    }
+
+    /** The store and the TLS keystore, as both the gateways and the simulator are told them. */
+    private static Map<String, String> authenticating(Home home) {
+        return Map.of("CKC_CREDENTIALS", home.credentials().toString(), "CKC_TLS_KEYSTORE",
+                home.gatewayKeystore().toString(), "CKC_TLS_KEYSTORE_PASSWORD", LOCAL_KEYSTORE_PASSWORD);
     }
 
     /** The local stack's keystore is self-signed, on loopback, made by ./ckc up: its password guards nothing. */
@@ -92,9 +97,9 @@ final class Stack {
     static Map<String, String> simulatorEnvironment(Home home) {
         Optional<StackShape> shape = StackShape.load(home.stackShape());
         if (shape.isPresent() && !shape.get().insecure() && Files.exists(home.credentials())) {
-            return Map.of("CKC_CREDENTIALS", home.credentials().toString(), "CKC_FLEET", SIMULATOR_FLEET,
-                    "CKC_TLS_KEYSTORE", home.gatewayKeystore().toString(),
-                    "CKC_TLS_KEYSTORE_PASSWORD", LOCAL_KEYSTORE_PASSWORD);
+            Map<String, String> env = new HashMap<>(authenticating(home));
+            env.put("CKC_FLEET", SIMULATOR_FLEET);
+            return env;
         }
         return Map.of();
     }

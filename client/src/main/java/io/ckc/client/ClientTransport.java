@@ -161,21 +161,21 @@ public final class ClientTransport implements AutoCloseable {
     }
 
     /**
-     * Detaches a node that moves to another socket, keeping its DTLS session for {@link #attachMoved}; what it
-     * returns is opaque, null when there is nothing to keep.
+     * Detaches a node that moves to another socket, keeping its DTLS session for {@link #attachMoved}; null when there
+     * is none to keep.
      */
-    Object detachMoving(MobileNode node) {
-        Object kept = nodes.get(node.id()) == node && dtls != null ? dtls.release(node.id()) : null;
+    DtlsClientHandler.Connection detachMoving(MobileNode node) {
+        DtlsClientHandler.Connection kept = nodes.get(node.id()) == node && dtls != null ? dtls.release(node.id()) : null;
         nodes.remove(node.id(), node);
         active.remove(node);
         return kept;
     }
 
     /** Attaches a node that moved here from another socket, with what {@link #detachMoving} kept. */
-    void attachMoved(MobileNode node, Object kept) {
+    void attachMoved(MobileNode node, DtlsClientHandler.Connection kept) {
         attach(node);
-        if (kept instanceof DtlsClientHandler.Connection connection && dtls != null) {
-            dtls.adopt(connection);
+        if (kept != null && dtls != null) {
+            dtls.adopt(kept);
         }
     }
 

@@ -269,7 +269,7 @@ public final class MobileNode {
      */
     public void migrate(ClientTransport newTransport) {
         onLoop(() -> {
-            Object keptSession = transport.detachMoving(this);
+            DtlsClientHandler.Connection keptSession = transport.detachMoving(this);
             if (session != null) {
                 session.useWindow(null); // its frames in flight leave the old socket's window, on the old socket's loop
             }

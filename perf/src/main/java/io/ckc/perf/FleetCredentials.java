@@ -12,8 +12,6 @@ import java.security.KeyStore;
 import java.util.Base64;
 import java.util.UUID;
 import javax.net.ssl.TrustManagerFactory;
-import io.ckc.protocol.auth.Identity;
-import io.ckc.protocol.auth.NodeKeys;
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslContextBuilder;
 
@@ -25,19 +23,19 @@ import io.netty.handler.ssl.SslContextBuilder;
 final class FleetCredentials {
 
     private static final NodeCredentials CURRENT = fromEnvironment();
-    private static final MqttLogin MQTT = CURRENT == null ? null : mqttFromEnvironment();
+    private static final MqttLogin MQTT = CURRENT == null ? null : new MqttLogin(tlsFromEnvironment(), CURRENT);
 
     /**
      * How the simulator's MQTT devices log in where the gateways authenticate: TLS trusting the gateways' certificate
      * ({@code CKC_TLS_KEYSTORE}), username {@code <fleet>/<node id>}, password the node's key in base64.
      */
-    record MqttLogin(SslContext tls, String fleet, byte[] fleetKey) {
+    record MqttLogin(SslContext tls, NodeCredentials credentials) {
         String username(UUID node) {
-            return Identity.of(fleet, node).text();
+            return credentials.key(node).orElseThrow().identity().text();
         }
 
         byte[] password(UUID node) {
-            return Base64.getEncoder().encode(NodeKeys.fleetNodeKey(fleetKey, fleet, node));
+            return Base64.getEncoder().encode(credentials.key(node).orElseThrow().key());
         }
     }
 
@@ -46,7 +44,7 @@ final class FleetCredentials {
         return MQTT;
     }
 
-    private static MqttLogin mqttFromEnvironment() {
+    private static SslContext tlsFromEnvironment() {
         String keystore = System.getenv("CKC_TLS_KEYSTORE");
         if (keystore == null || keystore.isBlank()) {
             throw new IllegalArgumentException("CKC_TLS_KEYSTORE names the gateways' certificate, which the "
@@ -58,9 +56,7 @@ final class FleetCredentials {
             trusted.load(in, password.toCharArray());
             TrustManagerFactory trust = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
             trust.init(trusted);
-            String fleet = System.getenv().getOrDefault("CKC_FLEET", "sim");
-            byte[] key = CredentialStore.open(Path.of(System.getenv("CKC_CREDENTIALS"))).fleetKey(fleet).orElseThrow();
-            return new MqttLogin(SslContextBuilder.forClient().trustManager(trust).build(), fleet, key);
+            return SslContextBuilder.forClient().trustManager(trust).build();
         } catch (IOException | GeneralSecurityException e) {
             throw new IllegalArgumentException("cannot read " + keystore + ": " + e.getMessage(), e);
         }

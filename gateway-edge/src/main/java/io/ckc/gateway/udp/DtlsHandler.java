@@ -164,12 +164,12 @@ final class DtlsHandler extends ChannelDuplexHandler {
 
     /** On this loop: the node's new session replaces any older one. */
     private void install(DtlsSessions.Peer peer) {
-        sessions.metrics.dtlsSessions.set(sessions.established.incrementAndGet());
         DtlsSessions.Peer older = owned.put(peer.node(), peer);
         sessions.byNode.put(peer.node(), peer);
         if (older != null) {
             closeQuietly(older);
         }
+        sessions.metrics.dtlsSessions.set(sessions.byNode.size());
         peer.heardMs = SessionShard.nowMs();
         // what the handshake read is not the session's to open: count from what still waits
         peer.queued.set(peer.queue.waiting());
@@ -327,7 +327,7 @@ final class DtlsHandler extends ChannelDuplexHandler {
     private void closeQuietly(DtlsSessions.Peer peer) {
         forget(peer);
         peer.session.close();
-        sessions.metrics.dtlsSessions.set(sessions.established.decrementAndGet());
+        sessions.metrics.dtlsSessions.set(sessions.byNode.size());
     }
 
     private void forget(DtlsSessions.Peer peer) {

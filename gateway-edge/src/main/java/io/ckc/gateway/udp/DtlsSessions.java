@@ -67,7 +67,6 @@ final class DtlsSessions {
     final Map<Long, Peer> byConnectionId = new ConcurrentHashMap<>();
     final Map<InetSocketAddress, Peer> handshaking = new ConcurrentHashMap<>();
     final ExecutorService handshakes;
-    final AtomicInteger established = new AtomicInteger();
     /** The session of each node, whichever socket's loop it lives on. */
     final Map<UUID, Peer> byNode = new ConcurrentHashMap<>();
     /** The handler of the socket a node's shard writes on; set once the sockets are bound. */
