@@ -200,20 +200,20 @@ final class DtlsHandler extends ChannelDuplexHandler {
             return; // replaced or closed: its records are the older session's
         }
         int queued = peer.queued.getAndSet(0);
-        int opened;
+        int authenticated;
         try {
-            opened = peer.session.drain((plaintext, sender, newest) -> open(peer, plaintext, sender, newest));
+            authenticated = peer.session.drain((plaintext, sender, newest) -> open(peer, plaintext, sender, newest));
         } catch (IOException e) {
             LOG.debug("DTLS session of {} ended: {}", peer.node(), e.toString());
             owned.remove(peer.node(), peer);
             closeQuietly(peer);
             return;
         }
-        if (opened > 0) {
+        if (authenticated > 0) {
             peer.heardMs = SessionShard.nowMs();
         }
-        if (opened < queued) {
-            sessions.metrics.dtlsDropped.labelValues("forged").inc(queued - opened);
+        if (authenticated < queued) {
+            sessions.metrics.dtlsDropped.labelValues("forged").inc(queued - authenticated);
         }
         flushIfWritten();
     }

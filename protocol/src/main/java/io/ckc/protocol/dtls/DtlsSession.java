@@ -12,8 +12,9 @@ import java.net.InetSocketAddress;
 /**
  * An established DTLS session, used by one thread (the event loop of its peer): opens the records queued for it and
  * seals what is sent. Records that fail authentication (a forged or replayed record, one of an old epoch) are
- * dropped by the record layer without a word: {@link #drain} returns how many records it opened, so a caller that
- * counts what it queued knows how many were dropped.
+ * dropped by the record layer without a word: {@link #drain} returns how many records passed authentication, so a
+ * caller that counts what it queued knows how many were dropped. An authenticated record need not carry data: a
+ * retransmitted Finished of a peer that did not hear ours in time is answered by the record layer itself.
  */
 public final class DtlsSession {
 
@@ -34,7 +35,12 @@ public final class DtlsSession {
             () -> new byte[DtlsRecords.MAX_PLAINTEXT_BYTES]);
     private static final ThreadLocal<byte[][]> SEALED = ThreadLocal.withInitial(() -> new byte[][] {new byte[1024]});
     private int flags;
-    private final DTLSRecordCallback callback = accepted -> flags = accepted;
+    private int authenticated;
+    /** Told of every record that passed authentication and the replay window, whatever it carries. */
+    private final DTLSRecordCallback callback = accepted -> {
+        flags = accepted;
+        authenticated++;
+    };
 
     DtlsSession(DTLSTransport transport, DatagramQueue queue, long connectionId) {
         this.transport = transport;
@@ -52,13 +58,13 @@ public final class DtlsSession {
     }
 
     /**
-     * Opens every record queued, in order.
+     * Opens every record queued, in order, and hands each one's data to the receiver.
      *
-     * @return the records opened
+     * @return the records that passed authentication, data or not
      * @throws IOException when the session is over (the peer closed it, or it failed)
      */
     public int drain(Receiver receiver) throws IOException {
-        int opened = 0;
+        authenticated = 0;
         byte[] plaintext = PLAINTEXT.get();
         while (true) {
             flags = DTLSRecordFlags.NONE;
@@ -66,10 +72,9 @@ public final class DtlsSession {
             try {
                 length = transport.receive(plaintext, 0, plaintext.length, 1, callback);
             } catch (DatagramQueue.Drained e) {
-                return opened;
+                return authenticated;
             }
             if (length >= 0) {
-                opened++;
                 receiver.record(Unpooled.wrappedBuffer(plaintext, 0, length), queue.lastSender(),
                         (flags & DTLSRecordFlags.IS_NEWEST) != 0);
             }

@@ -55,10 +55,27 @@ class DtlsPeersTest {
     }
 
     private Pair handshake(Identity identity, byte[] nodeKey, Map<Identity, byte[]> store) throws Exception {
+        return handshake(identity, nodeKey, store, false);
+    }
+
+    /**
+     * @param lateFinished whether the gateway's final flight reaches the node only after the node, not hearing it in
+     *                     time, sent its own final flight again (those datagrams stay for the gateway's session)
+     */
+    private Pair handshake(Identity identity, byte[] nodeKey, Map<Identity, byte[]> store, boolean lateFinished)
+            throws Exception {
         DatagramQueue nodeQueue = new DatagramQueue(toGateway::add);
+        List<byte[]> held = new ArrayList<>();
         DatagramQueue gatewayQueue = new DatagramQueue(d -> {
             gatewaySent.add(d);
-            nodeQueue.offer(d, null);
+            ByteBuf record = Unpooled.wrappedBuffer(d);
+            boolean finalFlight = DtlsRecords.contentType(record) == DtlsRecords.CHANGE_CIPHER_SPEC
+                    || DtlsRecords.epoch(record) > 0;
+            if (lateFinished && finalFlight && held.size() < 2) {
+                held.add(d);
+            } else {
+                nodeQueue.offer(d, null);
+            }
         });
         CompletableFuture<DtlsSession> node = CompletableFuture.supplyAsync(() -> {
             try {
@@ -110,6 +127,12 @@ class DtlsPeersTest {
         }, threads);
         DtlsPeers.Accepted accepted = gateway.get(20, TimeUnit.SECONDS);
         relay.get(5, TimeUnit.SECONDS);
+        if (lateFinished) {
+            byte[] again = toGateway.poll(10, TimeUnit.SECONDS);
+            assertNotNull(again, "the node sent its final flight again");
+            toGateway.add(again);
+            held.forEach(d -> nodeQueue.offer(d, null));
+        }
         return new Pair(node.get(20, TimeUnit.SECONDS), accepted.session(), accepted.identity());
     }
 
@@ -169,7 +192,8 @@ class DtlsPeersTest {
 
         // the same record again, from an attacker's address: a replay, dropped
         toGateway.add(captured);
-        assertEquals(List.of(), gatewayOpens(pair.gateway(), MOVED_ADDRESS, new ArrayList<>()));
+        pair.gateway().queue().offer(toGateway.poll(), MOVED_ADDRESS);
+        assertEquals(0, pair.gateway().drain((plaintext, sender, isNewest) -> { }), "a replay is not authenticated");
         // the record altered: fails authentication, dropped, and the session goes on
         byte[] forged = captured.clone();
         forged[forged.length - 1] ^= 1;
@@ -191,6 +215,23 @@ class DtlsPeersTest {
         newest.clear();
         assertEquals(List.of("four", "three"), gatewayOpens(pair.gateway(), MOVED_ADDRESS, newest));
         assertEquals(List.of(true, false), newest);
+    }
+
+    @Test
+    void aRetransmittedFinishedIsAuthenticatedThoughItCarriesNoData() throws Exception {
+        Pair pair = handshake(Identity.of(NODE), KEY, Map.of(Identity.of(NODE), KEY), true);
+        // what the node sent again reaches the established session: genuine records, none of them data
+        byte[] datagram;
+        while ((datagram = toGateway.poll(200, TimeUnit.MILLISECONDS)) != null) {
+            pair.gateway().queue().offer(datagram, NODE_ADDRESS);
+        }
+        List<String> opened = new ArrayList<>();
+        int authenticated = pair.gateway().drain((plaintext, sender, isNewest) -> opened.add("data"));
+        assertEquals(List.of(), opened);
+        assertTrue(authenticated > 0, "a retransmission is the node's own record, not a forgery");
+
+        pair.node().send(text("after"));
+        assertEquals(List.of("after"), gatewayOpens(pair.gateway(), NODE_ADDRESS, new ArrayList<>()));
     }
 
     @Test
