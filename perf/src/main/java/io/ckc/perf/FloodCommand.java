@@ -1,6 +1,13 @@
 package io.ckc.perf;
 
 import io.ckc.client.ClientConfig;
+import io.ckc.client.ClientTransport;
+import io.ckc.client.MobileNode;
+import io.ckc.client.NodeCredentials;
+import io.ckc.client.NodeListener;
+import io.ckc.protocol.dtls.DatagramQueue;
+import io.ckc.protocol.dtls.DtlsPeers;
+import io.ckc.protocol.dtls.DtlsSession;
 import io.ckc.protocol.frame.Body;
 import io.ckc.protocol.frame.Frame;
 import io.ckc.protocol.frame.FrameCodec;
@@ -11,7 +18,9 @@ import org.HdrHistogram.Histogram;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
+import java.io.IOException;
 import java.io.PrintStream;
+import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -29,17 +38,24 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * {@code ./ckc perf flood}: honest nodes run the echo on the first gateway while, in turn, nothing else happens
  * (quiet), one source address floods the gateway with connects for ever new node ids (address flood), and one node
  * sends far more messages than its limit, in order but without waiting for acknowledgements or backing off when
- * refused (node flood); both floods are raw frames from a socket of their own, as a misbehaving program sends them. Per phase, the honest nodes' round trip p50 and p99, and the
- * gateway's refusals of each kind read from its {@code /metrics}; then whether any honest message was lost. The
- * address flood comes from {@code --flood-address} (127.0.0.2: every 127/8 address is the loopback here), the honest
- * nodes from 127.0.0.1. Ends with {@code RESULT scenario=flood ... lost=.. p99_ratio=..}; exits 1 if an honest message
- * was lost, a flood was not refused, or a flood phase's p99 exceeds {@code --max-p99-ratio} times the quiet one's.
+ * refused (node flood); both floods are raw frames from sockets of their own, as a misbehaving program sends them.
+ * Where the gateway authenticates (the simulator has the fleet's keys), the address flood is of half-open DTLS
+ * handshakes instead ({@link HandshakeFlood}: plain connects never reach a session there), and the flooding node
+ * seals its frames in a DTLS session of its own. Meanwhile a new honest node connects every
+ * {@code --probe-interval-ms}, a handshake included where there is one: what a node that roams or whose gateway
+ * restarted needs while a flood goes on. Per phase, the honest nodes' round trip p50 and p99, the probes' connect p99
+ * and failures, and the gateway's refusals of each kind read from its {@code /metrics}; then whether any honest
+ * message was lost. The address flood comes from {@code --flood-address} (127.0.0.2: every 127/8 address is the
+ * loopback here), the honest nodes from 127.0.0.1. Ends with {@code RESULT scenario=flood ... lost=.. p99_ratio=..};
+ * exits 1 if an honest message was lost, a probe did not connect, a flood was not refused, or a flood phase's p99
+ * exceeds {@code --max-p99-ratio} times the quiet one's.
  */
 @Command(name = "flood", mixinStandardHelpOptions = true,
         description = "Honest nodes' echo while one address floods connects and one node floods messages: their RTT, "
@@ -70,6 +86,12 @@ final class FloodCommand implements Callable<Integer> {
     @Option(names = "--connect-flood-rate", defaultValue = "20000", description = "Connects per second of the address flood, each for a new node id (default ${DEFAULT-VALUE})")
     int connectFloodRate;
 
+    @Option(names = "--flood-sockets", defaultValue = "200", description = "Ports the handshake flood sends from, each holding a handshake of its own at the gateway (default ${DEFAULT-VALUE})")
+    int floodSockets;
+
+    @Option(names = "--probe-interval-ms", defaultValue = "500", description = "A new honest node connects this often (default ${DEFAULT-VALUE})")
+    int probeIntervalMs;
+
     @Option(names = "--message-flood-rate", defaultValue = "5000", description = "Messages per second the flooding node tries to send (default ${DEFAULT-VALUE})")
     int messageFloodRate;
 
@@ -86,7 +108,11 @@ final class FloodCommand implements Callable<Integer> {
 
     /** One phase's figures. */
     record Phase(String name, long echoes, double p50Ms, double p99Ms, double addressRefusals, double rateLimited,
-                 double flapping, double busy, double retransmissions, double kernelDrops) {
+                 double flapping, double busy, double retransmissions, double kernelDrops, ConnectProbe.Figures probes) {
+        Phase withProbes(ConnectProbe.Figures figures) {
+            return new Phase(name, echoes, p50Ms, p99Ms, addressRefusals, rateLimited, flapping, busy,
+                    retransmissions, kernelDrops, figures);
+        }
     }
 
     @Override
@@ -98,9 +124,12 @@ final class FloodCommand implements Callable<Integer> {
         long lost;
         long sent;
         long unsent;
-        try (LoadPath honest = LoadPath.open(Results.CKC, stack, nodes, out, ClientConfig.DEFAULT)) {
-            out.printf(Locale.ROOT, "Flood: %d honest nodes at %d msg/s on %s; phases of %d s%n", nodes, rate, gateway,
-                    phaseSeconds);
+        NodeCredentials credentials = FleetCredentials.current();
+        try (LoadPath honest = LoadPath.open(Results.CKC, stack, nodes, out, ClientConfig.DEFAULT);
+             ConnectProbe probe = new ConnectProbe(gateway, credentials, probeIntervalMs)) {
+            out.printf(Locale.ROOT, "Flood: %d honest nodes at %d msg/s on %s; phases of %d s; %s%n", nodes, rate,
+                    gateway, phaseSeconds, credentials == null ? "insecure gateway: plain connects flood"
+                            : "authenticating gateway: half-open DTLS handshakes flood, the flooding node seals");
             String[] names = {"quiet", "address-flood", "node-flood"};
             long start = System.nanoTime();
             long phaseNanos = TimeUnit.SECONDS.toNanos(phaseSeconds);
@@ -108,6 +137,7 @@ final class FloodCommand implements Callable<Integer> {
             AutoCloseable[] flood = {null};
             double[][] countersAtStart = {counters(http)};
             honest.trips().takeInterval();
+            probe.phase(0);
             // Floods start and stop on a thread of their own: the schedule's thread only sends (a flooding node's
             // connect, refused BUSY while the gateway works through a connect flood, could take seconds).
             ExecutorService phases = Executors.newSingleThreadExecutor();
@@ -119,6 +149,7 @@ final class FloodCommand implements Callable<Integer> {
                 int previous = current[0];
                 current[0] = phase;
                 Histogram ended = previous >= 0 ? honest.trips().takeInterval() : null;
+                probe.phase(phase);
                 phases.execute(() -> {
                     try {
                         if (previous >= 0) {
@@ -127,8 +158,10 @@ final class FloodCommand implements Callable<Integer> {
                         }
                         countersAtStart[0] = counters(http);
                         flood[0] = switch (names[phase]) {
-                            case "address-flood" -> new ConnectFlood(gateway, floodAddress, connectFloodRate);
-                            case "node-flood" -> new MessageFlood(gateway, stack.channel, messageFloodRate);
+                            case "address-flood" -> credentials == null
+                                    ? new ConnectFlood(gateway, floodAddress, connectFloodRate)
+                                    : new HandshakeFlood(gateway, floodAddress, floodSockets, connectFloodRate);
+                            case "node-flood" -> new MessageFlood(gateway, stack.channel, messageFloodRate, credentials);
                             default -> null;
                         };
                     } catch (Exception e) {
@@ -139,6 +172,7 @@ final class FloodCommand implements Callable<Integer> {
             Schedule.runFor(nodes, (double) phaseSeconds * names.length, rate * 60.0 / nodes,
                     Schedule.Arrivals.CONSTANT, honest::send, honest.trips().sent, tick);
             Histogram last = honest.trips().takeInterval();
+            probe.phase(-1);
             phases.execute(() -> {
                 try {
                     stop(flood[0]);
@@ -150,6 +184,13 @@ final class FloodCommand implements Callable<Integer> {
             phases.shutdown();
             phases.awaitTermination(2, TimeUnit.MINUTES);
             honest.trips().awaitEchoes(drainSeconds, () -> { });
+            probe.awaitOutstanding();
+            for (int p = 0; p < phaseFigures.size(); p++) {
+                ConnectProbe.Figures figures = probe.figures(p);
+                phaseFigures.set(p, phaseFigures.get(p).withProbes(figures));
+                out.printf(Locale.ROOT, "  %-13s new honest nodes: %d connected, p99 %.1f ms; %d not within %d s%n",
+                        names[p], figures.connected(), figures.p99Ms(), figures.failed(), ConnectProbe.GIVE_UP_SECONDS);
+            }
             sent = honest.trips().sent.get();
             lost = honest.trips().lost();
             unsent = honest.shed();
@@ -160,11 +201,15 @@ final class FloodCommand implements Callable<Integer> {
         Phase address = phaseFigures.get(1);
         Phase node = phaseFigures.get(2);
         boolean refused = address.addressRefusals() > 0 && node.rateLimited() > 0;
-        boolean harmless = lost == 0 && unsent == 0 && ratio <= maxP99Ratio;
+        long connectsFailed = phaseFigures.stream().mapToLong(p -> p.probes().failed()).sum();
+        boolean harmless = lost == 0 && unsent == 0 && ratio <= maxP99Ratio && connectsFailed == 0;
         out.printf(Locale.ROOT, "RESULT scenario=flood honest_nodes=%d rate=%d sent=%d lost=%d unsent=%d p99_quiet_ms=%.2f "
                         + "p99_address_flood_ms=%.2f p99_node_flood_ms=%.2f p99_ratio=%.2f address_refusals=%.0f "
-                        + "rate_limited=%.0f harmless=%s%n", nodes, rate, sent, lost, unsent, quietP99, address.p99Ms(),
-                node.p99Ms(), ratio, address.addressRefusals(), node.rateLimited(), harmless);
+                        + "rate_limited=%.0f connect_p99_quiet_ms=%.1f connect_p99_address_flood_ms=%.1f "
+                        + "connect_p99_node_flood_ms=%.1f connects_failed=%d authenticated=%s harmless=%s%n", nodes,
+                rate, sent, lost, unsent, quietP99, address.p99Ms(), node.p99Ms(), ratio, address.addressRefusals(),
+                node.rateLimited(), phaseFigures.get(0).probes().p99Ms(), address.probes().p99Ms(),
+                node.probes().p99Ms(), connectsFailed, credentials != null, harmless);
         return harmless && refused ? 0 : 1;
     }
 
@@ -175,15 +220,16 @@ final class FloodCommand implements Callable<Integer> {
     }
 
     private void record(List<Phase> figures, String name, Histogram echoes, double[] before, double[] after) {
-        figures.add(phase(name, echoes, before, after));
+        figures.add(phase(name, echoes, before, after, null));
         out.println("  " + describe(figures.get(figures.size() - 1)));
     }
 
-    private static Phase phase(String name, Histogram echoes, double[] before, double[] after) {
+    private static Phase phase(String name, Histogram echoes, double[] before, double[] after,
+                               ConnectProbe.Figures probes) {
         boolean any = echoes.getTotalCount() > 0;
         return new Phase(name, echoes.getTotalCount(), any ? echoes.getValueAtPercentile(50) / 1000.0 : Double.NaN,
                 any ? echoes.getValueAtPercentile(99) / 1000.0 : Double.NaN, after[0] - before[0], after[1] - before[1],
-                after[2] - before[2], after[3] - before[3], after[4] - before[4], after[5] - before[5]);
+                after[2] - before[2], after[3] - before[3], after[4] - before[4], after[5] - before[5], probes);
     }
 
     private static String describe(Phase p) {
@@ -202,7 +248,9 @@ final class FloodCommand implements Callable<Integer> {
     private double[] counters(HttpClient http) throws Exception {
         String body = http.send(HttpRequest.newBuilder(URI.create(metricsUrl)).timeout(Duration.ofSeconds(5)).build(),
                 HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8)).body();
-        return new double[] {sum(body, "ckc_gateway_connects_refused_total", "reason=\"address_rate\""),
+        return new double[] {sum(body, "ckc_gateway_connects_refused_total", "reason=\"address_rate\"")
+                // a handshake is a connect where the gateway authenticates
+                + sum(body, "ckc_gateway_dtls_handshakes_total", "outcome=\"refused\""),
                 // over the limit, and every new message after it: the gateway takes none until the refused one again
                 sum(body, "ckc_gateway_rejected_messages_total", "code=\"RATE_LIMITED\"")
                         + sum(body, "ckc_gateway_rejected_messages_total", "code=\"PUBLISH_FAILED\""),
@@ -225,8 +273,8 @@ final class FloodCommand implements Callable<Integer> {
 
     /**
      * Frames from one socket at a rate, as fast as one thread paces them, whatever the gateway answers: what a
-     * flooding program sends, not a node that backs off when refused. What the gateway answers is read (a subclass
-     * may look at it) and dropped.
+     * flooding program sends, not a node that backs off when refused. Plain frames, or, once {@link #seal} opened a
+     * DTLS session, frames sealed in it. What the gateway answers is read (a subclass may look at it) and dropped.
      */
     abstract static class RawFlood implements AutoCloseable {
         final AtomicLong sent = new AtomicLong();
@@ -234,6 +282,9 @@ final class FloodCommand implements Callable<Integer> {
         private final Thread reader;
         private Thread sender;
         volatile boolean running = true;
+        /** The datagrams of a sealed session, read by the thread that writes (a session is one thread's). */
+        private volatile DatagramQueue sealedIn;
+        private DtlsSession session;
 
         RawFlood(InetSocketAddress gateway, String fromAddress) throws Exception {
             socket = DatagramChannel.open().bind(new InetSocketAddress(fromAddress, 0));
@@ -241,6 +292,18 @@ final class FloodCommand implements Callable<Integer> {
             reader = new Thread(this::drain, "flood-answers");
             reader.setDaemon(true);
             reader.start();
+        }
+
+        /** Opens a DTLS session with the node's key: every frame after this is sealed in it. */
+        void seal(NodeCredentials.Key key) throws IOException {
+            sealedIn = new DatagramQueue(datagram -> {
+                try {
+                    socket.write(ByteBuffer.wrap(datagram));
+                } catch (IOException e) {
+                    throw new UncheckedIOException(e);
+                }
+            });
+            session = DtlsPeers.connect(sealedIn, key.identity(), key.key(), ThreadLocalRandom.current().nextLong());
         }
 
         /** The next frame to send. */
@@ -256,10 +319,29 @@ final class FloodCommand implements Callable<Integer> {
             sender.start();
         }
 
-        void write(Frame frame, ByteBuf buffer) throws java.io.IOException {
+        void write(Frame frame, ByteBuf buffer) throws IOException {
             buffer.clear();
             FrameCodec.encode(frame, buffer);
-            socket.write(buffer.nioBuffer());
+            if (session != null) {
+                session.send(buffer);
+            } else {
+                socket.write(buffer.nioBuffer());
+            }
+        }
+
+        /** Opens what came in a sealed session and tells {@link #answered}; plain answers are told as they come. */
+        void openAnswers() throws IOException {
+            if (session != null) {
+                session.drain((plaintext, sender, newest) -> answer(plaintext));
+            }
+        }
+
+        private void answer(ByteBuf datagram) {
+            try {
+                answered(FrameCodec.decode(datagram));
+            } catch (MalformedFrameException ignored) {
+                // not ours to judge
+            }
         }
 
         private void send(int perSecond) {
@@ -272,6 +354,7 @@ final class FloodCommand implements Callable<Integer> {
                         write(next(), frame);
                         sent.incrementAndGet();
                     }
+                    openAnswers();
                     TimeUnit.MICROSECONDS.sleep(500);
                 }
             } catch (Exception e) {
@@ -290,10 +373,13 @@ final class FloodCommand implements Callable<Integer> {
                     answer.clear();
                     socket.read(answer);
                     answer.flip();
-                    try {
-                        answered(FrameCodec.decode(Unpooled.wrappedBuffer(answer)));
-                    } catch (MalformedFrameException ignored) {
-                        // not ours to judge
+                    DatagramQueue sealed = sealedIn;
+                    if (sealed != null) {
+                        byte[] datagram = new byte[answer.remaining()];
+                        answer.get(datagram);
+                        sealed.offer(datagram, null);
+                    } else {
+                        answer(Unpooled.wrappedBuffer(answer));
                     }
                 }
             } catch (Exception closed) {
@@ -326,8 +412,9 @@ final class FloodCommand implements Callable<Integer> {
     }
 
     /**
-     * One node that connects as any node does and then sends messages in order, each a new one, far faster than its
-     * limit and without waiting for an acknowledgement or backing off when refused.
+     * One node that connects as any node does (with its key where the gateway authenticates) and then sends messages
+     * in order, each a new one, far faster than its limit and without waiting for an acknowledgement or backing off
+     * when refused.
      */
     static final class MessageFlood extends RawFlood {
         private final UUID node = UUID.randomUUID();
@@ -336,14 +423,23 @@ final class FloodCommand implements Callable<Integer> {
         private final java.util.concurrent.CountDownLatch connected = new java.util.concurrent.CountDownLatch(1);
         private int seq;
 
-        MessageFlood(InetSocketAddress gateway, String channel, int perSecond) throws Exception {
+        /** @param credentials the fleet's keys where the gateway authenticates, or null */
+        MessageFlood(InetSocketAddress gateway, String channel, int perSecond, NodeCredentials credentials)
+                throws Exception {
             super(gateway, "127.0.0.1");
             this.channel = channel;
+            if (credentials != null) {
+                seal(credentials.key(node).orElseThrow());
+            }
             ByteBuf buffer = Unpooled.buffer(64);
             try {
                 for (int attempt = 0; attempt < 30 && connected.getCount() > 0; attempt++) {
                     write(new Frame.Connect(node, 1), buffer); // again while the gateway answers busy
-                    connected.await(1, TimeUnit.SECONDS);
+                    long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(1);
+                    while (connected.getCount() > 0 && System.nanoTime() < until) {
+                        openAnswers();
+                        connected.await(10, TimeUnit.MILLISECONDS);
+                    }
                 }
             } finally {
                 buffer.release();
@@ -365,6 +461,91 @@ final class FloodCommand implements Callable<Integer> {
         @Override
         Frame next() {
             return new Frame.Data(node, 1, ++seq, new Body.MnMessage(UUID.randomUUID(), channel, null, payload));
+        }
+    }
+
+    /**
+     * A new honest node every interval, on a transport of its own (a handshake included where the gateway
+     * authenticates): how long each took to connect, by the phase it started in; one not connected within
+     * {@link #GIVE_UP_SECONDS} counts as failed. A node is closed once connected.
+     */
+    static final class ConnectProbe implements AutoCloseable {
+        static final int GIVE_UP_SECONDS = 15;
+
+        /** One phase's probes. */
+        record Figures(long connected, double p99Ms, long failed) {
+        }
+
+        private final InetSocketAddress gateway;
+        private final ClientTransport transport;
+        private final java.util.concurrent.ScheduledExecutorService timer =
+                Executors.newSingleThreadScheduledExecutor(r -> new Thread(r, "connect-probe"));
+        private final java.util.Map<Integer, Histogram> connectMicros = new java.util.concurrent.ConcurrentHashMap<>();
+        private final java.util.Map<Integer, AtomicLong> failed = new java.util.concurrent.ConcurrentHashMap<>();
+        private final java.util.Set<MobileNode> outstanding = java.util.concurrent.ConcurrentHashMap.newKeySet();
+        private volatile int phase = -1;
+
+        ConnectProbe(InetSocketAddress gateway, NodeCredentials credentials, int intervalMs) throws Exception {
+            this.gateway = gateway;
+            this.transport = ClientTransport.open(credentials);
+            timer.scheduleAtFixedRate(this::connectOne, intervalMs, intervalMs, TimeUnit.MILLISECONDS);
+        }
+
+        /** Probes from now on count for this phase; -1: no more probes. */
+        void phase(int phase) {
+            this.phase = phase;
+        }
+
+        private void connectOne() {
+            int in = phase;
+            if (in < 0) {
+                return;
+            }
+            long start = System.nanoTime();
+            MobileNode[] node = new MobileNode[1];
+            node[0] = new MobileNode(UUID.randomUUID(), transport, gateway, new NodeListener() {
+                @Override
+                public void connected(MobileNode connected) {
+                    if (outstanding.remove(connected)) {
+                        histogram(in).recordValue(Math.max(1, (System.nanoTime() - start) / 1_000));
+                        connected.close();
+                    }
+                }
+            }, ClientConfig.DEFAULT);
+            outstanding.add(node[0]);
+            node[0].connect();
+            timer.schedule(() -> {
+                if (outstanding.remove(node[0])) {
+                    failed.computeIfAbsent(in, p -> new AtomicLong()).incrementAndGet();
+                    node[0].close();
+                }
+            }, GIVE_UP_SECONDS, TimeUnit.SECONDS);
+        }
+
+        private Histogram histogram(int phase) {
+            return connectMicros.computeIfAbsent(phase, p -> new org.HdrHistogram.ConcurrentHistogram(3));
+        }
+
+        /** Waits until every probe started has connected or given up. */
+        void awaitOutstanding() throws InterruptedException {
+            long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(GIVE_UP_SECONDS + 2);
+            while (!outstanding.isEmpty() && System.nanoTime() < until) {
+                TimeUnit.MILLISECONDS.sleep(50);
+            }
+        }
+
+        Figures figures(int phase) {
+            Histogram connects = histogram(phase);
+            long count = connects.getTotalCount();
+            return new Figures(count, count > 0 ? connects.getValueAtPercentile(99) / 1000.0 : Double.NaN,
+                    failed.getOrDefault(phase, new AtomicLong()).get());
+        }
+
+        @Override
+        public void close() throws Exception {
+            timer.shutdownNow();
+            outstanding.forEach(MobileNode::close);
+            transport.close();
         }
     }
 }
