@@ -126,7 +126,7 @@ public record GatewayConfig(String gatewayId, String kafkaBootstrap, String udpH
             throw new IllegalArgumentException("MQTT devices authenticate with a password, which needs TLS: set "
                     + "CKC_TLS_KEYSTORE (and CKC_TLS_KEYSTORE_PASSWORD), or turn MQTT off with CKC_MQTT_PORT=-1");
         }
-        return new SecurityOptions(credentials, DTLS_HANDSHAKE_THREADS.integer(env), DTLS_MAX_HANDSHAKES.integer(env),
+        return new SecurityOptions(credentials, DTLS_HANDSHAKES_PER_ADDRESS.integer(env), DTLS_MAX_HANDSHAKES.integer(env),
                 2L * SESSION_TIMEOUT_MS.integer(env), keystore, TLS_KEYSTORE_PASSWORD.string(env));
     }
 

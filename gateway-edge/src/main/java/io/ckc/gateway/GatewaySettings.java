@@ -118,10 +118,12 @@ public final class GatewaySettings {
     public static final Setting INSECURE = Setting.of("CKC_INSECURE", false,
             "true: no authentication, plain frames, and anyone who knows a node id can act as that node: for a perf "
                     + "baseline only (without CKC_CREDENTIALS); the gateway warns at start");
-    public static final Setting DTLS_HANDSHAKE_THREADS = Setting.of("CKC_DTLS_HANDSHAKE_THREADS", 2,
-            "threads that run DTLS handshakes");
-    public static final Setting DTLS_MAX_HANDSHAKES = Setting.of("CKC_DTLS_MAX_HANDSHAKES", 1_000,
-            "DTLS handshakes waiting or running at most; a ClientHello beyond is dropped and counted (refused)");
+    public static final Setting DTLS_HANDSHAKES_PER_ADDRESS = Setting.of("CKC_DTLS_HANDSHAKES_PER_ADDRESS", 64,
+            "DTLS handshakes in progress from one source address at most (a handshake whose node never answers holds "
+                    + "its place for the 10 s handshake timeout); a ClientHello beyond is dropped and counted (refused)");
+    public static final Setting DTLS_MAX_HANDSHAKES = Setting.of("CKC_DTLS_MAX_HANDSHAKES", 256,
+            "DTLS handshakes in progress at most, each on a thread of its own while it waits for its node; a "
+                    + "ClientHello beyond is dropped and counted (refused)");
 
     public static final Setting TLS_KEYSTORE = Setting.optional("CKC_TLS_KEYSTORE",
             "the gateway's certificate and key (PKCS#12) for TLS on its MQTT listeners (TCP and WebSocket): needed "
@@ -137,7 +139,7 @@ public final class GatewaySettings {
             CONTEXT_REFRESH_MS, EVENT_LOOPS, UDP_SOCKET_PER_LOOP, DatagramTransport.SETTING, ADMIT_PER_SECOND,
             ADMIT_PENDING, DOWNLINK_BACKLOG, UPLINK_TARGET_AGE_MS, UPLINK_BURST_MS, NODE_MESSAGES_PER_SECOND,
             NODE_BYTES_PER_SECOND, ADDRESS_SESSIONS_PER_SECOND, ADDRESS_SESSIONS_BURST, FLAP_SESSIONS, FLAP_WINDOW_MS,
-            FLAP_PENALTY_MS, CREDENTIALS, INSECURE, DTLS_HANDSHAKE_THREADS, DTLS_MAX_HANDSHAKES, TLS_KEYSTORE,
+            FLAP_PENALTY_MS, CREDENTIALS, INSECURE, DTLS_HANDSHAKES_PER_ADDRESS, DTLS_MAX_HANDSHAKES, TLS_KEYSTORE,
             TLS_KEYSTORE_PASSWORD);
 
     private GatewaySettings() {

@@ -95,7 +95,7 @@ class DtlsGatewayITCase {
         Path store = dir.resolve("credentials.json");
         CredentialStore.putFleet(store, FLEET, fleetKey, Grants.DEFAULT);
         GatewayConfig config = GatewayConfig.forTest(id, KAFKA.bootstrapServers(), topics).toBuilder()
-                .security(new SecurityOptions(store.toString(), 2, 100, 60_000, null, null)).build();
+                .security(new SecurityOptions(store.toString(), 64, 256, 60_000, null, null)).build();
         return Gateway.start(config);
     }
 
@@ -334,7 +334,7 @@ class DtlsGatewayITCase {
         byte[] key = NodeKeys.nodeKey(secret, device);
         CredentialStore.putNode(store, device, key, Grants.DEFAULT);
         GatewayConfig config = GatewayConfig.forTest("gw-mqtts", KAFKA.bootstrapServers(), topics).toBuilder()
-                .mqttPort(0).security(new SecurityOptions(store.toString(), 2, 100, 60_000, keystore.toString(),
+                .mqttPort(0).security(new SecurityOptions(store.toString(), 64, 256, 60_000, keystore.toString(),
                         "changeit")).build();
         try (Gateway gateway = Gateway.start(config)) {
             String url = "ssl://127.0.0.1:" + gateway.mqttAddress().orElseThrow().getPort();

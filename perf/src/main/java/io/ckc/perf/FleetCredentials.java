@@ -22,8 +22,8 @@ import io.netty.handler.ssl.SslContextBuilder;
  */
 final class FleetCredentials {
 
-    private static final NodeCredentials CURRENT = fromEnvironment();
-    private static final MqttLogin MQTT = CURRENT == null ? null : new MqttLogin(tlsFromEnvironment(), CURRENT);
+    private static volatile NodeCredentials current = fromEnvironment();
+    private static final MqttLogin MQTT = current == null ? null : new MqttLogin(tlsFromEnvironment(), current);
 
     /**
      * How the simulator's MQTT devices log in where the gateways authenticate: TLS trusting the gateways' certificate
@@ -67,7 +67,17 @@ final class FleetCredentials {
 
     /** The fleet's keys, or null when the gateways do not authenticate. */
     static NodeCredentials current() {
-        return CURRENT;
+        return current;
+    }
+
+    /**
+     * For a simulator inside a test's JVM, whose environment names no store: its UDP nodes prove these keys (null: the
+     * gateways do not authenticate) until the returned handle is closed.
+     */
+    static AutoCloseable use(NodeCredentials credentials) {
+        NodeCredentials before = current;
+        current = credentials;
+        return () -> current = before;
     }
 
     private static NodeCredentials fromEnvironment() {

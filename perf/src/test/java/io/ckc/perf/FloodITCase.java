@@ -2,7 +2,12 @@ package io.ckc.perf;
 
 import io.ckc.gateway.Gateway;
 import io.ckc.gateway.GatewayConfig;
+import io.ckc.client.NodeCredentials;
 import io.ckc.gateway.core.RateLimits;
+import io.ckc.gateway.core.SecurityOptions;
+import io.ckc.protocol.auth.CredentialStore;
+import io.ckc.protocol.auth.Grants;
+import io.ckc.protocol.auth.NodeKeys;
 import io.ckc.jobs.delivery.DeliveryJob;
 import io.ckc.jobs.echo.EchoJob;
 import io.ckc.protocol.kafka.Topics;
@@ -13,11 +18,13 @@ import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.flink.util.ParameterTool;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
 
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -29,7 +36,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * {@code perf flood} on real parts (an in-JVM KRaft broker, the delivery and echo jobs on a MiniCluster, one gateway
  * with its limits at their defaults but for a lower message limit): honest nodes lose no message while one address
- * floods connects and one node floods messages, and the gateway counts both floods' refusals. The honest nodes' p99
+ * floods connects (plain, or half-open DTLS handshakes where the gateway authenticates) and one node floods messages,
+ * new honest nodes still connect, and the gateway counts both floods' refusals. The honest nodes' p99
  * beside the quiet phase's is printed and judged by the perf run ({@code ./ckc perf flood}), not here: in a JVM that
  * also runs the broker, the jobs and the gateway on two cores, a flood's CPU lands on every part at once.
  */
@@ -43,8 +51,38 @@ class FloodITCase {
             new MiniClusterResourceConfiguration.Builder().setNumberTaskManagers(1).setNumberSlotsPerTaskManager(2)
                     .build());
 
+    @TempDir
+    Path dir;
+
     @Test
     void honestNodesLoseNothingWhileOneAddressAndOneNodeFloodAndBothFloodsAreRefused() throws Exception {
+        String result = flood(null);
+        assertThat(value(result, "address_refusals")).as("the connect flood is refused at its source").isGreaterThan(0);
+        assertThat(value(result, "rate_limited")).as("the message flood is refused at its source").isGreaterThan(0);
+    }
+
+    /**
+     * Where the gateway authenticates: half-open handshakes from 200 ports of one address take no more than that
+     * address's handshake places, so every new honest node still gets its handshake and connects; the flooding node,
+     * with its key, is refused beyond its message limit.
+     */
+    @Test
+    void anAuthenticatingGatewayStillAdmitsNewNodesWhileOneAddressLeavesHandshakesHalfOpen() throws Exception {
+        byte[] fleetKey = NodeKeys.newSecret();
+        Path store = dir.resolve("credentials.json");
+        CredentialStore.putFleet(store, "sim", fleetKey, Grants.DEFAULT);
+        try (AutoCloseable keys = FleetCredentials.use(NodeCredentials.fleet("sim", fleetKey))) {
+            String result = flood(new SecurityOptions(store.toString(), 8, 64, 60_000, null, null));
+            assertThat(result).contains("authenticated=true");
+            assertThat(value(result, "address_refusals")).as("the half-open handshakes beyond the address's places "
+                    + "are refused").isGreaterThan(0);
+            assertThat(value(result, "rate_limited")).as("the sealed message flood is refused at its source")
+                    .isGreaterThan(0);
+        }
+    }
+
+    /** Runs {@code perf flood} on a gateway with these security options (null: insecure) and returns its RESULT. */
+    private String flood(SecurityOptions security) throws Exception {
         Topics topics = KAFKA.freshTopics();
         KAFKA.createTopics(topics, List.of("echo"), List.of("gw-1"));
         ParameterTool params = ParameterTool.fromArgs(new String[] {"--bootstrap", KAFKA.bootstrapServers(),
@@ -52,13 +90,17 @@ class FloodITCase {
         List<JobClient> jobs = new ArrayList<>();
         GatewayConfig defaults = GatewayConfig.forTest("gw-1", KAFKA.bootstrapServers(), topics);
         RateLimits limits = defaults.core().limits();
+        GatewayConfig.Builder config = defaults.toBuilder().metricsPort(0).limits(new RateLimits(100,
+                limits.nodeBytesPerSecond(), limits.addressSessionsPerSecond(), limits.addressSessionsBurst(),
+                limits.flapSessions(), limits.flapWindowMs(), limits.flapPenaltyMs()));
+        if (security != null) {
+            config.security(security);
+        }
         Gateway gateway = null;
         try {
             jobs.add(QuickScenarioITCase.submit(DeliveryJob.NAME, DeliveryJob.fromArgs(params)::build));
             jobs.add(QuickScenarioITCase.submit(EchoJob.NAME, EchoJob.fromArgs(params)::build));
-            gateway = Gateway.start(defaults.toBuilder().metricsPort(0).limits(new RateLimits(100,
-                    limits.nodeBytesPerSecond(), limits.addressSessionsPerSecond(), limits.addressSessionsBurst(),
-                    limits.flapSessions(), limits.flapWindowMs(), limits.flapPenaltyMs())).build());
+            gateway = Gateway.start(config.build());
 
             FloodCommand command = new FloodCommand();
             ByteArrayOutputStream printed = new ByteArrayOutputStream();
@@ -75,10 +117,9 @@ class FloodITCase {
             assertThat(result.find()).as(output).isTrue();
             assertThat(value(result.group(), "lost")).as(output).isZero();
             assertThat(value(result.group(), "sent")).as(output).isGreaterThan(200);
-            assertThat(value(result.group(), "address_refusals")).as("the connect flood is refused at its source")
-                    .isGreaterThan(0);
-            assertThat(value(result.group(), "rate_limited")).as("the message flood is refused at its source")
-                    .isGreaterThan(0);
+            assertThat(value(result.group(), "connects_failed")).as("every new honest node connected: " + output)
+                    .isZero();
+            return result.group();
         } finally {
             if (gateway != null) {
                 gateway.close();

@@ -123,19 +123,26 @@ final class DtlsHandler extends ChannelDuplexHandler {
         if (request == null) {
             return; // answered with a cookie, or not a ClientHello
         }
-        if (sessions.handshaking.size() >= sessions.maxHandshakes || !sessions.addressLimits.open(sender.getAddress())) {
+        if (sessions.handshaking.size() >= sessions.maxHandshakes || !sessions.startHandshake(sender.getAddress())) {
+            sessions.metrics.dtlsHandshakes.labelValues("refused").inc();
+            return;
+        }
+        if (!sessions.addressLimits.open(sender.getAddress())) {
+            sessions.endHandshake(sender.getAddress());
             sessions.metrics.dtlsHandshakes.labelValues("refused").inc();
             return;
         }
         DtlsSessions.Peer peer = sessions.newPeer(sender, this);
         if (sessions.handshaking.putIfAbsent(sender, peer) != null) {
             sessions.byConnectionId.remove(peer.connectionId, peer);
+            sessions.endHandshake(sender.getAddress());
             return;
         }
         try {
             sessions.handshakes.execute(() -> handshake(peer, request));
         } catch (RejectedExecutionException e) {
             forget(peer);
+            sessions.endHandshake(sender.getAddress());
             sessions.metrics.dtlsHandshakes.labelValues("refused").inc();
         }
     }
@@ -159,6 +166,7 @@ final class DtlsHandler extends ChannelDuplexHandler {
             sessions.byConnectionId.remove(peer.connectionId, peer);
         } finally {
             sessions.handshaking.remove(from, peer);
+            sessions.endHandshake(from.getAddress());
         }
     }
 

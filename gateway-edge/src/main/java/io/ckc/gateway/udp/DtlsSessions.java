@@ -9,12 +9,13 @@ import io.ckc.protocol.auth.Grants;
 import io.ckc.protocol.auth.Identity;
 import io.netty.util.concurrent.DefaultThreadFactory;
 
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.SynchronousQueue;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
@@ -24,9 +25,11 @@ import java.util.function.Function;
 /**
  * The DTLS sessions of a gateway's reliable-UDP sockets, shared by their {@link DtlsHandler}s: each session by the
  * connection ID its node puts in every record (so a node found at a new address is the same session), handshakes in
- * progress by their node's address, and the threads that run them (Bouncy Castle's handshake blocks; the event loops
- * never wait for one). A session lives on the event loop of the socket its node's shard writes on: records read on
- * another socket are handed to it there.
+ * progress by their node's address and counted by source address, and the threads that run them: Bouncy Castle's
+ * handshake blocks while it waits for its node, so each has a thread of its own (made when needed, gone when idle),
+ * the event loops never wait for one, and a handshake whose node never answers keeps only its own thread busy until
+ * it times out. One address holds at most {@code handshakesPerAddress} of them. A session lives on the event loop of
+ * the socket its node's shard writes on: records read on another socket are handed to it there.
  */
 final class DtlsSessions {
 
@@ -64,6 +67,9 @@ final class DtlsSessions {
     final AddressLimits addressLimits;
     final long idleMs;
     final int maxHandshakes;
+    final int handshakesPerAddress;
+    /** Handshakes in progress by source address. */
+    private final Map<InetAddress, Integer> handshakesFrom = new ConcurrentHashMap<>();
     final Map<Long, Peer> byConnectionId = new ConcurrentHashMap<>();
     final Map<InetSocketAddress, Peer> handshaking = new ConcurrentHashMap<>();
     final ExecutorService handshakes;
@@ -73,14 +79,15 @@ final class DtlsSessions {
     private volatile Function<UUID, DtlsHandler> ownerOf;
 
     DtlsSessions(NodeAuthenticator authenticator, GatewayMetrics metrics, AddressLimits addressLimits, long idleMs,
-                 int handshakeThreads, int maxHandshakes) {
+                 int handshakesPerAddress, int maxHandshakes) {
         this.authenticator = authenticator;
         this.metrics = metrics;
         this.addressLimits = addressLimits;
         this.idleMs = idleMs;
         this.maxHandshakes = maxHandshakes;
-        this.handshakes = new ThreadPoolExecutor(handshakeThreads, handshakeThreads, 0, TimeUnit.MILLISECONDS,
-                new LinkedBlockingQueue<>(maxHandshakes), new DefaultThreadFactory("dtls-handshake", true));
+        this.handshakesPerAddress = handshakesPerAddress;
+        this.handshakes = new ThreadPoolExecutor(0, maxHandshakes, 30, TimeUnit.SECONDS, new SynchronousQueue<>(),
+                new DefaultThreadFactory("dtls-handshake", true));
     }
 
     void route(Function<UUID, DtlsHandler> ownerOf) {
@@ -99,6 +106,25 @@ final class DtlsSessions {
                 return peer;
             }
         }
+    }
+
+    /** Counts a handshake from the address, unless it has as many in progress as it may. */
+    boolean startHandshake(InetAddress source) {
+        boolean[] started = {false};
+        handshakesFrom.compute(source, (address, inProgress) -> {
+            int now = inProgress == null ? 0 : inProgress;
+            if (now >= handshakesPerAddress) {
+                return inProgress;
+            }
+            started[0] = true;
+            return now + 1;
+        });
+        return started[0];
+    }
+
+    /** A handshake that {@link #startHandshake} counted ended. */
+    void endHandshake(InetAddress source) {
+        handshakesFrom.computeIfPresent(source, (address, inProgress) -> inProgress <= 1 ? null : inProgress - 1);
     }
 
     /** What the node's credential grants it: read by the shard that opens the node's session. */

@@ -52,7 +52,7 @@ public final class UdpAdapter implements ProtocolAdapter {
                                    Supplier<ChannelHandler> linkHook) throws InterruptedException {
         SecurityOptions security = core.options().security();
         DtlsSessions dtls = core.authenticator().map(authenticator -> new DtlsSessions(authenticator, metrics,
-                core.addressLimits(), security.idleMs(), security.handshakeThreads(), security.maxHandshakes()))
+                core.addressLimits(), security.idleMs(), security.handshakesPerAddress(), security.maxHandshakes()))
                 .orElse(null);
         UdpShard[] shards = new UdpShard[core.shardCount()];
         for (int i = 0; i < shards.length; i++) {
