@@ -1,9 +1,11 @@
 package io.ckc.cli;
 
+import io.ckc.gateway.mqtt.DeviceCertificates;
 import io.ckc.gateway.mqtt.DeviceTopics;
 import io.ckc.gateway.mqtt.GatewayKeystore;
 import io.ckc.protocol.auth.CredentialStore;
 import io.ckc.protocol.auth.Grants;
+import io.ckc.protocol.auth.Identity;
 import io.ckc.protocol.auth.NodeKeys;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -24,10 +26,13 @@ import java.util.concurrent.Callable;
                 + "(CKC_CREDENTIALS; .ckc/credentials.json for ./ckc up) and prints its secret once: give it to the "
                 + "node (ClientTransport.open(NodeCredentials.of(id, secret))); an MQTT device's username and password "
                 + "are printed too. The store keeps derived keys only. tls FILE: a self-signed keystore for the MQTT "
-                + "listeners (CKC_TLS_KEYSTORE), password from --password.")
+                + "listeners (CKC_TLS_KEYSTORE), password from --password. certificate ID: a client certificate "
+                + "for the MQTT device ID (a node the store knows, or with --fleet one of its fleet's), signed by "
+                + "the stack's device authority (.ckc/device-ca.p12, which ./ckc up makes and the gateways trust), "
+                + "in .ckc/devices/: a PKCS#12 keystore, and the certificate and key in PEM.")
 final class CredentialsCommand implements Callable<Integer> {
 
-    @Parameters(index = "0", paramLabel = "node|fleet", description = "What to add")
+    @Parameters(index = "0", paramLabel = "node|fleet|tls|certificate", description = "What to add")
     String kind;
 
     @Parameters(index = "1", arity = "0..1", paramLabel = "ID|NAME",
@@ -41,8 +46,12 @@ final class CredentialsCommand implements Callable<Integer> {
             + "node id is derived from it)")
     String clientId;
 
-    @Option(names = "--password", description = "tls: the keystore's password")
+    @Option(names = "--password", description = "tls: the keystore's password; certificate: the device keystore's "
+            + "(default: the local stack's)")
     String password;
+
+    @Option(names = "--fleet", description = "certificate: the device is this fleet's member (identity <fleet>/<id>)")
+    String fleet;
 
     @Option(names = "--publish", split = ",", defaultValue = "app.*",
             description = "Channels it may publish to, as Kafka topics, a trailing * for any (default ${DEFAULT-VALUE})")
@@ -82,6 +91,10 @@ final class CredentialsCommand implements Callable<Integer> {
                         + GatewayKeystore.certificate(Path.of(name)) + " for clients to trust");
                 return 0;
             }
+            case "certificate" -> {
+                certificate(file);
+                return 0;
+            }
             case "fleet" -> {
                 if (name == null) {
                     throw new Ckc.Failure("credentials fleet takes the fleet's name");
@@ -90,10 +103,49 @@ final class CredentialsCommand implements Callable<Integer> {
                 System.out.println("fleet " + name + " added to " + file + "; its key (its nodes' keys derive from it, "
                         + "NodeCredentials.fleet(\"" + name + "\", key)):");
             }
-            default -> throw new Ckc.Failure("credentials takes node, fleet or tls, not " + kind);
+            default -> throw new Ckc.Failure("credentials takes node, fleet, tls or certificate, not " + kind);
         }
         System.out.println(Base64.getEncoder().encodeToString(secret));
         return 0;
+    }
+
+    /**
+     * A client certificate for an MQTT device: its subject names the identity the store knows, so the device logs in
+     * with it and no password.
+     */
+    private void certificate(Path file) {
+        if (name == null && clientId == null) {
+            throw new Ckc.Failure("credentials certificate takes the node's id, or --mqtt-client-id");
+        }
+        UUID node = clientId != null ? DeviceTopics.nodeId(clientId) : parse(name);
+        Identity identity = fleet != null ? Identity.of(fleet, node) : Identity.of(node);
+        if (CredentialStore.open(file).lookup(identity).isEmpty()) {
+            throw new Ckc.Failure(file + " does not know " + identity.text() + ": add it first (credentials node "
+                    + node + ", or credentials fleet NAME for --fleet)");
+        }
+        Home home = Home.current();
+        Path authority = home.deviceAuthority();
+        if (!java.nio.file.Files.exists(authority)) {
+            throw new Ckc.Failure("no device authority at " + authority + ": ./ckc up makes it");
+        }
+        String device = clientId != null ? clientId : node.toString();
+        Path keystore = home.devices().resolve(device + ".p12");
+        String keystorePassword = password != null ? password : Stack.LOCAL_KEYSTORE_PASSWORD;
+        try {
+            DeviceCertificates.issue(authority, Stack.LOCAL_KEYSTORE_PASSWORD, identity.text(), keystore,
+                    keystorePassword);
+        } catch (java.io.IOException e) {
+            throw new Ckc.Failure(e.getMessage());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new Ckc.Failure("interrupted");
+        }
+        Path certificate = GatewayKeystore.certificate(keystore);
+        Path key = keystore.resolveSibling(device + "-key.pem");
+        System.out.println("wrote " + keystore + " (PKCS#12), " + certificate + " and " + key + ": a certificate for "
+                + identity.text() + ", signed by " + authority + "; log in with it and no password, e.g.");
+        System.out.println("  mosquitto_pub -p 1883 --cafile " + GatewayKeystore.certificate(home.gatewayKeystore())
+                + " --cert " + certificate + " --key " + key + " -i " + device + " -t app/echo -m hello");
     }
 
     private static UUID parse(String id) {

@@ -54,6 +54,19 @@ public final class Home {
         return state.resolve("gateway-tls.p12");
     }
 
+    /**
+     * The stack's authority for MQTT devices' client certificates ({@code ./ckc up} makes it; its certificate, in PEM
+     * beside it, is what the gateways trust; {@code ./ckc credentials certificate} issues devices' certificates).
+     */
+    public Path deviceAuthority() {
+        return state.resolve("device-ca.p12");
+    }
+
+    /** Where {@code ./ckc credentials certificate} puts devices' certificates and keys. */
+    public Path devices() {
+        return state.resolve("devices");
+    }
+
     /** The running stack's shape, written by {@code ./ckc up}. */
     public Path stackShape() {
         return state.resolve("stack.properties");

@@ -1,6 +1,7 @@
 package io.ckc.cli;
 
 import io.ckc.jobs.ops.FlinkRest;
+import io.ckc.gateway.mqtt.DeviceCertificates;
 import io.ckc.gateway.mqtt.GatewayKeystore;
 import io.ckc.protocol.auth.CredentialStore;
 import io.ckc.protocol.auth.Grants;
@@ -68,26 +69,36 @@ final class Stack {
             Ckc.say("credential store " + store + ": added the simulator's fleet '" + SIMULATOR_FLEET + "'");
         }
         Path keystore = home.gatewayKeystore();
-        if (!Files.exists(keystore) || !Files.exists(GatewayKeystore.certificate(keystore))) {
-            try {
+        Path authority = home.deviceAuthority();
+        try {
+            if (!Files.exists(keystore) || !Files.exists(GatewayKeystore.certificate(keystore))) {
                 GatewayKeystore.selfSigned(keystore, LOCAL_KEYSTORE_PASSWORD);
-            } catch (IOException e) {
-                throw new UncheckedIOException(e);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new Ckc.Failure("interrupted");
             }
+            if (!Files.exists(authority) || !Files.exists(GatewayKeystore.certificate(authority))) {
+                DeviceCertificates.authority(authority, LOCAL_KEYSTORE_PASSWORD);
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new Ckc.Failure("interrupted");
         }
         return authenticating(home);
     }
 
-    /** The store and the TLS keystore, as both the gateways and the simulator are told them. */
+    /**
+     * The store, the TLS keystore and the devices' authority, as both the gateways and the simulator are told them.
+     */
     private static Map<String, String> authenticating(Home home) {
         return Map.of("CKC_CREDENTIALS", home.credentials().toString(), "CKC_TLS_KEYSTORE",
-                home.gatewayKeystore().toString(), "CKC_TLS_KEYSTORE_PASSWORD", LOCAL_KEYSTORE_PASSWORD);
+                home.gatewayKeystore().toString(), "CKC_TLS_KEYSTORE_PASSWORD", LOCAL_KEYSTORE_PASSWORD,
+                "CKC_TLS_CLIENT_CA", GatewayKeystore.certificate(home.deviceAuthority()).toString());
     }
 
-    /** The local stack's keystore is self-signed, on loopback, made by ./ckc up: its password guards nothing. */
+    /**
+     * The local stack's keystores (the gateways', the devices' authority's, the devices') are made by ./ckc up and
+     * ./ckc credentials on this machine, on loopback: their password guards nothing.
+     */
     static final String LOCAL_KEYSTORE_PASSWORD = "ckc-local";
 
     /**

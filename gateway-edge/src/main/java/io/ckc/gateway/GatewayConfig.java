@@ -127,7 +127,8 @@ public record GatewayConfig(String gatewayId, String kafkaBootstrap, String udpH
                     + "CKC_TLS_KEYSTORE (and CKC_TLS_KEYSTORE_PASSWORD), or turn MQTT off with CKC_MQTT_PORT=-1");
         }
         return new SecurityOptions(credentials, DTLS_HANDSHAKES_PER_ADDRESS.integer(env), DTLS_MAX_HANDSHAKES.integer(env),
-                2L * SESSION_TIMEOUT_MS.integer(env), keystore, TLS_KEYSTORE_PASSWORD.string(env));
+                2L * SESSION_TIMEOUT_MS.integer(env), keystore, TLS_KEYSTORE_PASSWORD.string(env),
+                TLS_CLIENT_CA.string(env));
     }
 
     /**

@@ -130,6 +130,10 @@ public final class GatewaySettings {
                     + "with CKC_CREDENTIALS when MQTT is on, for devices send their password in CONNECT");
     public static final Setting TLS_KEYSTORE_PASSWORD = Setting.optional("CKC_TLS_KEYSTORE_PASSWORD",
             "the password of CKC_TLS_KEYSTORE");
+    public static final Setting TLS_CLIENT_CA = Setting.optional("CKC_TLS_CLIENT_CA",
+            "the certificates (PEM) of the authorities that sign MQTT devices' client certificates: a device that "
+                    + "presents one whose subject is CN=<node id> or CN=<fleet>/<node id>, an identity the credential "
+                    + "store knows, needs no password (./ckc credentials device-ca makes one)");
 
     /** Every setting a gateway process reads, in the order the documentation lists them. */
     public static final List<Setting> ALL = List.of(GATEWAY_ID, GATEWAY_IDS, KAFKA_BOOTSTRAP,
@@ -140,7 +144,7 @@ public final class GatewaySettings {
             ADMIT_PENDING, DOWNLINK_BACKLOG, UPLINK_TARGET_AGE_MS, UPLINK_BURST_MS, NODE_MESSAGES_PER_SECOND,
             NODE_BYTES_PER_SECOND, ADDRESS_SESSIONS_PER_SECOND, ADDRESS_SESSIONS_BURST, FLAP_SESSIONS, FLAP_WINDOW_MS,
             FLAP_PENALTY_MS, CREDENTIALS, INSECURE, DTLS_HANDSHAKES_PER_ADDRESS, DTLS_MAX_HANDSHAKES, TLS_KEYSTORE,
-            TLS_KEYSTORE_PASSWORD);
+            TLS_KEYSTORE_PASSWORD, TLS_CLIENT_CA);
 
     private GatewaySettings() {
     }

@@ -95,7 +95,7 @@ class DtlsGatewayITCase {
         Path store = dir.resolve("credentials.json");
         CredentialStore.putFleet(store, FLEET, fleetKey, Grants.DEFAULT);
         GatewayConfig config = GatewayConfig.forTest(id, KAFKA.bootstrapServers(), topics).toBuilder()
-                .security(new SecurityOptions(store.toString(), 64, 256, 60_000, null, null)).build();
+                .security(new SecurityOptions(store.toString(), 64, 256, 60_000, null, null, null)).build();
         return Gateway.start(config);
     }
 
@@ -335,7 +335,7 @@ class DtlsGatewayITCase {
         CredentialStore.putNode(store, device, key, Grants.DEFAULT);
         GatewayConfig config = GatewayConfig.forTest("gw-mqtts", KAFKA.bootstrapServers(), topics).toBuilder()
                 .mqttPort(0).security(new SecurityOptions(store.toString(), 64, 256, 60_000, keystore.toString(),
-                        "changeit")).build();
+                        "changeit", null)).build();
         try (Gateway gateway = Gateway.start(config)) {
             String url = "ssl://127.0.0.1:" + gateway.mqttAddress().orElseThrow().getPort();
             javax.net.ssl.SSLSocketFactory tls = trusting(keystore, "changeit");
@@ -363,6 +363,85 @@ class DtlsGatewayITCase {
             impostor.close();
             assertThat(gateway.metrics().connectsRefused.labelValues("bad_credentials").get()).isEqualTo(1);
         }
+    }
+
+    @Test
+    void anMqttDeviceWithACertificateOfTheTrustedAuthorityNeedsNoPasswordAndNoOtherCertificateDoes() throws Exception {
+        Topics topics = KAFKA.freshTopics();
+        KAFKA.createTopics(topics, List.of("echo"), List.of("gw-certs"));
+        Path store = dir.resolve("credentials.json");
+        Path keystore = dir.resolve("gateway.p12");
+        Path authority = dir.resolve("device-ca.p12");
+        io.ckc.gateway.mqtt.GatewayKeystore.selfSigned(keystore, "changeit");
+        io.ckc.gateway.mqtt.DeviceCertificates.authority(authority, "ca-secret");
+        UUID device = io.ckc.gateway.mqtt.DeviceTopics.nodeId("meter-7");
+        CredentialStore.putFleet(store, FLEET, fleetKey, Grants.DEFAULT);
+        Path known = dir.resolve("meter-7.p12");
+        io.ckc.gateway.mqtt.DeviceCertificates.issue(authority, "ca-secret", FLEET + "/" + device, known, "device-secret");
+        // signed by the same authority, but for an identity the store does not know
+        Path unknown = dir.resolve("stranger.p12");
+        io.ckc.gateway.mqtt.DeviceCertificates.issue(authority, "ca-secret", "elsewhere/" + device, unknown, "device-secret");
+        // the right identity, but signed by an authority the gateway does not trust
+        Path otherAuthority = dir.resolve("other-ca.p12");
+        io.ckc.gateway.mqtt.DeviceCertificates.authority(otherAuthority, "ca-secret");
+        Path forged = dir.resolve("forged.p12");
+        io.ckc.gateway.mqtt.DeviceCertificates.issue(otherAuthority, "ca-secret", FLEET + "/" + device, forged, "device-secret");
+        assertThat(dir.resolve("meter-7-key.pem")).content().startsWith("-----BEGIN PRIVATE KEY-----");
+
+        GatewayConfig config = GatewayConfig.forTest("gw-certs", KAFKA.bootstrapServers(), topics).toBuilder()
+                .mqttPort(0).security(new SecurityOptions(store.toString(), 64, 256, 60_000, keystore.toString(),
+                        "changeit", io.ckc.gateway.mqtt.GatewayKeystore.certificate(authority).toString())).build();
+        try (Gateway gateway = Gateway.start(config)) {
+            String url = "ssl://127.0.0.1:" + gateway.mqttAddress().orElseThrow().getPort();
+            org.eclipse.paho.mqttv5.client.MqttClient client = new org.eclipse.paho.mqttv5.client.MqttClient(url,
+                    "meter-7", new org.eclipse.paho.mqttv5.client.persist.MemoryPersistence());
+            org.eclipse.paho.mqttv5.client.MqttConnectionOptions options = new org.eclipse.paho.mqttv5.client.MqttConnectionOptions();
+            options.setSocketFactory(trusting(keystore, "changeit", known, "device-secret"));
+            client.connect(options); // no username, no password
+            client.publish("app/echo", "by-certificate".getBytes(StandardCharsets.UTF_8), 1, false);
+            assertThat(payloads(KAFKA.read(topics.app("echo"), 1, WAIT))).containsExactly("by-certificate");
+            client.disconnect();
+            client.close();
+
+            org.eclipse.paho.mqttv5.client.MqttClient stranger = new org.eclipse.paho.mqttv5.client.MqttClient(url,
+                    "meter-7", new org.eclipse.paho.mqttv5.client.persist.MemoryPersistence());
+            options.setSocketFactory(trusting(keystore, "changeit", unknown, "device-secret"));
+            assertThatThrownBy(() -> stranger.connect(options))
+                    .isInstanceOfSatisfying(org.eclipse.paho.mqttv5.common.MqttException.class,
+                            e -> assertThat(e.getReasonCode()).as("Bad User Name or Password").isEqualTo(0x86));
+            stranger.close();
+            assertThat(gateway.metrics().connectsRefused.labelValues("bad_credentials").get()).isEqualTo(1);
+
+            org.eclipse.paho.mqttv5.client.MqttClient impostor = new org.eclipse.paho.mqttv5.client.MqttClient(url,
+                    "meter-7", new org.eclipse.paho.mqttv5.client.persist.MemoryPersistence());
+            options.setSocketFactory(trusting(keystore, "changeit", forged, "device-secret"));
+            assertThatThrownBy(() -> impostor.connect(options)).as("TLS refuses a certificate of another authority")
+                    .isInstanceOf(org.eclipse.paho.mqttv5.common.MqttException.class);
+            impostor.close();
+            assertThat(gateway.metrics().connectsRefused.labelValues("bad_credentials").get()).isEqualTo(1);
+        }
+    }
+
+    /** TLS that trusts the gateway's self-signed certificate and presents the device's certificate. */
+    private static javax.net.ssl.SSLSocketFactory trusting(Path keystore, String password, Path device,
+                                                           String devicePassword) throws Exception {
+        java.security.KeyStore keys = java.security.KeyStore.getInstance("PKCS12");
+        try (var in = java.nio.file.Files.newInputStream(device)) {
+            keys.load(in, devicePassword.toCharArray());
+        }
+        javax.net.ssl.KeyManagerFactory presented = javax.net.ssl.KeyManagerFactory.getInstance(
+                javax.net.ssl.KeyManagerFactory.getDefaultAlgorithm());
+        presented.init(keys, devicePassword.toCharArray());
+        java.security.KeyStore trusted = java.security.KeyStore.getInstance("PKCS12");
+        try (var in = java.nio.file.Files.newInputStream(keystore)) {
+            trusted.load(in, password.toCharArray());
+        }
+        javax.net.ssl.TrustManagerFactory factory = javax.net.ssl.TrustManagerFactory.getInstance(
+                javax.net.ssl.TrustManagerFactory.getDefaultAlgorithm());
+        factory.init(trusted);
+        javax.net.ssl.SSLContext context = javax.net.ssl.SSLContext.getInstance("TLS");
+        context.init(presented.getKeyManagers(), factory.getTrustManagers(), null);
+        return context.getSocketFactory();
     }
 
     /** TLS that trusts the gateway's self-signed certificate. */

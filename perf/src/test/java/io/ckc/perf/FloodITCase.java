@@ -72,7 +72,7 @@ class FloodITCase {
         Path store = dir.resolve("credentials.json");
         CredentialStore.putFleet(store, "sim", fleetKey, Grants.DEFAULT);
         try (AutoCloseable keys = FleetCredentials.use(NodeCredentials.fleet("sim", fleetKey))) {
-            String result = flood(new SecurityOptions(store.toString(), 8, 64, 60_000, null, null));
+            String result = flood(new SecurityOptions(store.toString(), 8, 64, 60_000, null, null, null));
             assertThat(result).contains("authenticated=true");
             assertThat(value(result, "address_refusals")).as("the half-open handshakes beyond the address's places "
                     + "are refused").isGreaterThan(0);

@@ -7,13 +7,18 @@ import io.ckc.protocol.auth.Identity;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.security.MessageDigest;
+import java.security.cert.X509Certificate;
+import javax.naming.InvalidNameException;
+import javax.naming.ldap.LdapName;
+import javax.naming.ldap.Rdn;
 import java.util.Base64;
 import java.util.Optional;
 
 /**
  * Who may open a session as a node, for every adapter: the credential store, read by the core, asked in the adapter's
  * own terms. A DTLS handshake asks for the node's key (the handshake proves the node holds it); an MQTT CONNECT
- * gives its identity as username and its key, base64, as password. Both get the node's {@link Grants} from here.
+ * gives its identity as username and its key, base64, as password, or comes over TLS with a client certificate that
+ * names it. Both get the node's {@link Grants} from here.
  */
 public final class NodeAuthenticator {
 
@@ -37,6 +42,25 @@ public final class NodeAuthenticator {
     /** What the node may do; the defaults for a node the store no longer knows. */
     public Grants grants(Identity identity) {
         return store.lookup(identity).map(CredentialStore.Credential::grants).orElse(Grants.DEFAULT);
+    }
+
+    /**
+     * The identity a client certificate names, which TLS verified against the authorities the gateway trusts: its
+     * subject's common name, {@code <node id>} or {@code <fleet>/<node id>}, if the store knows that identity (a node
+     * removed from the store is refused whatever certificate it holds).
+     */
+    public Optional<Identity> certificate(X509Certificate certificate) {
+        try {
+            for (Rdn part : new LdapName(certificate.getSubjectX500Principal().getName()).getRdns()) {
+                if (part.getType().equalsIgnoreCase("CN")) {
+                    return Identity.parse(part.getValue().toString().getBytes(StandardCharsets.UTF_8))
+                            .filter(identity -> store.lookup(identity).isPresent());
+                }
+            }
+        } catch (InvalidNameException e) {
+            // no name to go by
+        }
+        return Optional.empty();
     }
 
     /**

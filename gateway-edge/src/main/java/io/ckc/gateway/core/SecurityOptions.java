@@ -12,9 +12,11 @@ package io.ckc.gateway.core;
  * @param idleMs           a DTLS session that heard nothing from its node this long is closed
  * @param tlsKeystore      the gateway's TLS certificate and key (PKCS#12) for its MQTT listeners; null: none
  * @param tlsPassword      that keystore's password
+ * @param tlsClientCa      the certificates (PEM) of the authorities whose device certificates the MQTT listeners
+ *                         accept in place of a password; null: devices log in with a password only
  */
 public record SecurityOptions(String credentials, int handshakesPerAddress, int maxHandshakes, long idleMs,
-                              String tlsKeystore, String tlsPassword) {
+                              String tlsKeystore, String tlsPassword, String tlsClientCa) {
 
     public SecurityOptions {
         if (handshakesPerAddress <= 0 || maxHandshakes <= 0 || idleMs <= 0) {

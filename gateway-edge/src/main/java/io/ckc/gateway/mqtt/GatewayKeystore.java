@@ -37,7 +37,8 @@ public final class GatewayKeystore {
 
     private static final String ALIAS = "ckc-gateway";
 
-    private static void keytool(Path file, String... args) throws IOException, InterruptedException {
+    /** Runs the JDK's keytool, for {@code file}; fails with what it printed. */
+    static void keytool(Path file, String... args) throws IOException, InterruptedException {
         List<String> command = new java.util.ArrayList<>(List.of(
                 Path.of(System.getProperty("java.home"), "bin", "keytool").toString()));
         command.addAll(List.of(args));

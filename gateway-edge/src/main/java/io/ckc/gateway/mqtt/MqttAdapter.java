@@ -1,6 +1,7 @@
 package io.ckc.gateway.mqtt;
 
 import io.ckc.gateway.core.SecurityOptions;
+import io.netty.handler.ssl.ClientAuth;
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslContextBuilder;
 
@@ -113,7 +114,8 @@ public final class MqttAdapter implements ProtocolAdapter {
 
     /**
      * TLS for both listeners where devices authenticate (they send their password in CONNECT), from the gateway's
-     * PKCS#12 keystore; none in the insecure mode.
+     * PKCS#12 keystore; none in the insecure mode. With authorities for client certificates, a device may present
+     * one signed by them instead of a password (asked for, not required).
      */
     static SslContext tls(SecurityOptions security) {
         if (security.insecure()) {
@@ -125,10 +127,15 @@ public final class MqttAdapter implements ProtocolAdapter {
             keys.load(in, password);
             KeyManagerFactory factory = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
             factory.init(keys, password);
-            return SslContextBuilder.forServer(factory).protocols("TLSv1.3", "TLSv1.2").build();
+            SslContextBuilder tls = SslContextBuilder.forServer(factory).protocols("TLSv1.3", "TLSv1.2");
+            if (security.tlsClientCa() != null) {
+                tls.trustManager(new java.io.File(security.tlsClientCa())).clientAuth(ClientAuth.OPTIONAL);
+            }
+            return tls.build();
         } catch (IOException | GeneralSecurityException e) {
             throw new IllegalArgumentException("cannot read the TLS keystore " + security.tlsKeystore()
-                    + " (CKC_TLS_KEYSTORE, CKC_TLS_KEYSTORE_PASSWORD): " + e.getMessage(), e);
+                    + " (CKC_TLS_KEYSTORE, CKC_TLS_KEYSTORE_PASSWORD) or the client authorities "
+                    + security.tlsClientCa() + " (CKC_TLS_CLIENT_CA): " + e.getMessage(), e);
         }
     }
 

@@ -40,17 +40,20 @@ import io.netty.handler.codec.mqtt.MqttSubscribeMessage;
 import io.netty.handler.codec.mqtt.MqttTopicSubscription;
 import io.netty.handler.codec.mqtt.MqttUnacceptableProtocolVersionException;
 import io.netty.handler.codec.mqtt.MqttUnsubscribeMessage;
+import io.netty.handler.ssl.SslHandler;
 import io.netty.handler.timeout.IdleStateEvent;
 import io.netty.handler.timeout.IdleStateHandler;
 import io.netty.util.ReferenceCountUtil;
 
 import java.io.IOException;
 import java.net.InetSocketAddress;
+import java.security.cert.X509Certificate;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
+import javax.net.ssl.SSLPeerUnverifiedException;
 
 /**
  * One device's TCP connection: decodes what it sends into calls on the core, on the shard its node id hashes to
@@ -142,6 +145,21 @@ final class MqttConnection extends ChannelInboundHandlerAdapter {
         }
     }
 
+    /** The certificate the device presented over TLS, which TLS verified; empty without one. */
+    private static Optional<X509Certificate> clientCertificate(ChannelHandlerContext ctx) {
+        SslHandler tls = ctx.pipeline().get(SslHandler.class);
+        if (tls == null) {
+            return Optional.empty();
+        }
+        try {
+            java.security.cert.Certificate[] chain = tls.engine().getSession().getPeerCertificates();
+            return chain.length > 0 && chain[0] instanceof X509Certificate device ? Optional.of(device)
+                    : Optional.empty();
+        } catch (SSLPeerUnverifiedException none) {
+            return Optional.empty();
+        }
+    }
+
     private void connect(ChannelHandlerContext ctx, MqttConnectMessage connect) {
         if (shard != null) {
             protocolError(ctx);
@@ -158,8 +176,9 @@ final class MqttConnection extends ChannelInboundHandlerAdapter {
         Grants grants = Grants.ALL; // the insecure mode: no credentials to judge by
         if (core.authenticator().isPresent()) {
             NodeAuthenticator authenticator = core.authenticator().get();
-            Optional<Identity> who = authenticator.password(connect.payload().userName(),
-                    connect.payload().passwordInBytes());
+            Optional<X509Certificate> certificate = clientCertificate(ctx);
+            Optional<Identity> who = certificate.isPresent() ? certificate.flatMap(authenticator::certificate)
+                    : authenticator.password(connect.payload().userName(), connect.payload().passwordInBytes());
             if (who.isEmpty() || !who.get().node().equals(DeviceTopics.nodeId(clientId))) {
                 metrics.connectsRefused.labelValues(ConnectAnswer.BAD_CREDENTIALS.label()).inc();
                 refuseConnect(ctx, version == 5 ? MqttConnectReturnCode.CONNECTION_REFUSED_BAD_USERNAME_OR_PASSWORD
