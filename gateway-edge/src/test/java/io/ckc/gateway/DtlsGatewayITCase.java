@@ -422,16 +422,23 @@ class DtlsGatewayITCase {
         }
     }
 
-    /** TLS that trusts the gateway's self-signed certificate and presents the device's certificate. */
+    /**
+     * TLS that trusts the gateway's self-signed certificate and presents the device's certificate (none: a null
+     * device keystore).
+     */
     private static javax.net.ssl.SSLSocketFactory trusting(Path keystore, String password, Path device,
                                                            String devicePassword) throws Exception {
-        java.security.KeyStore keys = java.security.KeyStore.getInstance("PKCS12");
-        try (var in = java.nio.file.Files.newInputStream(device)) {
-            keys.load(in, devicePassword.toCharArray());
+        javax.net.ssl.KeyManager[] presented = null;
+        if (device != null) {
+            java.security.KeyStore keys = java.security.KeyStore.getInstance("PKCS12");
+            try (var in = java.nio.file.Files.newInputStream(device)) {
+                keys.load(in, devicePassword.toCharArray());
+            }
+            javax.net.ssl.KeyManagerFactory factory = javax.net.ssl.KeyManagerFactory.getInstance(
+                    javax.net.ssl.KeyManagerFactory.getDefaultAlgorithm());
+            factory.init(keys, devicePassword.toCharArray());
+            presented = factory.getKeyManagers();
         }
-        javax.net.ssl.KeyManagerFactory presented = javax.net.ssl.KeyManagerFactory.getInstance(
-                javax.net.ssl.KeyManagerFactory.getDefaultAlgorithm());
-        presented.init(keys, devicePassword.toCharArray());
         java.security.KeyStore trusted = java.security.KeyStore.getInstance("PKCS12");
         try (var in = java.nio.file.Files.newInputStream(keystore)) {
             trusted.load(in, password.toCharArray());
@@ -440,22 +447,13 @@ class DtlsGatewayITCase {
                 javax.net.ssl.TrustManagerFactory.getDefaultAlgorithm());
         factory.init(trusted);
         javax.net.ssl.SSLContext context = javax.net.ssl.SSLContext.getInstance("TLS");
-        context.init(presented.getKeyManagers(), factory.getTrustManagers(), null);
+        context.init(presented, factory.getTrustManagers(), null);
         return context.getSocketFactory();
     }
 
     /** TLS that trusts the gateway's self-signed certificate. */
     private static javax.net.ssl.SSLSocketFactory trusting(Path keystore, String password) throws Exception {
-        java.security.KeyStore trusted = java.security.KeyStore.getInstance("PKCS12");
-        try (var in = java.nio.file.Files.newInputStream(keystore)) {
-            trusted.load(in, password.toCharArray());
-        }
-        javax.net.ssl.TrustManagerFactory factory = javax.net.ssl.TrustManagerFactory.getInstance(
-                javax.net.ssl.TrustManagerFactory.getDefaultAlgorithm());
-        factory.init(trusted);
-        javax.net.ssl.SSLContext context = javax.net.ssl.SSLContext.getInstance("TLS");
-        context.init(null, factory.getTrustManagers(), null);
-        return context.getSocketFactory();
+        return trusting(keystore, password, null, null);
     }
 
     @Test
