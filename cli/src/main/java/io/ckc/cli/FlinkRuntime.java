@@ -358,6 +358,7 @@ final class FlinkRuntime {
         String name = busiest(running, rest);
         ProcessHandle process = processes.pid(name).flatMap(ProcessHandle::of).orElseThrow();
         long killedAt = System.nanoTime();
+        long killedAtMs = System.currentTimeMillis();
         process.destroyForcibly();
         process.onExit().join();
         Path log = home.log(name);
@@ -373,12 +374,11 @@ final class FlinkRuntime {
         long jobsBackMs = -1;
         if (running.size() > 1) {
             long deadline = killedAt + Duration.ofSeconds(60).toNanos();
-            // Why wait for a restart first: the jobs' tasks were running before the kill, and still read as running
-            // until the JobManager notices the loss.
-            while (rest.ckcJobsRunAllTasks() && System.nanoTime() < deadline) {
+            // Back: every task runs, and a job restarted after the kill (its tasks read as running until the
+            // JobManager notices the loss, and a restart of a second or two can fall between two polls).
+            while (!rest.ckcJobsBackSince(killedAtMs) && System.nanoTime() < deadline) {
                 Processes.sleep(250);
             }
-            rest.awaitCkcJobsRunAllTasks(deadline, Duration.ofMillis(250));
             jobsBackMs = (System.nanoTime() - killedAt) / 1_000_000;
         }
         startTaskManager(name, home.state.resolve("flink/cluster-conf"));

@@ -217,14 +217,44 @@ public final class FlinkRest {
         return restarts;
     }
 
-    /** Whether every CKC job that has not ended runs all its tasks (false when none does, or nothing answers). */
+    /**
+     * Whether every CKC job that has not ended runs all its tasks (false when none does, or nothing answers). Read
+     * from the jobs' overview, which is live: a job's details are served from a cache for seconds.
+     */
     public boolean ckcJobsRunAllTasks() {
+        return ckcJobsBackSince(0);
+    }
+
+    /**
+     * Whether every CKC job that has not ended runs all its tasks and one of them changed (restarted) at or after
+     * {@code sinceEpochMs}, this machine's clock: the jobs are back after a fault that struck then, however quickly
+     * they came back (a poll can miss a restart that took a second). False when nothing answers.
+     */
+    public boolean ckcJobsBackSince(long sinceEpochMs) {
         try {
-            List<Job> ckc = jobs().stream().filter(j -> liveCkcJob(j.name(), j.state())).toList();
-            return !ckc.isEmpty() && ckc.stream().allMatch(Job::tasksRunning);
+            return backSince(get("jobs/overview"), sinceEpochMs);
         } catch (IOException e) {
             return false;
         }
+    }
+
+    /** {@link #ckcJobsBackSince} of a {@code jobs/overview} answer. */
+    static boolean backSince(JsonNode overview, long sinceEpochMs) {
+        boolean any = false;
+        boolean changed = false;
+        for (JsonNode job : overview.path("jobs")) {
+            if (!liveCkcJob(job.path("name").asText(), job.path("state").asText())) {
+                continue;
+            }
+            JsonNode tasks = job.path("tasks");
+            if (!job.path("state").asText().equals("RUNNING") || tasks.path("total").asInt() == 0
+                    || tasks.path("running").asInt() != tasks.path("total").asInt()) {
+                return false;
+            }
+            any = true;
+            changed |= job.path("last-modification").asLong() >= sinceEpochMs;
+        }
+        return any && changed;
     }
 
     /**

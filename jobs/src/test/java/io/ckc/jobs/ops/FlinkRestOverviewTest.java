@@ -1,0 +1,46 @@
+package io.ckc.jobs.ops;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** When the CKC jobs are back after a fault, read from the jobs' overview as the JobManager serves it. */
+class FlinkRestOverviewTest {
+
+    private static final ObjectMapper MAPPER = new ObjectMapper();
+
+    private static String job(String name, String state, long lastModification, int running, int total) {
+        return String.format("{\"jid\":\"%s\",\"name\":\"%s\",\"state\":\"%s\",\"last-modification\":%d,"
+                + "\"tasks\":{\"running\":%d,\"initializing\":%d,\"total\":%d}}", name.hashCode(), name, state,
+                lastModification, running, total - running, total);
+    }
+
+    private static JsonNode overview(String... jobs) throws Exception {
+        return MAPPER.readTree("{\"jobs\":[" + String.join(",", jobs) + "]}");
+    }
+
+    @Test
+    void backOnlyOnceEveryTaskRunsAndAJobChangedAfterTheFault() throws Exception {
+        long fault = 1_000_000;
+        // before the JobManager noticed: all running, nothing changed since the fault
+        assertThat(FlinkRest.backSince(overview(job("ckc-delivery", "RUNNING", fault - 5_000, 2, 2),
+                job("ckc-echo", "RUNNING", fault - 9_000, 2, 2)), fault)).isFalse();
+        // restarting: one job's tasks are initializing
+        assertThat(FlinkRest.backSince(overview(job("ckc-delivery", "RUNNING", fault + 800, 1, 2),
+                job("ckc-echo", "RUNNING", fault - 9_000, 2, 2)), fault)).isFalse();
+        assertThat(FlinkRest.backSince(overview(job("ckc-delivery", "RESTARTING", fault + 300, 0, 2)), fault))
+                .isFalse();
+        // back: every task runs, and the restarted job changed after the fault
+        assertThat(FlinkRest.backSince(overview(job("ckc-delivery", "RUNNING", fault + 1_700, 2, 2),
+                job("ckc-echo", "RUNNING", fault - 9_000, 2, 2)), fault)).isTrue();
+        // jobs that are not CKC's, or ended, do not count; no CKC job at all is not back
+        assertThat(FlinkRest.backSince(overview(job("ckc-delivery", "RUNNING", fault + 1_700, 2, 2),
+                job("someone-else", "RUNNING", fault, 0, 3), job("ckc-old", "CANCELED", fault, 0, 2)), fault))
+                .isTrue();
+        assertThat(FlinkRest.backSince(overview(job("someone-else", "RUNNING", fault + 5, 1, 1)), fault)).isFalse();
+        assertThat(FlinkRest.backSince(overview(job("ckc-delivery", "RUNNING", 5, 2, 2)), 0))
+                .as("all running, with no fault to have changed since").isTrue();
+    }
+}
