@@ -419,19 +419,25 @@ public final class FaultsCommand implements java.util.concurrent.Callable<Intege
 
     /**
      * Milliseconds from {@code fromSeconds} to the end of the first whole second after it (and before
-     * {@code untilSeconds}) whose echoes are within {@link #LOAD_TOLERANCE} of {@code load} with p99 under
-     * {@code p99LimitMs} ({@link #P99_LIMIT_MS} for the recovery the run is judged by); null if none.
+     * {@code untilSeconds}) whose echoes are within {@link #LOAD_TOLERANCE} of that second's load with p99 under
+     * {@code p99LimitMs} ({@link #P99_LIMIT_MS} for the recovery the run is judged by); null if none. A second's load
+     * is what the nodes sent in it ({@code load}, the nominal rate, for the first second): the sends of nodes that
+     * each send every few seconds ripple by a fifth around the nominal rate, so a healthy second is often more than
+     * 10% off it, never off its own sends.
      */
     static Long recoveryMs(List<Second> timeline, double fromSeconds, double untilSeconds, double load,
                            double p99LimitMs) {
+        long sentBefore = -1;
         for (Second s : timeline) {
+            double offered = sentBefore < 0 ? load : s.sent() - sentBefore;
+            sentBefore = s.sent();
             if (s.second() - 1 < fromSeconds) {
                 continue;
             }
             if (s.second() > untilSeconds) {
                 return null;
             }
-            if (Math.abs(s.delivered() - load) <= LOAD_TOLERANCE * load && s.p99Ms() < p99LimitMs) {
+            if (Math.abs(s.delivered() - offered) <= LOAD_TOLERANCE * offered && s.p99Ms() < p99LimitMs) {
                 return Math.round((s.second() - fromSeconds) * 1000);
             }
         }

@@ -89,6 +89,23 @@ class FaultPlanTest {
     }
 
     @Test
+    void aSecondThatDeliversWhatWasSentInItIsBackHoweverTheSendsRippleAroundTheRate() {
+        // 150 msg/s nominal, sent in a ripple of 126 and 172 a second (nodes that each send every few seconds)
+        List<FaultsCommand.Second> seconds = new ArrayList<>();
+        long sent = 0;
+        for (int s = 1; s <= 30; s++) {
+            long thisSecond = s % 2 == 0 ? 126 : 172;
+            sent += thisSecond;
+            boolean down = s >= 11 && s <= 14;
+            boolean draining = s == 15;
+            seconds.add(new FaultsCommand.Second(s, down ? 0 : draining ? 700 : thisSecond, 5,
+                    down ? Double.NaN : draining ? 900 : 10, sent));
+        }
+        // struck at 10.2; 11-14 nothing, 15 the backlog; 16 (126 sent, 126 back, fast) is back, though 16% under 150
+        assertThat(FaultsCommand.recoveryMs(seconds, 10.2, 30, 150, 100)).isEqualTo(5_800);
+    }
+
+    @Test
     void theBaselineIsTheMedianP99OfTheSecondsBeforeTheFirstFaultAndABackToItCanComeBeforeTheRecovery() {
         List<FaultsCommand.Second> seconds = new ArrayList<>();
         double[] p99s = {900, 900, 900, 900, 900, 150, 120, 180, 140, 160, 5000, 5000, 170, 130, 60};
