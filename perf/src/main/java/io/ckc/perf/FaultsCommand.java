@@ -31,7 +31,7 @@ import java.util.concurrent.TimeUnit;
  * reported expired or dropped), answered twice by the application, duplicates at the nodes before their dedupe
  * (counted) and after it (an error), expired messages delivered, echoes out of order, messages handed back
  * unsent. Per fault: recovery, from the injection (from the lift for loss and rate limit) to the end of the first
- * second whose echoes are within 10% of the load with p99 under 100 ms; for a gateway kill also how long until its
+ * second whose echoes are within 10% of what was sent in it with p99 under 100 ms; for a gateway kill also how long until its
  * nodes were all connected again. One sample a second goes to {@code faults.csv}, a RESULT line per fault and
  * the run's to {@code faults.txt}.
  */

@@ -651,7 +651,7 @@ final class ReportCommand implements Callable<Integer> {
                 + "again, kill -9 of a gateway, a burst of nodes losing their link at once, packet loss and a rate limit "
                 + "on one gateway's path. The seconds before the first fault are the baseline. recovery_ms: from the "
                 + "fault (from its lift, for loss and rate limit) to the end of the first second whose echoes are within "
-                + "10% of the load with p99 under 100 ms; to_baseline_ms: the same with p99 under the baseline's (the "
+                + "10% of what the nodes sent in it with p99 under 100 ms; to_baseline_ms: the same with p99 under the baseline's (the "
                 + "median of the per-second p99s before the first fault) where that is above 100 ms; nodes_half_back_ms, "
                 + "nodes_back_ms: after a gateway kill, until half, and all, of its nodes were connected again. Vertical lines: the faults.";
 
