@@ -141,7 +141,7 @@ final class CredentialsCommand implements Callable<Integer> {
             throw new Ckc.Failure("interrupted");
         }
         Path certificate = GatewayKeystore.certificate(keystore);
-        Path key = keystore.resolveSibling(device + "-key.pem");
+        Path key = DeviceCertificates.privateKey(keystore);
         System.out.println("wrote " + keystore + " (PKCS#12), " + certificate + " and " + key + ": a certificate for "
                 + identity.text() + ", signed by " + authority + "; log in with it and no password, e.g.");
         System.out.println("  mosquitto_pub -p 1883 --cafile " + GatewayKeystore.certificate(home.gatewayKeystore())

@@ -4,6 +4,7 @@ import io.ckc.protocol.auth.Identity;
 import io.ckc.protocol.dtls.DatagramQueue;
 import io.ckc.protocol.dtls.DtlsPeers;
 import io.ckc.protocol.dtls.DtlsRecords;
+import org.bouncycastle.tls.TlsUtils;
 
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -132,24 +133,12 @@ final class HandshakeFlood implements AutoCloseable {
         System.arraycopy(cookie, 0, again, cookieAt + 1, cookie.length);
         System.arraycopy(hello, cookieAt + 1, again, cookieAt + 1 + cookie.length, hello.length - cookieAt - 1);
         again[10] = 1; // the record's sequence number (its last byte)
-        add16(again, 11, cookie.length); // the record's length
-        add24(again, DtlsRecords.HEADER_BYTES + 1, cookie.length); // the message's length
-        again[DtlsRecords.HEADER_BYTES + 5] = 1; // message_seq
-        add24(again, DtlsRecords.HEADER_BYTES + 9, cookie.length); // the fragment's length
+        TlsUtils.writeUint16(TlsUtils.readUint16(again, 11) + cookie.length, again, 11); // the record's length
+        int message = DtlsRecords.HEADER_BYTES;
+        TlsUtils.writeUint24(TlsUtils.readUint24(again, message + 1) + cookie.length, again, message + 1); // length
+        TlsUtils.writeUint16(1, again, message + 4); // message_seq
+        TlsUtils.writeUint24(TlsUtils.readUint24(again, message + 9) + cookie.length, again, message + 9); // fragment
         return again;
-    }
-
-    private static void add16(byte[] bytes, int at, int add) {
-        int value = ((bytes[at] & 0xFF) << 8 | (bytes[at + 1] & 0xFF)) + add;
-        bytes[at] = (byte) (value >>> 8);
-        bytes[at + 1] = (byte) value;
-    }
-
-    private static void add24(byte[] bytes, int at, int add) {
-        int value = ((bytes[at] & 0xFF) << 16 | (bytes[at + 1] & 0xFF) << 8 | (bytes[at + 2] & 0xFF)) + add;
-        bytes[at] = (byte) (value >>> 16);
-        bytes[at + 1] = (byte) (value >>> 8);
-        bytes[at + 2] = (byte) value;
     }
 
     @Override

@@ -1,5 +1,7 @@
 package io.ckc.gateway.mqtt;
 
+import io.ckc.protocol.auth.SecretFiles;
+
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
@@ -42,7 +44,8 @@ public final class DeviceCertificates {
     /**
      * Writes a device's keystore: an EC key and its certificate for {@code identity}, signed by the authority (valid
      * two years), with the authority's certificate in the chain; and, beside it, the certificate and the key in PEM
-     * ({@code <name>.pem}, {@code <name>-key.pem}) for clients that take files ({@code mosquitto_pub --cert --key}).
+     * ({@link GatewayKeystore#certificate}, {@link #privateKey}) for clients that take files
+     * ({@code mosquitto_pub --cert --key}); the key readable by its owner only.
      */
     public static void issue(Path authority, String authorityPassword, String identity, Path keystore,
                              String password) throws IOException, InterruptedException {
@@ -67,13 +70,13 @@ public final class DeviceCertificates {
         } finally {
             Files.deleteIfExists(request);
         }
-        Path key = keystore.resolveSibling(keystore.getFileName().toString().replaceFirst("\\.p12$", "") + "-key.pem");
-        Files.writeString(key, privateKeyPem(keystore, password), StandardCharsets.US_ASCII);
-        try {
-            Files.setPosixFilePermissions(key, java.nio.file.attribute.PosixFilePermissions.fromString("rw-------"));
-        } catch (UnsupportedOperationException notPosix) {
-            // a file system without owners' modes
-        }
+        byte[] pem = privateKeyPem(keystore, password).getBytes(StandardCharsets.US_ASCII);
+        SecretFiles.write(privateKey(keystore), out -> out.write(pem));
+    }
+
+    /** Where {@link #issue} puts the device's key in PEM: the keystore's name with -key.pem for .p12. */
+    public static Path privateKey(Path keystore) {
+        return keystore.resolveSibling(keystore.getFileName().toString().replaceFirst("\\.p12$", "") + "-key.pem");
     }
 
     /** The device key of a keystore {@link #issue} wrote, as PKCS#8 PEM. */

@@ -10,8 +10,6 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.HashMap;
@@ -173,12 +171,7 @@ public final class CredentialStore {
 
     private static void write(Path file, Contents contents) {
         try {
-            Path dir = file.toAbsolutePath().getParent();
-            Files.createDirectories(dir);
-            Path temporary = Files.createTempFile(dir, ".credentials", ".json",
-                    PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
-            JSON.writeValue(temporary.toFile(), contents);
-            Files.move(temporary, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+            SecretFiles.write(file, out -> JSON.writeValue(out, contents));
         } catch (IOException e) {
             throw new UncheckedIOException("cannot write the credential store " + file, e);
         }
