@@ -14,6 +14,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Locale;
 import java.util.Random;
@@ -144,8 +145,8 @@ public final class FaultsCommand implements java.util.concurrent.Callable<Intege
     }
 
     /** A fault as it went: when it struck and when it was over (seconds into the run), what the injector said. */
-    record Struck(FaultPlan.Fault fault, double atSeconds, double overSeconds, String failure, Double nodesHalfBackMs,
-                  Double nodesBackMs) {
+    record Struck(FaultPlan.Fault fault, double atSeconds, double overSeconds, String failure,
+                  NodesBack.Result nodesBack) {
         /** Where recovery counts from: the lift of an impairment, the blow of anything else. */
         double recoveryFrom() {
             return fault.kind().lasts() ? overSeconds : atSeconds;
@@ -331,12 +332,12 @@ public final class FaultsCommand implements java.util.concurrent.Callable<Intege
             out.println("  the injection failed: " + failure);
         }
         double over = secondsSince(began);
-        Double nodesBackMs = back == null ? null : back.awaitMs(30);
-        Double nodesHalfBackMs = back == null ? null : back.halfMs();
+        NodesBack.Result nodesBack = back == null ? null : back.await(30);
         out.printf(Locale.ROOT, "%.1f s: fault %d over%s%n", over, fault.index(),
-                nodesBackMs == null ? "" : String.format(Locale.ROOT,
-                        "; its nodes connected again: half after %.0f ms, all after %.0f ms", nodesHalfBackMs, nodesBackMs));
-        return new Struck(fault, at, over, failure, nodesHalfBackMs, nodesBackMs);
+                nodesBack == null || nodesBack.allMs() == null ? "" : String.format(Locale.ROOT,
+                        "; its nodes connected again: half after %.0f ms, all after %.0f ms", nodesBack.halfMs(),
+                        nodesBack.allMs()));
+        return new Struck(fault, at, over, failure, nodesBack);
     }
 
     /** A share of the nodes, drawn anew each time, lose their link at once. */
@@ -356,55 +357,77 @@ public final class FaultsCommand implements java.util.concurrent.Callable<Intege
     /**
      * Watches the load's nodes after a gateway kill: when half of the sessions it ended, and when all, were open again.
      * A node notices only when a frame of its own goes unanswered, so the last ones back are those that sent last.
+     * Each node that lost its session is timed in two parts: from the kill until it gave the gateway up (its idle
+     * time until it next sent, and its probes), and from then until its new session was open (the wait before it
+     * moves, the handshake, the connect).
      */
     private static final class NodesBack {
         private final Thread watcher;
+        private final long start;
+        private final LoadPath fleet;
+        private final int nodes;
         private volatile Double halfMs;
         private volatile Double backMs;
 
-        private NodesBack(Thread watcher) {
-            this.watcher = watcher;
+        /** What one gateway kill did to the nodes, in ms from the kill; the parts are null where no node was timed. */
+        record Result(Double halfMs, Double allMs, Double gaveUpMaxMs, Double reconnectP50Ms, Double reconnectMaxMs) {
+        }
+
+        private NodesBack(LoadPath fleet, int nodes) {
+            this.fleet = fleet;
+            this.nodes = nodes;
+            this.start = System.nanoTime();
+            this.watcher = new Thread(this::watch, "faults-nodes-back");
+            watcher.setDaemon(true);
         }
 
         static NodesBack watch(LoadPath fleet, int nodes) {
-            long start = System.nanoTime();
-            NodesBack[] self = new NodesBack[1];
-            Thread watcher = new Thread(() -> {
-                int fewest = nodes;
-                long deadline = start + TimeUnit.SECONDS.toNanos(60);
-                while (System.nanoTime() < deadline) {
-                    int connected = fleet.connected();
-                    fewest = Math.min(fewest, connected);
-                    double ms = (System.nanoTime() - start) / 1e6;
-                    if (fewest < nodes && self[0].halfMs == null && connected - fewest >= (nodes - fewest + 1) / 2) {
-                        self[0].halfMs = ms;
-                    }
-                    if (fewest < nodes && connected >= nodes) {
-                        self[0].backMs = ms;
-                        return;
-                    }
-                    try {
-                        Thread.sleep(20);
-                    } catch (InterruptedException e) {
-                        return;
-                    }
+            NodesBack back = new NodesBack(fleet, nodes);
+            back.watcher.start();
+            return back;
+        }
+
+        private void watch() {
+            int fewest = nodes;
+            long deadline = start + TimeUnit.SECONDS.toNanos(60);
+            while (System.nanoTime() < deadline) {
+                int connected = fleet.connected();
+                fewest = Math.min(fewest, connected);
+                double ms = (System.nanoTime() - start) / 1e6;
+                if (fewest < nodes && halfMs == null && connected - fewest >= (nodes - fewest + 1) / 2) {
+                    halfMs = ms;
                 }
-            }, "faults-nodes-back");
-            self[0] = new NodesBack(watcher);
-            watcher.setDaemon(true);
-            watcher.start();
-            return self[0];
+                if (fewest < nodes && connected >= nodes) {
+                    backMs = ms;
+                    return;
+                }
+                try {
+                    Thread.sleep(20);
+                } catch (InterruptedException e) {
+                    return;
+                }
+            }
         }
 
-        /** How long until every node was connected again (ms), or null if not within the watch. */
-        Double awaitMs(int seconds) throws InterruptedException {
+        /** Waits up to {@code seconds} for every node to be connected again; what it saw by then. */
+        Result await(int seconds) throws InterruptedException {
             watcher.join(TimeUnit.SECONDS.toMillis(seconds));
-            return backMs;
-        }
-
-        /** How long until half of the nodes that lost their session had a new one (ms), or null. */
-        Double halfMs() {
-            return halfMs;
+            List<Double> gaveUp = new ArrayList<>();
+            List<Double> reconnect = new ArrayList<>();
+            for (int node = 0; node < nodes; node++) {
+                long[] times = fleet.sessionLostAndOpenedNanos(node);
+                if (times == null || times[0] == Long.MIN_VALUE || times[0] - start < 0) {
+                    continue;
+                }
+                gaveUp.add((times[0] - start) / 1e6);
+                if (times[1] - times[0] > 0) {
+                    reconnect.add((times[1] - times[0]) / 1e6);
+                }
+            }
+            Collections.sort(reconnect);
+            return new Result(halfMs, backMs, gaveUp.isEmpty() ? null : Collections.max(gaveUp),
+                    reconnect.isEmpty() ? null : reconnect.get((reconnect.size() - 1) / 2),
+                    reconnect.isEmpty() ? null : reconnect.get(reconnect.size() - 1));
         }
     }
 
@@ -482,10 +505,22 @@ public final class FaultsCommand implements java.util.concurrent.Callable<Intege
                 s.fault().index(), s.fault().kind().label(), s.fault().gateway() == null ? "-" : s.fault().gateway(),
                 s.atSeconds(), s.overSeconds(), recovery == null ? "none" : String.valueOf(recovery),
                 toBaseline == null ? "none" : String.valueOf(toBaseline), reordered,
-                s.nodesBackMs() == null ? (s.fault().kind() == FaultPlan.Kind.GATEWAY_KILL ? " nodes_back_ms=none" : "")
-                        : String.format(Locale.ROOT, " nodes_half_back_ms=%.0f nodes_back_ms=%.0f", s.nodesHalfBackMs(),
-                                s.nodesBackMs()),
+                nodesBack(s.nodesBack()),
                 s.failure() == null ? "" : " failed=" + s.failure().replace(' ', '_'));
+    }
+
+    /** The RESULT fields of a gateway kill's nodes; none for another fault. */
+    private static String nodesBack(NodesBack.Result back) {
+        if (back == null) {
+            return "";
+        }
+        return " nodes_half_back_ms=" + ms(back.halfMs()) + " nodes_back_ms=" + ms(back.allMs())
+                + " nodes_gave_up_max_ms=" + ms(back.gaveUpMaxMs()) + " nodes_reconnect_p50_ms="
+                + ms(back.reconnectP50Ms()) + " nodes_reconnect_max_ms=" + ms(back.reconnectMaxMs());
+    }
+
+    private static String ms(Double value) {
+        return value == null ? "none" : String.format(Locale.ROOT, "%.0f", value);
     }
 
     /** The paper's mtd_2 over every gateway, sized to last as long as the load; nodes come back at another gateway. */

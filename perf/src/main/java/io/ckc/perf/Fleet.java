@@ -47,6 +47,9 @@ final class Fleet implements AutoCloseable {
     private final List<ClientTransport> transports = new ArrayList<>();
     private final List<MobileNode> nodes = new ArrayList<>();
     private final AtomicIntegerArray handoversPerNode;
+    /** Per node, when its last session ended and when its last one opened ({@link System#nanoTime()}). */
+    private final AtomicLongArray sessionLostAtNanos;
+    private final AtomicLongArray sessionOpenedAtNanos;
     /** The echoes of this fleet's messages; {@link #sent}, {@link #delivered}, {@link #duplicates} are its counters. */
     final RoundTrips trips;
     final AtomicInteger connected = new AtomicInteger();
@@ -96,6 +99,12 @@ final class Fleet implements AutoCloseable {
         delivered = trips.delivered;
         duplicates = trips.duplicates;
         handoversPerNode = new AtomicIntegerArray(nodeCount);
+        sessionLostAtNanos = new AtomicLongArray(nodeCount);
+        sessionOpenedAtNanos = new AtomicLongArray(nodeCount);
+        for (int i = 0; i < nodeCount; i++) {
+            sessionLostAtNanos.set(i, Long.MIN_VALUE);
+            sessionOpenedAtNanos.set(i, Long.MIN_VALUE);
+        }
         int perTransport = FleetCredentials.current() == null ? NODES_PER_TRANSPORT : AUTHENTICATED_NODES_PER_TRANSPORT;
         int transportCount = Math.max(2, (nodeCount + perTransport - 1) / perTransport);
         for (int i = 0; i < transportCount; i++) {
@@ -106,6 +115,11 @@ final class Fleet implements AutoCloseable {
             nodes.add(new MobileNode(new UUID(idHigh, i), transports.get(i % transportCount),
                     gateways.get(i % gateways.size()), listener, config));
         }
+    }
+
+    /** When node {@code i}'s last session ended and when its last one opened, as {@link LoadPath#sessionLostAndOpenedNanos}. */
+    long[] sessionLostAndOpenedNanos(int i) {
+        return new long[] {sessionLostAtNanos.get(i), sessionOpenedAtNanos.get(i)};
     }
 
     /** The echo load's fleet on the stack's gateways, every node connected (up to 3 minutes' wait), sending to its channel. */
@@ -295,11 +309,13 @@ final class Fleet implements AutoCloseable {
     class Listener implements NodeListener {
         @Override
         public void connected(MobileNode node) {
+            sessionOpenedAtNanos.set(indexOf(node), System.nanoTime());
             connected.incrementAndGet();
         }
 
         @Override
         public void disconnected(MobileNode node) {
+            sessionLostAtNanos.set(indexOf(node), System.nanoTime());
             connected.decrementAndGet();
             disconnects.incrementAndGet();
             disconnectsByCause.incrementAndGet(node.lastSessionEnd().ordinal());

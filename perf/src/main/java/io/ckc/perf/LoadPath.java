@@ -34,6 +34,15 @@ interface LoadPath extends AutoCloseable {
     /** Nodes connected now; the baseline has no sessions and counts all. */
     int connected();
 
+    /**
+     * When node {@code node}'s last session ended without being asked to, and when it last had a session open
+     * ({@link System#nanoTime()} each, {@link Long#MIN_VALUE} before the first), or null where the path does not keep
+     * them (MQTT devices, the baseline).
+     */
+    default long[] sessionLostAndOpenedNanos(int node) {
+        return null;
+    }
+
     /** Node {@code node} loses its link at once, as when its network goes away, and connects again as it would. */
     default void linkLost(int node) {
         throw new UnsupportedOperationException("this path has no links to lose");
@@ -183,6 +192,10 @@ interface LoadPath extends AutoCloseable {
                 (node < udpNodes ? udpPath : mqttPath).linkLost(node);
             }
 
+            public long[] sessionLostAndOpenedNanos(int node) {
+                return node < udpNodes ? udpPath.sessionLostAndOpenedNanos(node) : null;
+            }
+
             public long duplicatesDroppedByNodes() {
                 return udpPath.duplicatesDroppedByNodes() + mqttPath.duplicatesDroppedByNodes();
             }
@@ -241,6 +254,10 @@ interface LoadPath extends AutoCloseable {
 
             public void linkLost(int node) {
                 fleet.node(node).linkLost();
+            }
+
+            public long[] sessionLostAndOpenedNanos(int node) {
+                return fleet.sessionLostAndOpenedNanos(node);
             }
 
             public long duplicatesDroppedByNodes() {

@@ -153,4 +153,11 @@ class SoakCommandTest {
             assertThat(probe.threadNames(ProcessHandle.current().pid())).contains(Thread.currentThread().getName());
         }
     }
+
+    @Test
+    void theWarmUpOutlastsTheEchoJobsTenMinutesOfMessageIdsUnlessTheSoakIsShort() {
+        assertThat(SoakCommand.warmUpMinutes(-1, 60)).isEqualTo(15);
+        assertThat(SoakCommand.warmUpMinutes(-1, 30)).isEqualTo(10);
+        assertThat(SoakCommand.warmUpMinutes(5, 60)).as("asked for").isEqualTo(5);
+    }
 }
