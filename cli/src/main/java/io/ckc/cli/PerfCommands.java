@@ -224,8 +224,8 @@ final class PerfCommands implements Runnable {
         }
     }
 
-    @Command(name = "overload", description = "The saturation load, then a multiple of it for minutes, then half of it: "
-            + "does the path deliver at its limit, drop no session and recover?")
+    @Command(name = "overload", description = "Today's saturation load (a short stepped search first), then a "
+            + "multiple of it for minutes, then half of it: does the path deliver at its limit, drop no session and recover?")
     static final class Overload extends OnShapedStack {
         String scenario() {
             return "overload";

@@ -187,7 +187,7 @@ final class MqttCommand implements Callable<Integer> {
         stepped.arrivals = Schedule.Arrivals.POISSON;
         stepped.drainSeconds = drainSeconds;
         stepped.out = out;
-        List<Results.StepRow> rows = stepped.sweep(path, target, results, firstSeq);
+        List<Results.StepRow> rows = stepped.sweep(path, target, results, firstSeq).rows();
         Optional<Results.StepRow> saturated = rows.stream()
                 .filter(r -> r.saturated(ReportCommand.SATURATION_P99_MS)).findFirst();
         Optional<Results.StepRow> lastGood = rows.stream()

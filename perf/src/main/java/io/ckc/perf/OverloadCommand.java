@@ -11,20 +11,20 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
-import java.util.Optional;
 import java.util.concurrent.Callable;
 
 /**
  * {@code perf overload}: does the path deliver at its limit when offered more than it can take, or
- * collapse? Three phases, one after the other, on each path (the CKC stack, then the bare-Kafka
- * echo): the saturation load for {@code --saturation-seconds} (what the path delivers at its limit),
+ * collapse? First the saturation load of this machine today: a short stepped search on the first path (the CKC
+ * stack), unless {@code --saturation} gives it. Then three phases, one after the other, on each path (the CKC
+ * stack, then the bare-Kafka echo): the saturation load for {@code --saturation-seconds} (what the path delivers
+ * at its limit),
  * {@code --factor} times that load for {@code --overload-seconds}, then half the saturation load for
  * {@code --after-seconds}. A second-by-second timeline goes to {@code overload-<path>.csv}; the
  * summary ends with
- * {@code RESULT overload_factor=.. path=.. delivered_ratio=.. dropped_sessions=.. recovery_ms=..}:
+ * {@code RESULT overload_factor=.. path=.. delivered_ratio=.. dropped_sessions=.. recovery_ms=.. saturation_offered_per_s=.. saturation_from=..}:
  * delivered msg/s under overload over delivered msg/s at saturation, sessions that ended without
  * being asked to, and how long after the overload the p99 RTT was back under 100 ms (for five
  * seconds in a row). What the senders shed (messages that waited too long for room in their
@@ -45,13 +45,28 @@ final class OverloadCommand implements Callable<Integer> {
     @Option(names = "--nodes", defaultValue = "2000", description = "Simulated nodes sharing the load (default ${DEFAULT-VALUE})")
     int nodes;
 
-    /** The saturation load when no stepped run beside the results folder found one: 2026-11-23's stepped run. */
-    static final double FALLBACK_SATURATION = 22_000;
-
+    /**
+     * Why search in the run and not read an older stepped run's folder: machines of this kind differ by up to 2.7x from
+     * day to day. 2026-11-25's machine carried all of the "twice the saturation" read from 2026-11-24's folder
+     * (delivered ratio 2.000, nothing shed): that run overloaded nothing.
+     */
     @Option(names = "--saturation",
-            description = "The saturation load, messages per second offered (default: where CKC saturated in the newest "
-                    + "`perf stepped` results folder beside this one, else 22000, 2026-11-23's)")
+            description = "The saturation load, messages per second offered (default: found first in this run, by a "
+                    + "short stepped search on the first path)")
     Double saturation;
+
+    @Option(names = "--search-start", defaultValue = "1000", description = "The search's first level, msg/s (default ${DEFAULT-VALUE})")
+    double searchStart;
+
+    @Option(names = "--search-step", defaultValue = "1500", description = "The search's rise per level, msg/s (default ${DEFAULT-VALUE})")
+    double searchStep;
+
+    @Option(names = "--search-max-steps", defaultValue = "20", description = "The search's levels at most (default ${DEFAULT-VALUE})")
+    int searchMaxSteps;
+
+    @Option(names = "--search-seconds", defaultValue = "10",
+            description = "One-second samples per search level, after 5 s to a steady state (default ${DEFAULT-VALUE})")
+    int searchSeconds;
 
     @Option(names = "--factor", defaultValue = "2", description = "Overload, as a multiple of the saturation load (default ${DEFAULT-VALUE})")
     double factor;
@@ -154,47 +169,40 @@ final class OverloadCommand implements Callable<Integer> {
         return new Outcome(path, factor, atSaturation, underOverload, lowest, dropped, recovery, sent, delivered, shed);
     }
 
-    /** A saturation load, and where it came from. */
+    /** A saturation load, and where it came from: {@code given}, {@code search}, or {@code search-unsaturated}. */
     record Saturation(double perSecond, String source) {
+
+        String resultFields() {
+            return String.format(Locale.ROOT, " saturation_offered_per_s=%.0f saturation_from=%s", perSecond, source);
+        }
     }
 
     /**
-     * Where CKC saturated in the newest stepped run among the folders of {@code resultsRoot} (the first
-     * level past the limit, as {@code perf stepped} reports it), or empty if none saturated. Why: the
-     * goal is twice the saturation load of the machine the run is on, and a fixed figure from another
-     * day's machine can be three times what this one delivers.
+     * The search's answer: the first level past the limit, or, if none was, the top level (overloading nothing
+     * perhaps: the RESULT line says so).
      */
-    static Optional<Saturation> newestSteppedSaturation(Path resultsRoot) throws IOException {
-        if (resultsRoot == null || !Files.isDirectory(resultsRoot)) {
-            return Optional.empty();
-        }
-        List<Path> newestFirst;
-        try (var dirs = Files.list(resultsRoot)) {
-            newestFirst = dirs.filter(Files::isDirectory)
-                    .sorted(Comparator.comparing((Path dir) -> dir.getFileName().toString()).reversed()).toList();
-        }
-        for (Path dir : newestFirst) { // a folder without stepped rows has no saturation
-            var saturated = ReportCommand.saturation(new Results(dir).steps(), Results.CKC);
-            if (saturated.isPresent()) {
-                return Optional.of(new Saturation(saturated.get().offeredPerSecond(),
-                        "perf stepped in " + dir.getFileName()));
-            }
-        }
-        return Optional.empty();
+    static Saturation saturation(SteppedCommand.Sweep sweep) {
+        return sweep.saturated().map(r -> new Saturation(r.offeredPerSecond(), "search"))
+                .orElseGet(() -> new Saturation(sweep.rows().isEmpty() ? 0
+                        : sweep.rows().get(sweep.rows().size() - 1).offeredPerSecond(), "search-unsaturated"));
     }
 
     @Override
     public Integer call() throws Exception {
         Results results = new Results(stack.resultsDir);
-        Saturation load = saturation != null ? new Saturation(saturation, "--saturation")
-                : newestSteppedSaturation(stack.resultsDir.toAbsolutePath().getParent())
-                        .orElse(new Saturation(FALLBACK_SATURATION, "no stepped run saturated; 2026-11-23's figure"));
-        out.printf(Locale.ROOT, "saturation load %.0f msg/s (%s); overload %.0f msg/s%n", load.perSecond(),
-                load.source(), load.perSecond() * factor);
+        Saturation load = saturation == null ? null : new Saturation(saturation, "given");
         for (String path : paths) {
             try (LoadPath target = LoadPath.open(path, stack, nodes, out);
                  ProcessSampler sampler = new ProcessSampler(ProcessSampler.processes(stack.pidsDir, target))) {
-                List<Second> timeline = run(path, target, load.perSecond());
+                int firstSeq = 0;
+                if (load == null) {
+                    SteppedCommand.Sweep sweep = search(path, target, results);
+                    firstSeq = sweep.nextSeq();
+                    load = saturation(sweep);
+                }
+                out.printf(Locale.ROOT, "saturation load %.0f msg/s (%s); overload %.0f msg/s%n", load.perSecond(),
+                        load.source(), load.perSecond() * factor);
+                List<Second> timeline = run(path, target, load.perSecond(), firstSeq);
                 results.writeCpu(results.dir().resolve("cpu-overload-" + path + ".csv"), sampler.samples());
                 target.trips().awaitEchoes(10, () -> { });
                 List<String> lines = new ArrayList<>(List.of(CSV_HEADER));
@@ -202,7 +210,7 @@ final class OverloadCommand implements Callable<Integer> {
                 Files.write(results.dir().resolve("overload-" + path + ".csv"), lines, StandardCharsets.UTF_8);
                 Outcome outcome = outcome(path, factor, timeline, settleSeconds, ReportCommand.SATURATION_P99_MS,
                         target.trips().sent.get(), target.trips().delivered.get(), target.shed());
-                List<String> summary = new ArrayList<>(List.of(outcome.resultLine()));
+                List<String> summary = new ArrayList<>(List.of(outcome.resultLine() + load.resultFields()));
                 if (!target.droppedSessionCauses().isEmpty()) {
                     summary.add("sessions ended, " + path + ", by cause: " + target.droppedSessionCauses());
                 }
@@ -215,12 +223,30 @@ final class OverloadCommand implements Callable<Integer> {
         return 0;
     }
 
-    private List<Second> run(String path, LoadPath target, double saturationPerSecond) throws InterruptedException {
+    /** The short stepped search for today's saturation, on the path the overload runs on next. */
+    private SteppedCommand.Sweep search(String path, LoadPath target, Results results) throws Exception {
+        out.printf(Locale.ROOT, "searching the saturation load on %s: from %.0f msg/s, %.0f more a level%n", path,
+                searchStart, searchStep);
+        SteppedCommand stepped = new SteppedCommand();
+        stepped.nodes = nodes;
+        stepped.start = searchStart;
+        stepped.step = searchStep;
+        stepped.maxSteps = searchMaxSteps;
+        stepped.warmupSeconds = 5;
+        stepped.samples = searchSeconds;
+        stepped.arrivals = arrivals;
+        stepped.drainSeconds = 10;
+        stepped.out = out;
+        return stepped.sweep(path, target, results, 0);
+    }
+
+    private List<Second> run(String path, LoadPath target, double saturationPerSecond, int firstSeq)
+            throws InterruptedException {
         Timeline timeline = new Timeline(path, target);
         Thread sampler = new Thread(timeline, "overload-sampler");
         sampler.setDaemon(true);
         sampler.start();
-        int base = 0;
+        int base = firstSeq;
         base = phase(target, timeline, Phase.SATURATION, saturationPerSecond, saturationSeconds, base);
         base = phase(target, timeline, Phase.OVERLOAD, saturationPerSecond * factor, overloadSeconds, base);
         phase(target, timeline, Phase.AFTER, saturationPerSecond / 2, afterSeconds, base);

@@ -62,7 +62,7 @@ final class SteppedCommand implements Callable<Integer> {
         for (String path : paths) {
             try (LoadPath target = LoadPath.open(path, stack, nodes, out);
                  ProcessSampler sampler = new ProcessSampler(ProcessSampler.processes(stack.pidsDir, target))) {
-                List<Results.StepRow> rows = sweep(path, target, results, 0);
+                List<Results.StepRow> rows = sweep(path, target, results, 0).rows();
                 results.writeCpu(results.dir().resolve("cpu-stepped-" + path + ".csv"), sampler.samples());
                 Optional<Results.StepRow> saturated = rows.stream()
                         .filter(r -> r.saturated(ReportCommand.SATURATION_P99_MS)).findFirst();
@@ -76,11 +76,20 @@ final class SteppedCommand implements Callable<Integer> {
         return 0;
     }
 
+    /** The levels of a sweep, and the first sequence number a load after it may use on the same path. */
+    record Sweep(List<Results.StepRow> rows, int nextSeq) {
+
+        /** The first level past the limit ({@link ReportCommand#SATURATION_P99_MS}, or a loss), if one was. */
+        Optional<Results.StepRow> saturated() {
+            return rows.stream().filter(r -> r.saturated(ReportCommand.SATURATION_P99_MS)).findFirst();
+        }
+    }
+
     /**
-     * Levels until saturation or the last; returns their rows. Each node's sequence numbers start at
-     * {@code firstSeq}: above any it sent before on this path.
+     * Levels until saturation or the last. Each node's sequence numbers start at {@code firstSeq}: above any it sent
+     * before on this path.
      */
-    List<Results.StepRow> sweep(String path, LoadPath target, Results results, int firstSeq) throws Exception {
+    Sweep sweep(String path, LoadPath target, Results results, int firstSeq) throws Exception {
         List<Results.StepRow> rows = new ArrayList<>();
         RoundTrips trips = target.trips();
         for (int level = 1; level <= maxSteps; level++) {
@@ -117,7 +126,7 @@ final class SteppedCommand implements Callable<Integer> {
                 break;
             }
         }
-        return rows;
+        return new Sweep(rows, firstSeq);
     }
 
     private void progress(String path, int level, double offered, RoundTrips trips, Sampling sampling) {

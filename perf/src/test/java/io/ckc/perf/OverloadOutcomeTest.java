@@ -1,15 +1,9 @@
 package io.ckc.perf;
 
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
-import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -70,29 +64,25 @@ class OverloadOutcomeTest {
                 Charts.Series.of("ckc", new double[] {1}, new double[] {0})))).contains("no data");
     }
 
-    /** A stepped run's folder: one CKC level per p99, at 1,000 msg/s and then 1,500 more each; the baseline saturating at once. */
-    private static void stepped(Path dir, double... ckcP99Ms) throws IOException {
-        List<String> lines = new ArrayList<>(List.of(Results.StepRow.HEADER, "kafka,1,1000.0,30,990,10,500,5,20,1,30000,0"));
-        for (int i = 0; i < ckcP99Ms.length; i++) {
-            lines.add(String.format(Locale.ROOT, "ckc,%d,%.1f,30,990,10,%.3f,5,20,1,30000,0", i + 1,
-                    1000.0 + 1500 * i, ckcP99Ms[i]));
+    /** Search levels at 1,000 msg/s and 1,500 more each, one per p99 (ms). */
+    private static SteppedCommand.Sweep search(double... p99Ms) {
+        List<Results.StepRow> rows = new ArrayList<>();
+        for (int i = 0; i < p99Ms.length; i++) {
+            double offered = 1000.0 + 1500 * i;
+            rows.add(new Results.StepRow("ckc", i + 1, offered, Summary.of(new double[] {offered, offered}),
+                    Summary.of(new double[] {p99Ms[i], p99Ms[i]}), Summary.of(new double[] {5, 5}), (long) offered * 10, 0));
         }
-        Files.createDirectories(dir);
-        Files.write(dir.resolve("stepped.csv"), lines, StandardCharsets.UTF_8);
+        return new SteppedCommand.Sweep(rows, 77);
     }
 
     @Test
-    void withoutASaturationGivenTheLoadIsWhereCkcSaturatedInTheNewestSteppedRunThatSaturated(@TempDir Path root)
-            throws IOException {
-        stepped(root.resolve("2026-11-23-2054-stepped"), 40, 50, 60, 70, 80, 90, 95, 98, 99, 99, 99, 99, 150);
-        stepped(root.resolve("2026-11-24-1135-stepped"), 44, 52, 68, 55, 92, 103);
-        stepped(root.resolve("2026-11-24-1300-stepped"), 40, 50); // stopped before it saturated
-        Path overload = Files.createDirectories(root.resolve("2026-11-24-1400-overload"));
+    void withoutASaturationGivenTheLoadIsTheFirstLevelOfTheRunsOwnSearchPastTheLimit() {
+        OverloadCommand.Saturation found = OverloadCommand.saturation(search(44, 52, 68, 55, 92, 103));
+        assertThat(found.perSecond()).as("the first level past 100 ms").isEqualTo(8_500);
+        assertThat(found.resultFields()).isEqualTo(" saturation_offered_per_s=8500 saturation_from=search");
 
-        assertThat(OverloadCommand.newestSteppedSaturation(root)).hasValueSatisfying(load -> {
-            assertThat(load.perSecond()).as("the first CKC level past 100 ms, not the baseline's").isEqualTo(8_500);
-            assertThat(load.source()).contains("2026-11-24-1135-stepped");
-        });
-        assertThat(OverloadCommand.newestSteppedSaturation(overload)).as("no stepped run there").isEmpty();
+        OverloadCommand.Saturation unsaturated = OverloadCommand.saturation(search(40, 50, 60));
+        assertThat(unsaturated.resultFields()).as("the top level, and the line says it did not saturate")
+                .isEqualTo(" saturation_offered_per_s=4000 saturation_from=search-unsaturated");
     }
 }

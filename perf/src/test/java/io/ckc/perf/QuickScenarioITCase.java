@@ -94,6 +94,26 @@ class QuickScenarioITCase {
             stepped.stack.resultsDir = resultsDir;
             stepped.out = out;
             stepped.call();
+
+            OverloadCommand overload = new OverloadCommand(); // its saturation searched in the run, then its phases
+            overload.stack.gateways = List.of(address);
+            overload.stack.bootstrap = KAFKA.bootstrapServers();
+            overload.paths = List.of(Results.CKC);
+            overload.nodes = 100;
+            overload.searchStart = 50;
+            overload.searchStep = 50;
+            overload.searchMaxSteps = 2;
+            overload.searchSeconds = 2;
+            overload.factor = 2;
+            overload.saturationSeconds = 3;
+            overload.overloadSeconds = 3;
+            overload.afterSeconds = 3;
+            overload.settleSeconds = 0;
+            overload.arrivals = Schedule.Arrivals.POISSON;
+            overload.stack.ioThreads = 1;
+            overload.stack.resultsDir = Files.createDirectories(resultsDir.resolve("overload"));
+            overload.out = out;
+            overload.call();
         } finally {
             delivery.cancel().get(30, TimeUnit.SECONDS);
             echo.cancel().get(30, TimeUnit.SECONDS);
@@ -136,6 +156,14 @@ class QuickScenarioITCase {
         assertThat(Files.readAllLines(resultsDir.resolve("cpu-1-ckc.csv")).subList(1, 2).get(0)).contains("simulator");
         assertThat(Files.readString(resultsDir.resolve("cpu.csv"))).contains("1-ckc,simulator", "stepped-ckc,simulator",
                 "stepped-kafka,simulator");
+        Path overloadDir = resultsDir.resolve("overload");
+        assertThat(Files.readString(overloadDir.resolve("overload.txt"))).as("what the search found, and used")
+                .containsPattern("saturation_offered_per_s=(50|100) saturation_from=search(-unsaturated)?\\b")
+                .contains(" lost=0");
+        assertThat(new Results(overloadDir).steps()).as("the search's levels").isNotEmpty()
+                .allSatisfy(step -> assertThat(step.path()).isEqualTo(Results.CKC));
+        assertThat(OverloadCommand.read(new Results(overloadDir), Results.CKC)).extracting(OverloadCommand.Second::phase)
+                .contains(OverloadCommand.Phase.SATURATION, OverloadCommand.Phase.OVERLOAD, OverloadCommand.Phase.AFTER);
         String html = Files.readString(resultsDir.resolve("report.html"));
         assertThat(html).contains("Figure 4 layout", "Figure 8 layout", "Stepped load", "</html>");
         assertThat(html.split("<img class=\"chart\"", -1)).hasSizeGreaterThan(6);
