@@ -4,6 +4,7 @@ import io.ckc.gateway.core.SessionShard;
 import io.ckc.protocol.dtls.DatagramWriter;
 import io.ckc.protocol.dtls.DtlsPeers;
 import io.ckc.protocol.dtls.DtlsRecords;
+import io.ckc.protocol.dtls.DtlsSession;
 import io.ckc.protocol.frame.Frame;
 import io.ckc.protocol.frame.FrameCodec;
 import io.ckc.protocol.frame.MalformedFrameException;
@@ -179,15 +180,11 @@ final class DtlsHandler extends ChannelDuplexHandler {
         }
         sessions.metrics.dtlsSessions.set(sessions.byNode.size());
         peer.heardMs = SessionShard.nowMs();
-        // what the handshake read is not the session's to open: count from what still waits
-        peer.queued.set(peer.queue.waiting());
         drain(peer);
     }
 
     private void queue(DtlsSessions.Peer peer, ByteBuf datagram, InetSocketAddress sender) {
-        peer.queued.incrementAndGet(); // before it can be read, so that a drain never opens more than it counted
         if (!peer.queue.offer(ByteBufUtil.getBytes(datagram), sender)) {
-            peer.queued.decrementAndGet();
             sessions.metrics.dtlsDropped.labelValues("queue_full").inc();
             return;
         }
@@ -207,21 +204,20 @@ final class DtlsHandler extends ChannelDuplexHandler {
         if (owned.get(peer.node()) != peer) {
             return; // replaced or closed: its records are the older session's
         }
-        int queued = peer.queued.getAndSet(0);
-        int authenticated;
+        DtlsSession.Opened opened;
         try {
-            authenticated = peer.session.drain((plaintext, sender, newest) -> open(peer, plaintext, sender, newest));
+            opened = peer.session.drain((plaintext, sender, newest) -> open(peer, plaintext, sender, newest));
         } catch (IOException e) {
             LOG.debug("DTLS session of {} ended: {}", peer.node(), e.toString());
             owned.remove(peer.node(), peer);
             closeQuietly(peer);
             return;
         }
-        if (authenticated > 0) {
+        if (opened.authenticated() > 0) {
             peer.heardMs = SessionShard.nowMs();
         }
-        if (authenticated < queued) {
-            sessions.metrics.dtlsDropped.labelValues("forged").inc(queued - authenticated);
+        if (opened.unauthenticated() > 0) {
+            sessions.metrics.dtlsDropped.labelValues("forged").inc(opened.unauthenticated());
         }
         flushIfWritten();
     }

@@ -19,7 +19,6 @@ import java.util.concurrent.SynchronousQueue;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
 
 /**
@@ -46,8 +45,6 @@ final class DtlsSessions {
         volatile Grants grants = Grants.DEFAULT;
         /** The handler of the socket the session lives on, once the handshake is done. */
         volatile DtlsHandler owner;
-        /** Datagrams queued and not yet drained: what a drain opens less is what failed authentication. */
-        final AtomicInteger queued = new AtomicInteger();
         long heardMs;
 
         Peer(long connectionId, InetSocketAddress address, DtlsHandler handshakeSocket) {

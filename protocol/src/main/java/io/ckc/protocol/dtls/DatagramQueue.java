@@ -44,6 +44,8 @@ public final class DatagramQueue implements DatagramTransport {
     private InetSocketAddress lastSender;
     /** The length of that datagram: records of it the record layer has not opened yet are at most this long. */
     private int lastLength;
+    /** Datagrams the record layer has read, on the thread that reads. */
+    private long read;
 
     public DatagramQueue(Consumer<byte[]> out) {
         this.out = out;
@@ -66,6 +68,11 @@ public final class DatagramQueue implements DatagramTransport {
 
     InetSocketAddress lastSender() {
         return lastSender;
+    }
+
+    /** Datagrams the record layer has read so far; read it on the thread that reads. */
+    long read() {
+        return read;
     }
 
     /**
@@ -107,6 +114,7 @@ public final class DatagramQueue implements DatagramTransport {
                 throw drained;
             }
         }
+        read++;
         lastSender = next.sender();
         lastLength = next.bytes().length;
         if (next.bytes().length > len) {

@@ -12,11 +12,27 @@ import java.net.InetSocketAddress;
 /**
  * An established DTLS session, used by one thread (the event loop of its peer): opens the records queued for it and
  * seals what is sent. Records that fail authentication (a forged or replayed record, one of an old epoch) are
- * dropped by the record layer without a word: {@link #drain} returns how many records passed authentication, so a
- * caller that counts what it queued knows how many were dropped. An authenticated record need not carry data: a
+ * dropped by the record layer without a word: {@link #drain} says how many datagrams it read and how many records
+ * passed authentication, so the caller knows how many were dropped. An authenticated record need not carry data: a
  * retransmitted Finished of a peer that did not hear ours in time is answered by the record layer itself.
  */
 public final class DtlsSession {
+
+    /**
+     * What one {@link #drain} read. Why counted here and not by whoever queues: datagrams queued on another thread
+     * while a drain runs are read by it, and a count kept by the queuing side charged them to the next drain, which
+     * found nothing to open and called them forged (an honest node's 4 records, under load).
+     *
+     * @param datagrams datagrams taken from the queue
+     * @param authenticated records among them that passed authentication and the replay window, data or not
+     */
+    public record Opened(int datagrams, int authenticated) {
+
+        /** Datagrams without one record that passed authentication (forged, replayed, of an old epoch). */
+        public int unauthenticated() {
+            return Math.max(0, datagrams - authenticated);
+        }
+    }
 
     /** Told each opened record's plaintext (valid until it returns), its sender, and whether it is the newest yet. */
     @FunctionalInterface
@@ -60,11 +76,12 @@ public final class DtlsSession {
     /**
      * Opens every record queued, in order, and hands each one's data to the receiver.
      *
-     * @return the records that passed authentication, data or not
+     * @return what it read, and what of it passed authentication
      * @throws IOException when the session is over (the peer closed it, or it failed)
      */
-    public int drain(Receiver receiver) throws IOException {
+    public Opened drain(Receiver receiver) throws IOException {
         authenticated = 0;
+        long readBefore = queue.read();
         byte[] plaintext = PLAINTEXT.get();
         while (true) {
             flags = DTLSRecordFlags.NONE;
@@ -72,7 +89,7 @@ public final class DtlsSession {
             try {
                 length = transport.receive(plaintext, 0, plaintext.length, 1, callback);
             } catch (DatagramQueue.Drained e) {
-                return authenticated;
+                return new Opened((int) (queue.read() - readBefore), authenticated);
             }
             if (length >= 0) {
                 receiver.record(Unpooled.wrappedBuffer(plaintext, 0, length), queue.lastSender(),

@@ -193,7 +193,8 @@ class DtlsPeersTest {
         // the same record again, from an attacker's address: a replay, dropped
         toGateway.add(captured);
         pair.gateway().queue().offer(toGateway.poll(), MOVED_ADDRESS);
-        assertEquals(0, pair.gateway().drain((plaintext, sender, isNewest) -> { }), "a replay is not authenticated");
+        assertEquals(new DtlsSession.Opened(1, 0), pair.gateway().drain((plaintext, sender, isNewest) -> { }),
+                "a replay is not authenticated");
         // the record altered: fails authentication, dropped, and the session goes on
         byte[] forged = captured.clone();
         forged[forged.length - 1] ^= 1;
@@ -218,6 +219,27 @@ class DtlsPeersTest {
     }
 
     @Test
+    void aDrainCountsWhatItReadEvenWhatArrivedWhileItRan() throws Exception {
+        Pair pair = handshake(Identity.of(NODE), KEY, Map.of(Identity.of(NODE), KEY));
+        pair.node().send(text("one"));
+        pair.node().send(text("two"));
+        pair.gateway().queue().offer(toGateway.poll(), NODE_ADDRESS);
+        byte[] second = toGateway.poll();
+        List<String> opened = new ArrayList<>();
+        // the second arrives while the drain runs, as from another event loop: this drain reads it, and says so
+        DtlsSession.Opened first = pair.gateway().drain((plaintext, sender, isNewest) -> {
+            opened.add(plaintext.toString(StandardCharsets.UTF_8));
+            if (opened.size() == 1) {
+                pair.gateway().queue().offer(second, NODE_ADDRESS);
+            }
+        });
+        assertEquals(List.of("one", "two"), opened);
+        assertEquals(new DtlsSession.Opened(2, 2), first);
+        assertEquals(new DtlsSession.Opened(0, 0), pair.gateway().drain((plaintext, sender, isNewest) -> { }),
+                "nothing left for the next drain to count, so nothing to call forged");
+    }
+
+    @Test
     void aRetransmittedFinishedIsAuthenticatedThoughItCarriesNoData() throws Exception {
         Pair pair = handshake(Identity.of(NODE), KEY, Map.of(Identity.of(NODE), KEY), true);
         // what the node sent again reaches the established session: genuine records, none of them data
@@ -226,7 +248,7 @@ class DtlsPeersTest {
             pair.gateway().queue().offer(datagram, NODE_ADDRESS);
         }
         List<String> opened = new ArrayList<>();
-        int authenticated = pair.gateway().drain((plaintext, sender, isNewest) -> opened.add("data"));
+        int authenticated = pair.gateway().drain((plaintext, sender, isNewest) -> opened.add("data")).authenticated();
         assertEquals(List.of(), opened);
         assertTrue(authenticated > 0, "a retransmission is the node's own record, not a forgery");
 
