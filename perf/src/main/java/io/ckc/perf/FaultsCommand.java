@@ -420,7 +420,7 @@ public final class FaultsCommand implements java.util.concurrent.Callable<Intege
                     continue;
                 }
                 gaveUp.add((times[0] - start) / 1e6);
-                if (times[1] - times[0] > 0) {
+                if (times[1] != Long.MIN_VALUE && times[1] - times[0] > 0) {
                     reconnect.add((times[1] - times[0]) / 1e6);
                 }
             }
