@@ -27,12 +27,14 @@ import java.nio.channels.ClosedChannelException;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 import java.util.LinkedHashSet;
 import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
 
@@ -152,6 +154,21 @@ public final class ClientTransport implements AutoCloseable {
     /** The congestion window of this socket; read it on the transport's event loop. */
     CongestionWindow window() {
         return window;
+    }
+
+    /**
+     * The limit of this socket's congestion window now, in frames, asked of its event loop (from another thread: waits
+     * up to a second for it); -1 if the loop did not answer.
+     */
+    public int windowLimit() throws InterruptedException {
+        if (eventLoop().inEventLoop()) {
+            return window.limit();
+        }
+        try {
+            return eventLoop().submit(window::limit).get(1, TimeUnit.SECONDS);
+        } catch (ExecutionException | TimeoutException e) {
+            return -1;
+        }
     }
 
     // The methods below run on the event loop.

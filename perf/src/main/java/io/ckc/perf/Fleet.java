@@ -345,6 +345,19 @@ final class Fleet implements AutoCloseable {
         }
     }
 
+    /** The congestion windows of the fleet's sockets together, in frames; -1 if a socket's loop did not answer. */
+    long windowFrames() throws InterruptedException {
+        long frames = 0;
+        for (ClientTransport transport : transports) {
+            int limit = transport.windowLimit();
+            if (limit < 0) {
+                return -1;
+            }
+            frames += limit;
+        }
+        return frames;
+    }
+
     @Override
     public void close() throws InterruptedException {
         nodes.forEach(MobileNode::close); // their Disconnects leave before each transport closes

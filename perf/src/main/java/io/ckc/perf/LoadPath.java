@@ -43,6 +43,11 @@ interface LoadPath extends AutoCloseable {
         return null;
     }
 
+    /** The congestion windows of the path's sockets together, in frames; -1 where it has none (MQTT, the baseline). */
+    default long windowFrames() throws InterruptedException {
+        return -1;
+    }
+
     /** Node {@code node} loses its link at once, as when its network goes away, and connects again as it would. */
     default void linkLost(int node) {
         throw new UnsupportedOperationException("this path has no links to lose");
@@ -196,6 +201,10 @@ interface LoadPath extends AutoCloseable {
                 return node < udpNodes ? udpPath.sessionLostAndOpenedNanos(node) : null;
             }
 
+            public long windowFrames() throws InterruptedException {
+                return udpPath.windowFrames();
+            }
+
             public long duplicatesDroppedByNodes() {
                 return udpPath.duplicatesDroppedByNodes() + mqttPath.duplicatesDroppedByNodes();
             }
@@ -258,6 +267,10 @@ interface LoadPath extends AutoCloseable {
 
             public long[] sessionLostAndOpenedNanos(int node) {
                 return fleet.sessionLostAndOpenedNanos(node);
+            }
+
+            public long windowFrames() throws InterruptedException {
+                return fleet.windowFrames();
             }
 
             public long duplicatesDroppedByNodes() {

@@ -35,7 +35,7 @@ import java.util.concurrent.Callable;
 final class OverloadCommand implements Callable<Integer> {
 
     static final String CSV_HEADER = "path,second,phase,offered_per_s,delivered_per_s,rtt_p99_ms,rtt_mean_ms,"
-            + "connected,shed,dropped_sessions";
+            + "connected,shed,dropped_sessions,window_frames";
     /** Seconds in a row the p99 must stay under the limit for the path to count as recovered. */
     static final int RECOVERED_SECONDS = 5;
 
@@ -94,21 +94,25 @@ final class OverloadCommand implements Callable<Integer> {
 
     enum Phase { SATURATION, OVERLOAD, AFTER }
 
-    /** One second of the timeline. */
+    /**
+     * One second of the timeline; {@code windowFrames}: the congestion windows of the load's sockets together, the
+     * frames they let be in flight at once (-1 where the path has none, or in a timeline from before they were kept).
+     */
     record Second(String path, int second, Phase phase, double offeredPerSecond, long delivered, double p99Ms,
-                  double meanMs, int connected, long shed, long droppedSessions) {
+                  double meanMs, int connected, long shed, long droppedSessions, long windowFrames) {
 
         String csv() {
-            return String.format(Locale.ROOT, "%s,%d,%s,%.0f,%d,%.3f,%.3f,%d,%d,%d", path, second,
+            return String.format(Locale.ROOT, "%s,%d,%s,%.0f,%d,%.3f,%.3f,%d,%d,%d,%d", path, second,
                     phase.name().toLowerCase(Locale.ROOT), offeredPerSecond, delivered, p99Ms, meanMs, connected, shed,
-                    droppedSessions);
+                    droppedSessions, windowFrames);
         }
 
         static Second parse(String line) {
             String[] f = line.split(",");
             return new Second(f[0], Integer.parseInt(f[1]), Phase.valueOf(f[2].toUpperCase(Locale.ROOT)),
                     Double.parseDouble(f[3]), Long.parseLong(f[4]), Double.parseDouble(f[5]), Double.parseDouble(f[6]),
-                    Integer.parseInt(f[7]), Long.parseLong(f[8]), Long.parseLong(f[9]));
+                    Integer.parseInt(f[7]), Long.parseLong(f[8]), Long.parseLong(f[9]),
+                    f.length > 10 ? Long.parseLong(f[10]) : -1);
         }
     }
 
@@ -296,9 +300,16 @@ final class OverloadCommand implements Callable<Integer> {
         public void run() {
             int[] second = {0};
             target.trips().everySecond(() -> running, echoes -> {
+                long window;
+                try {
+                    window = target.windowFrames();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    return false;
+                }
                 synchronized (taken) {
                     taken.add(new Second(path, ++second[0], phase, offered, echoes.delivered(), echoes.p99Ms(),
-                            echoes.meanMs(), target.connected(), target.shed(), target.droppedSessions()));
+                            echoes.meanMs(), target.connected(), target.shed(), target.droppedSessions(), window));
                 }
                 return true;
             });

@@ -628,6 +628,19 @@ final class ReportCommand implements Callable<Integer> {
                     Charts.Scale.LINEAR, delivered));
             html.append(Charts.line("p99 RTT under overload", "time (s)", "p99 RTT (ms, log scale)", Charts.Scale.LOG_Y,
                     p99));
+            List<Charts.Series> windows = new ArrayList<>();
+            for (String path : paths) {
+                List<OverloadCommand.Second> timeline = OverloadCommand.read(results, path).stream()
+                        .filter(s -> s.windowFrames() >= 0).toList();
+                if (!timeline.isEmpty()) {
+                    windows.add(Charts.Series.of(path, timeline.stream().mapToDouble(OverloadCommand.Second::second)
+                            .toArray(), timeline.stream().mapToDouble(OverloadCommand.Second::windowFrames).toArray()));
+                }
+            }
+            if (!windows.isEmpty()) {
+                html.append(Charts.line("The load's congestion windows", "time (s)",
+                        "frames allowed in flight, all sockets (log scale)", Charts.Scale.LOG_Y, windows));
+            }
             html.append("</div>");
         }
 

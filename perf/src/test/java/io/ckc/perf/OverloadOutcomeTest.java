@@ -16,7 +16,7 @@ class OverloadOutcomeTest {
             OverloadCommand.Phase phase = i < 4 ? OverloadCommand.Phase.SATURATION
                     : i < 8 ? OverloadCommand.Phase.OVERLOAD : OverloadCommand.Phase.AFTER;
             seconds.add(new OverloadCommand.Second("ckc", i + 1, phase, 1000, (long) delivered[i], p99[i], p99[i] / 2,
-                    100, 0, dropped[i]));
+                    100, 0, dropped[i], 128));
         }
         return seconds;
     }
@@ -84,5 +84,14 @@ class OverloadOutcomeTest {
         OverloadCommand.Saturation unsaturated = OverloadCommand.saturation(search(40, 50, 60));
         assertThat(unsaturated.resultFields()).as("the top level, and the line says it did not saturate")
                 .isEqualTo(" saturation_offered_per_s=4000 saturation_from=search-unsaturated");
+    }
+
+    @Test
+    void aSecondKeepsTheLoadsCongestionWindowsAndAnOlderTimelineReadsWithout() {
+        OverloadCommand.Second second = new OverloadCommand.Second("ckc", 7, OverloadCommand.Phase.OVERLOAD, 2000, 1800,
+                45.5, 12.25, 2000, 3, 0, 4096);
+        assertThat(OverloadCommand.Second.parse(second.csv())).isEqualTo(second);
+        assertThat(OverloadCommand.Second.parse("ckc,7,overload,2000,1800,45.500,12.250,2000,3,0").windowFrames())
+                .as("a timeline from before windows were kept").isEqualTo(-1);
     }
 }

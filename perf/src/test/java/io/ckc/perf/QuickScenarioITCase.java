@@ -164,6 +164,8 @@ class QuickScenarioITCase {
                 .allSatisfy(step -> assertThat(step.path()).isEqualTo(Results.CKC));
         assertThat(OverloadCommand.read(new Results(overloadDir), Results.CKC)).extracting(OverloadCommand.Second::phase)
                 .contains(OverloadCommand.Phase.SATURATION, OverloadCommand.Phase.OVERLOAD, OverloadCommand.Phase.AFTER);
+        assertThat(OverloadCommand.read(new Results(overloadDir), Results.CKC)).as("the fleet's windows, each second")
+                .allSatisfy(s -> assertThat(s.windowFrames()).isGreaterThanOrEqualTo(2L * 64));
         String html = Files.readString(resultsDir.resolve("report.html"));
         assertThat(html).contains("Figure 4 layout", "Figure 8 layout", "Stepped load", "</html>");
         assertThat(html.split("<img class=\"chart\"", -1)).hasSizeGreaterThan(6);
