@@ -71,8 +71,8 @@ public final class CongestionWindow {
     /**
      * A frame left the window: acknowledged ({@code grow}: in time, on its first transmission) or dropped with its
      * session. Past slow start, an acknowledgement grows the limit by a share of a frame for each session with frames
-     * to send,
-     * so a window's worth of them grows it by one frame per session (by one frame per acknowledgement at most).
+     * to send, so a window's worth of them grows it by one frame per session (by one frame per acknowledgement at
+     * most).
      */
     public void release(boolean grow) {
         if (inFlight > 0) {
