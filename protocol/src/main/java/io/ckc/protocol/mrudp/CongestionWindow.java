@@ -4,16 +4,11 @@ package io.ckc.protocol.mrudp;
  * How many new data frames all sessions of one socket may have unacknowledged at once, the way TCP
  * bounds a connection (RFC 5681): the limit starts small, doubles each round trip while every frame
  * is acknowledged in time (slow start), then grows by one frame per window's worth of
- * acknowledgements for each session that has frames to send, and halves when a frame's
- * retransmission timer fires (or the peer refuses one as busy), at most once per retransmission
- * timeout (one stall times out many frames at once; it is one signal, not many). Frames beyond the
- * limit wait in their session's queue. Why per socket and not per session: a fleet or a gateway shard
- * multiplexes thousands of sessions on one socket, and each is sent little; only the sum tells that
- * the peer or the path is saturated. Why it regrows by the sessions it carries: N sessions on sockets of
- * their own would each regrow by a frame per round trip, N frames in all (the aggregate of MulTCP,
- * Crowcroft and Oechslin, 1998); a shared window that regrew by one frame per round trip after
- * halving stayed at a fraction of what 2,000 nodes need for 100 s after a disturbance (the demo at
- * saturation, 2026-11-25). With one session it is TCP's rule. Used from the socket's one thread.
+ * acknowledgements, and halves when a frame's retransmission timer fires, at most once per
+ * retransmission timeout (one stall times out many frames at once; it is one signal, not many).
+ * Frames beyond the limit wait in their session's queue. Why per socket and not per session: a fleet
+ * or a gateway shard multiplexes thousands of sessions on one socket, and each is sent little; only
+ * the sum tells that the peer or the path is saturated. Used from the socket's one thread.
  */
 public final class CongestionWindow {
 
@@ -22,8 +17,6 @@ public final class CongestionWindow {
     private double limit;
     private double slowStartThreshold;
     private int inFlight;
-    /** Sessions with frames in flight or waiting for a slot: the flows the window carries now. */
-    private int flows;
     private long recoveryUntilMs = Long.MIN_VALUE;
     private long reductions;
 
@@ -68,37 +61,14 @@ public final class CongestionWindow {
         inFlight += frames;
     }
 
-    /**
-     * A frame left the window: acknowledged ({@code grow}: in time, on its first transmission) or dropped with its
-     * session. Past slow start, an acknowledgement grows the limit by a share of a frame for each session with frames
-     * to send, so a window's worth of them grows it by one frame per session (by one frame per acknowledgement at
-     * most).
-     */
+    /** A frame left the window: acknowledged ({@code grow}: in time, on its first transmission) or dropped with its session. */
     public void release(boolean grow) {
         if (inFlight > 0) {
             inFlight--;
         }
         if (grow && limit < maximum) {
-            double avoidance = Math.min(1, Math.max(1, flows) / limit);
-            limit = Math.min(maximum, limit < slowStartThreshold ? limit + 1 : limit + avoidance);
+            limit = Math.min(maximum, limit < slowStartThreshold ? limit + 1 : limit + 1 / limit);
         }
-    }
-
-    /** A session has frames to send (in flight or waiting) where it had none. */
-    public void flowStarted() {
-        flows++;
-    }
-
-    /** A session has no frame in flight or waiting any more. */
-    public void flowEnded() {
-        if (flows > 0) {
-            flows--;
-        }
-    }
-
-    /** Sessions with frames in flight or waiting. */
-    public int flows() {
-        return flows;
     }
 
     /** A frame's retransmission timer fired: the peer or the path is saturated. */

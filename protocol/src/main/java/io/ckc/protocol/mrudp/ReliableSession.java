@@ -74,8 +74,6 @@ public final class ReliableSession {
     private final Consumer<Frame> output;
     /** Shared by the sessions of one socket; null: only the send window bounds this session. */
     private CongestionWindow window;
-    /** Whether {@link #window} counts this session among its flows: it has frames in flight or waiting. */
-    private boolean countedAsFlow;
 
     private int nextSendSeq = 1;
     private final LinkedHashMap<Integer, Outgoing> unacked = new LinkedHashMap<>();
@@ -150,7 +148,6 @@ public final class ReliableSession {
         } else {
             queued.add(new Queued(body, now, expiresAtMs));
         }
-        syncFlow();
     }
 
     /**
@@ -166,7 +163,6 @@ public final class ReliableSession {
         while (!queued.isEmpty() && now - queued.peekFirst().sinceMs() >= maxDelayMs) {
             expired.add(queued.pollFirst().body());
         }
-        syncFlow();
         return expired;
     }
 
@@ -267,18 +263,11 @@ public final class ReliableSession {
      */
     public void useWindow(CongestionWindow next) {
         unacked.forEach((seq, out) -> leaveWindow(out, false));
-        if (countedAsFlow) {
-            countedAsFlow = false;
-            if (window != null) {
-                window.flowEnded();
-            }
-        }
         window = next;
         if (next != null) {
             unacked.forEach((seq, out) -> out.holdsSlot = true);
             next.adopt(unacked.size());
         }
-        syncFlow();
     }
 
     /** The peer showed it is alive (any valid frame of this session). */
@@ -361,7 +350,6 @@ public final class ReliableSession {
             output.accept(new Frame.Data(mnId, epoch, entry.getKey(), onTheWire(out.body, out.expiresAtMs, now)));
         }
         nextDeadline = earliest;
-        syncFlow();
         return unacked.isEmpty() ? TickResult.IDLE : TickResult.IN_FLIGHT;
     }
 
@@ -417,7 +405,6 @@ public final class ReliableSession {
             unsent.put(next++, waiting.body());
         }
         queued.clear();
-        syncFlow();
         return unsent;
     }
 
@@ -426,7 +413,6 @@ public final class ReliableSession {
             Queued next = queued.poll();
             transmitNew(next.body(), next.expiresAtMs(), now);
         }
-        syncFlow();
     }
 
     /** Whether a new frame may leave now; takes its congestion-window slot if so. */
@@ -449,19 +435,6 @@ public final class ReliableSession {
             window.release(grow);
         }
         out.holdsSlot = false;
-    }
-
-    /** Joins or leaves the window's flows as the session has frames in flight or waiting, or none. */
-    private void syncFlow() {
-        boolean flowing = window != null && hasInFlight();
-        if (flowing != countedAsFlow) {
-            countedAsFlow = flowing;
-            if (flowing) {
-                window.flowStarted();
-            } else {
-                window.flowEnded();
-            }
-        }
     }
 
     /** What a body's frame carries now: a delivery past its expiry goes without its content. */
