@@ -177,19 +177,10 @@ final class MqttCommand implements Callable<Integer> {
 
     /** The stepped load from the fixed load's last sequence number on, to saturation. */
     private void saturation(String path, LoadPath target, Results results, int firstSeq) throws Exception {
-        SteppedCommand stepped = new SteppedCommand();
-        stepped.nodes = nodes;
-        stepped.start = start;
-        stepped.step = step;
-        stepped.maxSteps = maxSteps;
-        stepped.warmupSeconds = warmupSeconds;
-        stepped.samples = samples;
-        stepped.arrivals = Schedule.Arrivals.POISSON;
-        stepped.drainSeconds = drainSeconds;
-        stepped.out = out;
-        List<Results.StepRow> rows = stepped.sweep(path, target, results, firstSeq).rows();
-        Optional<Results.StepRow> saturated = rows.stream()
-                .filter(r -> r.saturated(ReportCommand.SATURATION_P99_MS)).findFirst();
+        SteppedCommand.Sweep sweep = SteppedCommand.levels(nodes, start, step, maxSteps, warmupSeconds, samples,
+                Schedule.Arrivals.POISSON, drainSeconds, out).sweep(path, target, results, firstSeq);
+        List<Results.StepRow> rows = sweep.rows();
+        Optional<Results.StepRow> saturated = sweep.saturated();
         Optional<Results.StepRow> lastGood = rows.stream()
                 .filter(r -> !r.saturated(ReportCommand.SATURATION_P99_MS)).reduce((a, b) -> b);
         out.printf(Locale.ROOT, "RESULT path=%s phase=saturation saturation_offered_per_s=%s last_good_offered_per_s=%s "

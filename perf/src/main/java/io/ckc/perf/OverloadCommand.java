@@ -231,17 +231,8 @@ final class OverloadCommand implements Callable<Integer> {
     private SteppedCommand.Sweep search(String path, LoadPath target, Results results) throws Exception {
         out.printf(Locale.ROOT, "searching the saturation load on %s: from %.0f msg/s, %.0f more a level%n", path,
                 searchStart, searchStep);
-        SteppedCommand stepped = new SteppedCommand();
-        stepped.nodes = nodes;
-        stepped.start = searchStart;
-        stepped.step = searchStep;
-        stepped.maxSteps = searchMaxSteps;
-        stepped.warmupSeconds = 5;
-        stepped.samples = searchSeconds;
-        stepped.arrivals = arrivals;
-        stepped.drainSeconds = 10;
-        stepped.out = out;
-        return stepped.sweep(path, target, results, 0);
+        return SteppedCommand.levels(nodes, searchStart, searchStep, searchMaxSteps, 5, searchSeconds, arrivals, 10, out)
+                .sweep(path, target, results, 0);
     }
 
     private List<Second> run(String path, LoadPath target, double saturationPerSecond, int firstSeq)

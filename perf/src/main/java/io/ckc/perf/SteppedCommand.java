@@ -62,10 +62,10 @@ final class SteppedCommand implements Callable<Integer> {
         for (String path : paths) {
             try (LoadPath target = LoadPath.open(path, stack, nodes, out);
                  ProcessSampler sampler = new ProcessSampler(ProcessSampler.processes(stack.pidsDir, target))) {
-                List<Results.StepRow> rows = sweep(path, target, results, 0).rows();
+                Sweep sweep = sweep(path, target, results, 0);
+                List<Results.StepRow> rows = sweep.rows();
                 results.writeCpu(results.dir().resolve("cpu-stepped-" + path + ".csv"), sampler.samples());
-                Optional<Results.StepRow> saturated = rows.stream()
-                        .filter(r -> r.saturated(ReportCommand.SATURATION_P99_MS)).findFirst();
+                Optional<Results.StepRow> saturated = sweep.saturated();
                 out.println(saturated.map(s -> String.format(Locale.ROOT,
                         "RESULT path=%s saturation_offered_per_s=%.0f last_good_offered_per_s=%s", path,
                         s.offeredPerSecond(), s.step() > 1 ? String.format(Locale.ROOT, "%.0f", s.offeredPerSecond() - step) : "none"))
@@ -74,6 +74,22 @@ final class SteppedCommand implements Callable<Integer> {
             }
         }
         return 0;
+    }
+
+    /** A sweep for another scenario's load (its levels, their timing, its output), to run with {@link #sweep}. */
+    static SteppedCommand levels(int nodes, double start, double step, int maxSteps, int warmupSeconds, int samples,
+                                 Schedule.Arrivals arrivals, int drainSeconds, PrintStream out) {
+        SteppedCommand stepped = new SteppedCommand();
+        stepped.nodes = nodes;
+        stepped.start = start;
+        stepped.step = step;
+        stepped.maxSteps = maxSteps;
+        stepped.warmupSeconds = warmupSeconds;
+        stepped.samples = samples;
+        stepped.arrivals = arrivals;
+        stepped.drainSeconds = drainSeconds;
+        stepped.out = out;
+        return stepped;
     }
 
     /** The levels of a sweep, and the first sequence number a load after it may use on the same path. */
