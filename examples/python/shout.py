@@ -31,12 +31,61 @@ def answer_id(message_id):
     return str(uuid.UUID(bytes=bytes(digest)))
 
 
-def answer(message):
-    """The unicast that answers one app message (the record of app.<channel>), or None if it is not one."""
-    node, message_id, payload = message.get("mnId"), message.get("messageId"), message.get("payload")
+def varint(data, i):
+    """A Protocol Buffers varint at data[i]: its value and where the next field starts."""
+    value = shift = 0
+    while True:
+        byte = data[i]
+        i += 1
+        value |= (byte & 0x7F) << shift
+        if byte < 0x80:
+            return value, i
+        shift += 7
+
+
+def fields(data):
+    """One Protocol Buffers message as {field number: value}: an int, or bytes for strings, bytes and messages."""
+    found, i = {}, 0
+    while i < len(data):
+        key, i = varint(data, i)
+        wire = key & 7
+        if wire == 0:
+            value, i = varint(data, i)
+        elif wire == 2:
+            size, i = varint(data, i)
+            value, i = data[i:i + size], i + size
+        elif wire in (1, 5):
+            size = 8 if wire == 1 else 4
+            value, i = data[i:i + size], i + size
+        else:
+            raise ValueError(f"wire type {wire} is not in records.proto")
+        found[key >> 3] = value
+    return found
+
+
+def app_message(value):
+    """(node id, message id, payload) of a record of app.<channel>.
+
+    CKC writes it in binary: the byte 0x01, then the AppMessage of records.proto (message_id = 1, mn_id = 2,
+    payload = 5); a program with a protobuf library reads it with that file. Records of before 2026-11-28 are JSON.
+    """
+    if value[:1] == b"\x01":
+        message = fields(value[1:])
+        return (message.get(2, b"").decode("utf-8"), message.get(1, b"").decode("utf-8"), message.get(5, b""))
+    message = json.loads(value)
+    payload = message.get("payload")
+    return message.get("mnId"), message.get("messageId"), None if payload is None else base64.b64decode(payload)
+
+
+def answer(value):
+    """The unicast that answers one record of app.<channel>, or None if it is not an app message.
+
+    Written as JSON, which CKC reads beside its binary form on every topic: no protobuf library needed here.
+    """
+    node, message_id, payload = app_message(value)
     if not node or not message_id or payload is None:
         return None
-    text = base64.b64decode(payload).decode("utf-8", errors="replace")
+    text = payload.decode("utf-8", errors="replace")
     return {
         "messageId": answer_id(message_id),
         "sender": SENDER,
@@ -84,8 +133,8 @@ def main():
                     print(f"shout: {record.error()}", file=sys.stderr, flush=True)
                 continue
             try:
-                reply = answer(json.loads(record.value()))
-            except (ValueError, UnicodeDecodeError):
+                reply = answer(record.value())
+            except (ValueError, UnicodeDecodeError, IndexError):
                 reply = None
             if reply is None:
                 skipped += 1  # not an app message: counted, never answered

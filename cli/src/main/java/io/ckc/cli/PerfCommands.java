@@ -27,7 +27,7 @@ import java.util.concurrent.Callable;
         subcommands = {PerfCommands.Scenario1.class, PerfCommands.Stepped.class, PerfCommands.Overload.class,
                 PerfCommands.Capacity.class, PerfCommands.Mtd.class, PerfCommands.Groupcast.class,
                 PerfCommands.Rebalance.class, PerfCommands.Rescale.class, PerfCommands.Faults.class, PerfCommands.Soak.class, PerfCommands.Quick.class,
-                PerfCommands.Handoff.class, PerfCommands.Mqtt.class, PerfCommands.Flood.class, PerfCommands.Fuzz.class, PerfCommands.Report.class, PerfSuite.class, PerfAb.class})
+                PerfCommands.Handoff.class, PerfCommands.Codecs.class, PerfCommands.Mqtt.class, PerfCommands.Flood.class, PerfCommands.Fuzz.class, PerfCommands.Report.class, PerfSuite.class, PerfAb.class})
 final class PerfCommands implements Runnable {
 
     @Spec
@@ -426,10 +426,27 @@ final class PerfCommands implements Runnable {
 
         @Override
         public Integer call() {
-            List<String> args = simulatorArgs("handoff", options, Set.of());
-            checkSimulatorArgs(args);
-            return Simulator.measuring(Home.current()).run(args, null).exitCode();
+            return withoutStack("handoff", options);
         }
+    }
+
+    @Command(name = "codecs", description = "Write+read cost per record of CKC's JSON, its binary (protobuf) records and "
+            + "Avro, side by side in one run. No stack.")
+    static final class Codecs implements Callable<Integer> {
+        @Unmatched
+        List<String> options = new ArrayList<>();
+
+        @Override
+        public Integer call() {
+            return withoutStack("codecs", options);
+        }
+    }
+
+    /** A scenario that measures this machine or this code alone: the simulator, no stack, no results folder. */
+    static int withoutStack(String scenario, List<String> options) {
+        List<String> args = simulatorArgs(scenario, options, Set.of());
+        checkSimulatorArgs(args);
+        return Simulator.measuring(Home.current()).run(args, null).exitCode();
     }
 
     @Command(name = "fuzz", description = "Each fuzz target (frames, UDP sessions, MQTT connections, the jobs' records) "

@@ -1,8 +1,8 @@
 package io.ckc.fuzz;
 
-import io.ckc.jobs.io.JsonParser;
+import io.ckc.jobs.io.RecordParser;
 import io.ckc.jobs.records.RawRecord;
-import io.ckc.protocol.kafka.Json;
+import io.ckc.protocol.kafka.RecordFormat;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.apache.flink.streaming.util.OneInputStreamOperatorTestHarness;
 import org.apache.flink.streaming.util.ProcessFunctionTestHarnesses;
@@ -30,9 +30,9 @@ public final class ParserHarness<T> {
     private final List<String> topics;
     private final List<OutputTag<?>> sideOutputs = new ArrayList<>();
 
-    public ParserHarness(JsonParser<T> parser, List<String> topics, OutputTag<?>... sideOutputs) {
+    public ParserHarness(RecordParser<T> parser, List<String> topics, OutputTag<?>... sideOutputs) {
         this.topics = List.copyOf(topics);
-        this.sideOutputs.add(JsonParser.DEAD_LETTERS);
+        this.sideOutputs.add(RecordParser.DEAD_LETTERS);
         this.sideOutputs.addAll(List.of(sideOutputs));
         try {
             this.harness = ProcessFunctionTestHarnesses.forProcessFunction(parser);
@@ -81,12 +81,12 @@ public final class ParserHarness<T> {
         return values;
     }
 
-    /** A seed: the record {@code value} as JSON on the {@code topicIndex}-th topic. */
+    /** A seed: the record {@code value} as CKC writes it (binary or JSON) on the {@code topicIndex}-th topic. */
     public static byte[] seed(int topicIndex, Object value) {
-        byte[] json = Json.write(Json.newMapper(), value);
-        byte[] seed = new byte[json.length + 1];
+        byte[] record = new RecordFormat().write(value);
+        byte[] seed = new byte[record.length + 1];
         seed[0] = (byte) topicIndex;
-        System.arraycopy(json, 0, seed, 1, json.length);
+        System.arraycopy(record, 0, seed, 1, record.length);
         return seed;
     }
 

@@ -1,6 +1,5 @@
 package io.ckc.gateway;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
 import io.ckc.client.ClientConfig;
 import io.ckc.client.ClientTransport;
 import io.ckc.client.MobileNode;
@@ -12,7 +11,7 @@ import io.ckc.protocol.auth.NodeKeys;
 import io.ckc.protocol.frame.Body;
 import io.ckc.protocol.frame.Frame;
 import io.ckc.protocol.frame.FrameCodec;
-import io.ckc.protocol.kafka.Json;
+import io.ckc.protocol.kafka.RecordFormat;
 import io.ckc.protocol.kafka.Topics;
 import io.ckc.protocol.netty.DatagramTransport;
 import io.ckc.protocol.records.AppMessage;
@@ -62,7 +61,7 @@ class DtlsGatewayITCase {
     private static final Duration WAIT = Duration.ofSeconds(60);
     private static final String FLEET = "test";
     private static EventLoopGroup clientLoops;
-    private final ObjectMapper mapper = Json.newMapper();
+    private final RecordFormat format = new RecordFormat();
     private final byte[] fleetKey = NodeKeys.newSecret();
 
     @TempDir
@@ -105,7 +104,7 @@ class DtlsGatewayITCase {
 
     private void deliver(KafkaProducer<String, byte[]> producer, Topics topics, String gatewayId, MobileNode node,
                          String payload) {
-        producer.send(new ProducerRecord<>(topics.gateway(gatewayId), node.id().toString(), Json.write(mapper,
+        producer.send(new ProducerRecord<>(topics.gateway(gatewayId), node.id().toString(), format.write(
                 new GatewayCommand.Deliver(Unicast.of(UUID.randomUUID().toString(), "t", node.id().toString(),
                         payload.getBytes(StandardCharsets.UTF_8)), node.epoch(), null))));
         producer.flush();
@@ -114,7 +113,7 @@ class DtlsGatewayITCase {
     private List<String> payloads(List<ConsumerRecord<String, byte[]>> records) throws java.io.IOException {
         List<String> payloads = new java.util.ArrayList<>();
         for (ConsumerRecord<String, byte[]> record : records) {
-            payloads.add(new String(Json.read(mapper, record.value(), AppMessage.class).payload(), StandardCharsets.UTF_8));
+            payloads.add(new String(format.read(record.value(), AppMessage.class).payload(), StandardCharsets.UTF_8));
         }
         return payloads;
     }
@@ -122,7 +121,7 @@ class DtlsGatewayITCase {
     private List<MnEvent.Type> events(List<ConsumerRecord<String, byte[]>> records) throws java.io.IOException {
         List<MnEvent.Type> types = new java.util.ArrayList<>();
         for (ConsumerRecord<String, byte[]> record : records) {
-            types.add(Json.read(mapper, record.value(), MnEvent.class).type());
+            types.add(format.read(record.value(), MnEvent.class).type());
         }
         return types;
     }

@@ -1,6 +1,5 @@
 package io.ckc.gateway;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
 import io.ckc.client.ClientConfig;
 import io.ckc.client.ClientTransport;
 import io.ckc.client.MessageRejectedException;
@@ -10,7 +9,7 @@ import io.ckc.client.ReceivedMessage;
 import io.ckc.protocol.frame.Body;
 import io.ckc.protocol.records.Context;
 import io.ckc.protocol.frame.ErrorCode;
-import io.ckc.protocol.kafka.Json;
+import io.ckc.protocol.kafka.RecordFormat;
 import io.ckc.protocol.kafka.Topics;
 import io.ckc.protocol.mrudp.ReliabilityConfig;
 import io.ckc.protocol.records.AppMessage;
@@ -57,7 +56,7 @@ class GatewayITCase {
 
     private static final Duration WAIT = Duration.ofSeconds(60);
     private static EventLoopGroup clientLoops;
-    private final ObjectMapper mapper = Json.newMapper();
+    private final RecordFormat format = new RecordFormat();
 
     @BeforeAll
     static void startLoops() {
@@ -130,7 +129,7 @@ class GatewayITCase {
                     Unicast down = Unicast.of(UUID.randomUUID().toString(), "test", node.id().toString(),
                             ("down-" + m).getBytes());
                     producer.send(new ProducerRecord<>(topics.gateway("gw-lossy"), node.id().toString(),
-                            Json.write(mapper, new GatewayCommand.Deliver(down, node.epoch(), null))));
+                            format.write(new GatewayCommand.Deliver(down, node.epoch(), null))));
                 }
             }
             producer.flush();
@@ -143,7 +142,7 @@ class GatewayITCase {
             try (AutoCloseable follow = KAFKA.follow(topics.app("echo"), record -> {
                 AppMessage message;
                 try {
-                    message = Json.read(mapper, record.value(), AppMessage.class);
+                    message = format.read(record.value(), AppMessage.class);
                 } catch (java.io.IOException e) {
                     wrong.add("unreadable: " + e.getMessage());
                     return;
@@ -202,7 +201,7 @@ class GatewayITCase {
                 node.send("echo", ("m-" + m).getBytes(), null);
             }
             // A delivery after the move reaches the node at its new port.
-            producer.send(new ProducerRecord<>(topics.gateway("gw-move"), node.id().toString(), Json.write(mapper,
+            producer.send(new ProducerRecord<>(topics.gateway("gw-move"), node.id().toString(), format.write(
                     new GatewayCommand.Deliver(Unicast.of(UUID.randomUUID().toString(), "t", node.id().toString(),
                             "after-move".getBytes()), node.epoch(), null))));
             producer.flush();
@@ -211,7 +210,7 @@ class GatewayITCase {
             assertThat(upstream).hasSize(40);
             List<String> payloads = new ArrayList<>();
             for (ConsumerRecord<String, byte[]> record : upstream) {
-                payloads.add(new String(Json.read(mapper, record.value(), AppMessage.class).payload()));
+                payloads.add(new String(format.read(record.value(), AppMessage.class).payload()));
             }
             assertThat(payloads).containsExactlyElementsOf(java.util.stream.IntStream.range(0, 40)
                     .mapToObj(i -> "m-" + i).toList());
@@ -222,7 +221,7 @@ class GatewayITCase {
             assertThat(inbox.received.get(node.id())).containsExactly("after-move");
             List<ConsumerRecord<String, byte[]>> events = KAFKA.read(topics.mnEvents(), 1, WAIT);
             assertThat(events).hasSize(1); // one Connected, no new session for the new port
-            assertThat(Json.read(mapper, events.get(0).value(), MnEvent.class).type())
+            assertThat(format.read(events.get(0).value(), MnEvent.class).type())
                     .isEqualTo(MnEvent.Type.CONNECTED);
             node.close();
         }
@@ -300,7 +299,7 @@ class GatewayITCase {
                 two.send("echo", "from-two".getBytes(), null);
                 Map<String, String> gatewayOf = new HashMap<>();
                 for (ConsumerRecord<String, byte[]> record : KAFKA.read(topics.app("echo"), 2, WAIT)) {
-                    AppMessage message = Json.read(mapper, record.value(), AppMessage.class);
+                    AppMessage message = format.read(record.value(), AppMessage.class);
                     gatewayOf.put(new String(message.payload()), message.gatewayId());
                 }
                 assertThat(gatewayOf).containsOnly(Map.entry("from-one", "gw-h1"), Map.entry("from-two", "gw-h2"));
@@ -310,12 +309,12 @@ class GatewayITCase {
                 assertThat(producerThreads()).as("the host's producer outlives one of its gateways")
                         .contains(host.producerClientId());
                 two.send("echo", "after-first-stopped".getBytes(), null);
-                producer.send(new ProducerRecord<>(topics.gateway("gw-h2"), two.id().toString(), Json.write(mapper,
+                producer.send(new ProducerRecord<>(topics.gateway("gw-h2"), two.id().toString(), format.write(
                         new GatewayCommand.Deliver(Unicast.of(UUID.randomUUID().toString(), "t", two.id().toString(),
                                 "to-two".getBytes()), two.epoch(), null))));
                 producer.flush();
                 assertThat(KAFKA.read(topics.app("echo"), 3, WAIT)).extracting(r -> new String(
-                        Json.read(mapper, r.value(), AppMessage.class).payload())).contains("after-first-stopped");
+                        format.read(r.value(), AppMessage.class).payload())).contains("after-first-stopped");
                 Await.until("the delivery through the gateway left running", 60,
                         () -> inbox.received.getOrDefault(two.id(), List.of()).contains("to-two"));
                 two.close();
@@ -373,7 +372,7 @@ class GatewayITCase {
     private void deliver(KafkaProducer<String, byte[]> producer, Topics topics, MobileNode node, Unicast unicast,
                          long expiresAt) {
         producer.send(new ProducerRecord<>(topics.gateway("gw-mini"), unicast.recipient(),
-                Json.write(mapper, new GatewayCommand.Deliver(unicast, node.epoch(), expiresAt))));
+                format.write(new GatewayCommand.Deliver(unicast, node.epoch(), expiresAt))));
         producer.flush();
     }
 

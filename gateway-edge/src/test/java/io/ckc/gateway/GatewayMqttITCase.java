@@ -1,7 +1,6 @@
 package io.ckc.gateway;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
-import io.ckc.protocol.kafka.Json;
+import io.ckc.protocol.kafka.RecordFormat;
 import io.ckc.protocol.kafka.Topics;
 import io.ckc.protocol.records.AppMessage;
 import io.ckc.protocol.records.GatewayCommand;
@@ -37,7 +36,7 @@ class GatewayMqttITCase {
     static final EmbeddedKafkaExtension KAFKA = new EmbeddedKafkaExtension();
 
     private static final Duration WAIT = Duration.ofSeconds(60);
-    private final ObjectMapper mapper = Json.newMapper();
+    private final RecordFormat format = new RecordFormat();
 
     private static MqttClient client(Gateway gateway, String clientId) throws MqttException {
         String uri = "tcp://127.0.0.1:" + gateway.mqttAddress().orElseThrow().getPort();
@@ -74,7 +73,7 @@ class GatewayMqttITCase {
 
             MnEvent connected = KAFKA.readJson(topics.mnEvents(), 1, WAIT, MnEvent.class).get(0);
             long expiresAt = System.currentTimeMillis() + 20_000;
-            producer.send(new ProducerRecord<>(topics.gateway("gw-mqtt"), nodeId, Json.write(mapper,
+            producer.send(new ProducerRecord<>(topics.gateway("gw-mqtt"), nodeId, format.write(
                     new GatewayCommand.Deliver(new Unicast("down-1", "app", nodeId, "open vent".getBytes(), null,
                             System.currentTimeMillis(), true), connected.epoch(), expiresAt))));
             MqttMessage down = inbox.poll(WAIT.toSeconds(), TimeUnit.SECONDS);
@@ -192,7 +191,7 @@ class GatewayMqttITCase {
             for (String device : List.of("van-1", "van-2")) {
                 String node = UUID.nameUUIDFromBytes(("ckc-mqtt:" + device).getBytes()).toString();
                 producer.send(new ProducerRecord<>(topics.gateway("gw-from"), node,
-                        Json.write(mapper, new GatewayCommand.Handover(node, target, 1))));
+                        format.write(new GatewayCommand.Handover(node, target, 1))));
             }
             org.eclipse.paho.mqttv5.client.MqttDisconnectResponse moved =
                     disconnects.poll(WAIT.toSeconds(), TimeUnit.SECONDS);
@@ -228,7 +227,7 @@ class GatewayMqttITCase {
 
             String node = UUID.nameUUIDFromBytes("ckc-mqtt:browser-1".getBytes()).toString();
             MnEvent connected = KAFKA.readJson(topics.mnEvents(), 1, WAIT, MnEvent.class).get(0);
-            producer.send(new ProducerRecord<>(topics.gateway("gw-ws"), node, Json.write(mapper,
+            producer.send(new ProducerRecord<>(topics.gateway("gw-ws"), node, format.write(
                     new GatewayCommand.Deliver(new Unicast("ws-1", "app", node, new byte[12_000], null,
                             System.currentTimeMillis(), false), connected.epoch(), null))));
             MqttMessage down = inbox.poll(WAIT.toSeconds(), TimeUnit.SECONDS);

@@ -1,6 +1,5 @@
 package io.ckc.jobs;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
 import io.ckc.client.ClientConfig;
 import io.ckc.client.ClientTransport;
 import io.ckc.client.MobileNode;
@@ -10,7 +9,7 @@ import io.ckc.gateway.Gateway;
 import io.ckc.gateway.GatewayConfig;
 import io.ckc.jobs.delivery.DeliveryJob;
 import io.ckc.protocol.frame.Body;
-import io.ckc.protocol.kafka.Json;
+import io.ckc.protocol.kafka.RecordFormat;
 import io.ckc.protocol.kafka.Topics;
 import io.ckc.protocol.netty.DatagramTransport;
 import io.ckc.protocol.records.AppMessage;
@@ -63,7 +62,7 @@ class GatewayCrashITCase {
     private static final int DURING_OUTAGE = 5;
     private static final int UPLINK_DURING_OUTAGE = 3;
 
-    private final ObjectMapper mapper = Json.newMapper();
+    private final RecordFormat format = new RecordFormat();
 
     @Test
     void nodesOfACrashedGatewayMoveOnAndGetEveryMessageOnceInOrderAndSendWhatTheyHeld() throws Exception {
@@ -99,7 +98,7 @@ class GatewayCrashITCase {
              ClientTransport transport = ClientTransport.open(loops)) {
             GatewayList list = new GatewayList(1, System.currentTimeMillis(), "test", List.of(
                     entry(doomed), entry(survivor)));
-            app.send(new ProducerRecord<>(topics.gatewayList(), GatewayList.KEY, Json.write(mapper, list))).get();
+            app.send(new ProducerRecord<>(topics.gatewayList(), GatewayList.KEY, format.write(list))).get();
             List<MobileNode> nodes = new ArrayList<>();
             for (int i = 0; i < NODES; i++) {
                 MobileNode node = new MobileNode(UUID.randomUUID(), transport, doomed.udpAddress(), listener,
@@ -168,7 +167,7 @@ class GatewayCrashITCase {
         for (MobileNode node : nodes) {
             Unicast unicast = new Unicast(UUID.randomUUID().toString(), "crash-it-app", node.id().toString(),
                     ByteBuffer.allocate(4).putInt(seq).array(), null, System.currentTimeMillis(), false);
-            app.send(new ProducerRecord<>(topics.toMn(), unicast.recipient(), Json.write(mapper, unicast)));
+            app.send(new ProducerRecord<>(topics.toMn(), unicast.recipient(), format.write(unicast)));
         }
         app.flush();
     }

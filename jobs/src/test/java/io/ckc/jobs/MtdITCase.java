@@ -1,6 +1,5 @@
 package io.ckc.jobs;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
 import io.ckc.client.ClientConfig;
 import io.ckc.client.ClientTransport;
 import io.ckc.client.MobileNode;
@@ -9,7 +8,7 @@ import io.ckc.client.ReceivedMessage;
 import io.ckc.gateway.Gateway;
 import io.ckc.gateway.GatewayConfig;
 import io.ckc.jobs.delivery.DeliveryJob;
-import io.ckc.protocol.kafka.Json;
+import io.ckc.protocol.kafka.RecordFormat;
 import io.ckc.protocol.kafka.Topics;
 import io.ckc.protocol.records.Receipt;
 import io.ckc.protocol.records.Unicast;
@@ -56,7 +55,7 @@ class MtdITCase {
     private static final long SHORT_TTL_MS = 2_000;
     private static final String SENDER = "mtd-it-app";
 
-    private final ObjectMapper mapper = Json.newMapper();
+    private final RecordFormat format = new RecordFormat();
 
     @Test
     void nodesAwayLongerThanSomeTtlsGetExactlyTheLiveMessagesOnceInOrderAcrossARestartAndTwoRescales() throws Exception {
@@ -179,7 +178,7 @@ class MtdITCase {
         String id = UUID.randomUUID().toString();
         Unicast unicast = new Unicast(id, SENDER, node.id().toString(), ByteBuffer.allocate(4).putInt(seq).array(),
                 ttlMs, System.currentTimeMillis(), true);
-        app.send(new ProducerRecord<>(topics.toMn(), unicast.recipient(), Json.write(mapper, unicast)));
+        app.send(new ProducerRecord<>(topics.toMn(), unicast.recipient(), format.write(unicast)));
         app.flush();
         return id;
     }

@@ -2,7 +2,7 @@ package io.ckc.jobs;
 
 import io.ckc.jobs.sql.SqlRunnerJob;
 import io.ckc.protocol.records.Context;
-import io.ckc.protocol.kafka.Json;
+import io.ckc.protocol.kafka.RecordFormat;
 import io.ckc.protocol.kafka.Topics;
 import io.ckc.protocol.records.ContextReport;
 import io.ckc.protocol.records.DeadLetter;
@@ -68,12 +68,12 @@ class SqlRulesITCase {
                         "--window-seconds", "4", "--slide-seconds", "2"}));
                 jobs.start(rule, job::build);
             }
-            var mapper = Json.newMapper();
+            var format = new RecordFormat();
             Map<String, Context> latest = new ConcurrentHashMap<>();
             // Each report to both context topics with one timestamp: both forms see the same event times.
             Runnable report = () -> latest.forEach((mn, context) -> {
                 long now = System.currentTimeMillis();
-                byte[] json = Json.write(mapper, new ContextReport(mn, "gw-1", now, context));
+                byte[] json = format.write(new ContextReport(mn, "gw-1", now, context));
                 for (Topics target : List.of(topics, fullFormTopics)) {
                     gateway.send(new ProducerRecord<>(target.context(), null, now, mn, json));
                 }

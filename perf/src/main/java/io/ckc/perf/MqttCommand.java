@@ -158,8 +158,10 @@ final class MqttCommand implements Callable<Integer> {
                         (a, b) -> a, java.util.LinkedHashMap::new));
         long sent = trips.sent.get() - sentBefore;
         long delivered = trips.delivered.get() - deliveredBefore;
-        String cpuFields = cpu.entrySet().stream().map(e -> String.format(Locale.ROOT, "cpu_%s_pct=%.1f",
-                e.getKey().replace('-', '_'), e.getValue())).collect(Collectors.joining(" "));
+        // each process's CPU as a share of a core, and as microseconds of CPU per round trip at `rate` a second
+        String cpuFields = cpu.entrySet().stream().map(e -> String.format(Locale.ROOT, "cpu_%s_pct=%.1f us_%s=%.1f",
+                e.getKey().replace('-', '_'), e.getValue(), e.getKey().replace('-', '_'), e.getValue() / 100 / rate * 1e6))
+                .collect(Collectors.joining(" "));
         // the CPU of every process sampled, per round trip: percent of a core over the run, at `rate` a second
         double cpuUsPerMessage = cpu.values().stream().mapToDouble(Double::doubleValue).sum() / 100 / rate * 1e6;
         out.printf(Locale.ROOT, "RESULT path=%s phase=fixed offered_per_s=%.0f nodes=%d sent=%d delivered=%d "

@@ -1,7 +1,6 @@
 package io.ckc.perf;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
-import io.ckc.protocol.kafka.Json;
+import io.ckc.protocol.kafka.RecordFormat;
 import io.ckc.protocol.kafka.KafkaClientConfig;
 import io.ckc.protocol.kafka.Topics;
 import io.ckc.protocol.records.AppMessage;
@@ -101,7 +100,7 @@ final class MtdCommand implements Callable<Integer> {
 
     /** Progress and figures; {@code perf rescale}, which runs mtd_2 beside its load, sends them to a file. */
     PrintStream out = System.out;
-    private final ObjectMapper mapper = Json.newMapper();
+    private final RecordFormat format = new RecordFormat();
 
     @Override
     public Integer call() throws Exception {
@@ -201,7 +200,7 @@ final class MtdCommand implements Callable<Integer> {
             Unicast unicast = new Unicast(messageId, sender, fleet.nodeId(node).toString(), payload, ttlMs,
                     System.currentTimeMillis(), true);
             run.sent(messageId, node, seq);
-            app.send(new ProducerRecord<>(topics.toMn(), unicast.recipient(), Json.write(mapper, unicast)),
+            app.send(new ProducerRecord<>(topics.toMn(), unicast.recipient(), format.write(unicast)),
                     (written, failure) -> {
                         if (failure != null) {
                             run.notTaken(messageId);

@@ -1,7 +1,6 @@
 package io.ckc.perf;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
-import io.ckc.protocol.kafka.Json;
+import io.ckc.protocol.kafka.RecordFormat;
 import io.ckc.protocol.kafka.KafkaClientConfig;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -37,7 +36,7 @@ final class TopicFollower implements AutoCloseable {
         props.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
         props.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, "2000");
         CountDownLatch positioned = new CountDownLatch(1);
-        ObjectMapper mapper = Json.newMapper();
+        RecordFormat format = new RecordFormat();
         thread = new Thread(() -> {
             try (KafkaConsumer<String, byte[]> consumer = new KafkaConsumer<>(props)) {
                 List<TopicPartition> partitions = consumer.partitionsFor(topic, Duration.ofSeconds(30)).stream()
@@ -49,7 +48,7 @@ final class TopicFollower implements AutoCloseable {
                 while (running.get()) {
                     for (ConsumerRecord<String, byte[]> record : consumer.poll(Duration.ofMillis(200))) {
                         try {
-                            sink.accept(Json.read(mapper, record.value(), type));
+                            sink.accept(format.read(record.value(), type));
                         } catch (IOException e) {
                             out.println("Skipping an unreadable record on " + topic + ": " + e.getMessage());
                         }

@@ -5,7 +5,7 @@ import io.ckc.gateway.Gateway;
 import io.ckc.gateway.GatewayConfig;
 import io.ckc.jobs.delivery.DeliveryJob;
 import io.ckc.jobs.echo.EchoJob;
-import io.ckc.protocol.kafka.Json;
+import io.ckc.protocol.kafka.RecordFormat;
 import io.ckc.protocol.kafka.Topics;
 import io.ckc.protocol.records.Endpoint;
 import io.ckc.protocol.records.GatewayList;
@@ -129,7 +129,7 @@ class FaultsScenarioITCase {
                 entries.add(new GatewayList.Entry(id, List.of(new Endpoint(Endpoint.UDP, "127.0.0.1", port)), 1.0, 0));
             }
             // The PoA manager's list, so the nodes of a dead gateway know where to go.
-            producer.send(new ProducerRecord<>(topics.gatewayList(), GatewayList.KEY, Json.write(new ObjectMapper(),
+            producer.send(new ProducerRecord<>(topics.gatewayList(), GatewayList.KEY, new RecordFormat().write(
                     new GatewayList(1, System.currentTimeMillis(), "test", entries)))).get();
 
             FaultsCommand command = new FaultsCommand(faults);

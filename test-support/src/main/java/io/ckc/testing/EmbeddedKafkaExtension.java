@@ -153,20 +153,20 @@ public final class EmbeddedKafkaExtension implements BeforeAllCallback, AfterAll
 
     /** Like {@link #read}, parsing each record's CKC JSON as {@code type}. */
     public <T> List<T> readJson(String topic, int count, Duration timeout, Class<T> type) {
-        com.fasterxml.jackson.databind.ObjectMapper mapper = io.ckc.protocol.kafka.Json.newMapper();
-        return read(topic, count, timeout).stream().map(record -> parse(mapper, record, type)).toList();
+        io.ckc.protocol.kafka.RecordFormat format = new io.ckc.protocol.kafka.RecordFormat();
+        return read(topic, count, timeout).stream().map(record -> parse(format, record, type)).toList();
     }
 
-    /** Follows a topic of CKC JSON records, parsed as {@code type}; an unreadable record fails loudly. */
+    /** Follows a topic of CKC records, parsed as {@code type}; an unreadable record fails loudly. */
     public <T> AutoCloseable followJson(String topic, Class<T> type, java.util.function.Consumer<T> handler) {
-        com.fasterxml.jackson.databind.ObjectMapper mapper = io.ckc.protocol.kafka.Json.newMapper();
-        return follow(topic, record -> handler.accept(parse(mapper, record, type)));
+        io.ckc.protocol.kafka.RecordFormat format = new io.ckc.protocol.kafka.RecordFormat();
+        return follow(topic, record -> handler.accept(parse(format, record, type)));
     }
 
-    private static <T> T parse(com.fasterxml.jackson.databind.ObjectMapper mapper,
-                               ConsumerRecord<String, byte[]> record, Class<T> type) {
+    private static <T> T parse(io.ckc.protocol.kafka.RecordFormat format, ConsumerRecord<String, byte[]> record,
+                               Class<T> type) {
         try {
-            return io.ckc.protocol.kafka.Json.read(mapper, record.value(), type);
+            return format.read(record.value(), type);
         } catch (java.io.IOException e) {
             throw new IllegalStateException("unreadable record on " + record.topic(), e);
         }

@@ -1,7 +1,6 @@
 package io.ckc.gateway.core;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
-import io.ckc.protocol.kafka.Json;
+import io.ckc.protocol.kafka.RecordFormat;
 import io.ckc.protocol.kafka.KafkaClientConfig;
 import io.ckc.protocol.records.Broadcast;
 import io.ckc.protocol.records.DeadLetter;
@@ -45,7 +44,7 @@ public final class CoreConsumer implements Runnable, AutoCloseable {
     private final UplinkAdmission admission;
     private final CorePublisher publisher;
     private final GatewayMetrics metrics;
-    private final ObjectMapper mapper = Json.newMapper();
+    private final RecordFormat format = new RecordFormat();
     private final Thread thread;
     private volatile boolean running = true;
     private final int maxBacklog;
@@ -131,16 +130,16 @@ public final class CoreConsumer implements Runnable, AutoCloseable {
     private void handle(ConsumerRecord<String, byte[]> record) {
         try {
             if (listTopic.equals(record.topic())) {
-                core.gatewayList(Json.read(mapper, record.value(), GatewayList.class));
+                core.gatewayList(format.read(record.value(), GatewayList.class));
             } else if (broadcastTopic.equals(record.topic())) {
-                Broadcast broadcast = Json.read(mapper, record.value(), Broadcast.class);
+                Broadcast broadcast = format.read(record.value(), Broadcast.class);
                 if (broadcast.messageId() == null || broadcast.sender() == null || broadcast.payload() == null) {
                     throw new IOException("a broadcast needs messageId, sender and payload");
                 }
                 core.broadcast(broadcast);
             } else {
                 admission.age(System.currentTimeMillis() - record.timestamp());
-                core.command(Json.read(mapper, record.value(), GatewayCommand.class));
+                core.command(format.read(record.value(), GatewayCommand.class));
             }
         } catch (IOException | RuntimeException e) {
             metrics.deadLetters.inc();

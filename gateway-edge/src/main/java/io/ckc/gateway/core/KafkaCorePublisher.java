@@ -1,9 +1,8 @@
 package io.ckc.gateway.core;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.failsafe.Failsafe;
 import dev.failsafe.RetryPolicy;
-import io.ckc.protocol.kafka.Json;
+import io.ckc.protocol.kafka.RecordFormat;
 import io.ckc.protocol.kafka.KafkaClientConfig;
 import io.ckc.protocol.kafka.TopicSetup;
 import io.ckc.protocol.kafka.Topics;
@@ -59,7 +58,7 @@ public final class KafkaCorePublisher implements CorePublisher {
     private final GatewayMetrics metrics;
     private final Producer<String, byte[]> producer;
     private final Admin admin;
-    private final ObjectMapper mapper = Json.newMapper();
+    private final RecordFormat format = new RecordFormat();
     private final ScheduledExecutorService refresher;
     private final ScheduledExecutorService retries;
     private final AtomicBoolean refreshPending = new AtomicBoolean();
@@ -189,7 +188,7 @@ public final class KafkaCorePublisher implements CorePublisher {
         CompletableFuture<Void> done = new CompletableFuture<>();
         long start = System.nanoTime();
         try {
-            producer.send(new ProducerRecord<>(topic, key, Json.write(mapper, record)), (metadata, error) -> {
+            producer.send(new ProducerRecord<>(topic, key, format.write(record)), (metadata, error) -> {
                 if (error == null) {
                     metrics.kafkaWrite.observe((System.nanoTime() - start) / 1e9);
                     done.complete(null);

@@ -5,7 +5,7 @@ import io.ckc.jobs.delivery.functions.ExpandGroupcast;
 import io.ckc.jobs.delivery.functions.ParseDeliveryInput;
 import io.ckc.jobs.delivery.functions.RouteToGateway;
 import io.ckc.jobs.delivery.functions.TrackMemberships;
-import io.ckc.jobs.io.JsonParser;
+import io.ckc.jobs.io.RecordParser;
 import io.ckc.jobs.io.KafkaIo;
 import io.ckc.jobs.records.RawRecord;
 import io.ckc.protocol.kafka.Topics;
@@ -120,7 +120,7 @@ public final class DeliveryJob {
                 .union(expanded.getSideOutput(RouteToGateway.RECEIPTS))
                 .sinkTo(receipts).uid("delivery-receipts")
                 .name("kafka: ckc.receipts");
-        inputs.getSideOutput(JsonParser.DEAD_LETTERS).sinkTo(deadLetters).uid("delivery-dead-letters")
+        inputs.getSideOutput(RecordParser.DEAD_LETTERS).sinkTo(deadLetters).uid("delivery-dead-letters")
                 .name("kafka: dead letters");
     }
 

@@ -1,9 +1,9 @@
 package io.ckc.jobs.echo;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
+import io.ckc.protocol.kafka.RecordFormat;
 import io.ckc.jobs.Scaling;
 import io.ckc.jobs.apps.DropRepeatedMessages;
-import io.ckc.jobs.io.JsonParser;
+import io.ckc.jobs.io.RecordParser;
 import io.ckc.jobs.io.KafkaIo;
 import io.ckc.jobs.records.RawRecord;
 import io.ckc.protocol.kafka.Topics;
@@ -70,14 +70,14 @@ public final class EchoJob {
     }
 
     /** Parses application messages; one without sender or payload is a dead letter. */
-    static final class ParseAppMessage extends JsonParser<AppMessage> {
+    static final class ParseAppMessage extends RecordParser<AppMessage> {
         ParseAppMessage() {
             super("echo");
         }
 
         @Override
-        protected AppMessage parse(ObjectMapper mapper, RawRecord record) throws IOException {
-            AppMessage message = read(mapper, record, AppMessage.class);
+        protected AppMessage parse(RecordFormat format, RawRecord record) throws IOException {
+            AppMessage message = read(format, record, AppMessage.class);
             require(message.messageId() != null && message.mnId() != null && message.payload() != null,
                     "app message needs messageId, mnId and payload");
             return message;
@@ -102,7 +102,7 @@ public final class EchoJob {
                 .sinkTo(sink)
                 .uid("echo-sink")
                 .name("kafka: ckc.to-mn");
-        messages.getSideOutput(JsonParser.DEAD_LETTERS).sinkTo(deadLetters).uid("echo-dead-letters")
+        messages.getSideOutput(RecordParser.DEAD_LETTERS).sinkTo(deadLetters).uid("echo-dead-letters")
                 .name("kafka: dead letters");
     }
 

@@ -3,7 +3,7 @@ package io.ckc.jobs.groups;
 import io.ckc.jobs.Scaling;
 import io.ckc.jobs.groups.functions.ApplyGroupSelection;
 import io.ckc.jobs.groups.functions.ParseContextReport;
-import io.ckc.jobs.io.JsonParser;
+import io.ckc.jobs.io.RecordParser;
 import io.ckc.jobs.io.KafkaIo;
 import io.ckc.jobs.records.RawRecord;
 import io.ckc.protocol.records.ContextReport;
@@ -79,7 +79,7 @@ public final class GroupDefinerJob {
                 .uid("group-definer-select")
                 .name("groups of " + selection.definerId() + ", on change")
                 .sinkTo(sink).uid("group-definer-sink").name("kafka: ckc.groups");
-        reports.getSideOutput(JsonParser.DEAD_LETTERS).sinkTo(deadLetters).uid("group-definer-dead-letters")
+        reports.getSideOutput(RecordParser.DEAD_LETTERS).sinkTo(deadLetters).uid("group-definer-dead-letters")
                 .name("kafka: dead letters");
     }
 

@@ -2,7 +2,7 @@ package io.ckc.jobs.io;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.ckc.jobs.records.RawRecord;
-import io.ckc.protocol.kafka.Json;
+import io.ckc.protocol.kafka.RecordFormat;
 import io.ckc.protocol.kafka.KafkaClientConfig;
 import io.ckc.protocol.kafka.Topics;
 import io.ckc.protocol.records.DeadLetter;
@@ -66,7 +66,7 @@ public final class KafkaIo {
                 .build();
     }
 
-    /** A sink writing each element as CKC JSON to the topic and key the functions choose. */
+    /** A sink writing each element as a CKC record ({@link RecordFormat}) to the topic and key the functions choose. */
     public <T> KafkaSink<T> sink(String name, SerializableFunction<T, String> topicOf,
                                  SerializableFunction<T, String> keyOf, SerializableFunction<T, Object> valueOf) {
         Properties producer = KafkaClientConfig.security();
@@ -78,7 +78,7 @@ public final class KafkaIo {
                 .setDeliveryGuarantee(guarantee)
                 .setTransactionalIdPrefix("ckc-" + name)
                 .setKafkaProducerConfig(producer)
-                .setRecordSerializer(new JsonRecordSerializer<>(topicOf, keyOf, valueOf))
+                .setRecordSerializer(new CkcRecordSerializer<>(topicOf, keyOf, valueOf))
                 .build();
     }
 
@@ -87,14 +87,14 @@ public final class KafkaIo {
         return sink(name + "-dead-letters", d -> topic, d -> null, d -> d);
     }
 
-    /** Serialises with CKC's plain-Jackson JSON; the mapper is made in {@code open()}. */
-    private static final class JsonRecordSerializer<T> implements KafkaRecordSerializationSchema<T> {
+    /** Serialises with {@link RecordFormat}, made in {@code open()}. */
+    private static final class CkcRecordSerializer<T> implements KafkaRecordSerializationSchema<T> {
         private final SerializableFunction<T, String> topicOf;
         private final SerializableFunction<T, String> keyOf;
         private final SerializableFunction<T, Object> valueOf;
-        private transient ObjectMapper mapper;
+        private transient RecordFormat format;
 
-        JsonRecordSerializer(SerializableFunction<T, String> topicOf, SerializableFunction<T, String> keyOf,
+        CkcRecordSerializer(SerializableFunction<T, String> topicOf, SerializableFunction<T, String> keyOf,
                              SerializableFunction<T, Object> valueOf) {
             this.topicOf = topicOf;
             this.keyOf = keyOf;
@@ -103,7 +103,7 @@ public final class KafkaIo {
 
         @Override
         public void open(SerializationSchema.InitializationContext context, KafkaSinkContext sinkContext) {
-            mapper = Json.newMapper();
+            format = new RecordFormat();
         }
 
         @Nullable
@@ -111,7 +111,7 @@ public final class KafkaIo {
         public ProducerRecord<byte[], byte[]> serialize(T element, KafkaSinkContext context, Long timestamp) {
             String key = keyOf.apply(element);
             return new ProducerRecord<>(topicOf.apply(element), null, timestamp,
-                    key == null ? null : key.getBytes(StandardCharsets.UTF_8), Json.write(mapper, valueOf.apply(element)));
+                    key == null ? null : key.getBytes(StandardCharsets.UTF_8), format.write(valueOf.apply(element)));
         }
     }
 

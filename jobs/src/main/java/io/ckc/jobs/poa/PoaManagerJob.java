@@ -1,7 +1,7 @@
 package io.ckc.jobs.poa;
 
 import io.ckc.jobs.Scaling;
-import io.ckc.jobs.io.JsonParser;
+import io.ckc.jobs.io.RecordParser;
 import io.ckc.jobs.io.KafkaIo;
 import io.ckc.jobs.poa.functions.BalanceGateways;
 import io.ckc.jobs.poa.functions.ParsePoaInput;
@@ -114,7 +114,7 @@ public final class PoaManagerJob {
                 .name("kafka: ckc.mn.events (sessions of lost gateways)");
         views.getSideOutput(TrackGateway.STATISTICS).sinkTo(statistics).uid("poa-stats-sink")
                 .name("kafka: connection statistics");
-        inputs.getSideOutput(JsonParser.DEAD_LETTERS).sinkTo(deadLetters).uid("poa-dead-letters")
+        inputs.getSideOutput(RecordParser.DEAD_LETTERS).sinkTo(deadLetters).uid("poa-dead-letters")
                 .name("kafka: dead letters");
     }
 

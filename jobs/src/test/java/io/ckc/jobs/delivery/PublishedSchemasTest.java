@@ -7,7 +7,7 @@ import com.networknt.schema.Schema;
 import com.networknt.schema.SchemaRegistry;
 import com.networknt.schema.SpecificationVersion;
 import io.ckc.jobs.delivery.functions.ParseDeliveryInput;
-import io.ckc.jobs.io.JsonParser;
+import io.ckc.jobs.io.RecordParser;
 import io.ckc.jobs.records.RawRecord;
 import io.ckc.protocol.kafka.Json;
 import io.ckc.protocol.kafka.Topics;
@@ -95,7 +95,7 @@ class PublishedSchemasTest {
                      new OneInputStreamOperatorTestHarness<>(new ProcessOperator<>(new ParseDeliveryInput(Topics.DEFAULT)))) {
             harness.open();
             harness.processElement(new RawRecord(topic, 0, 0, NODE.getBytes(StandardCharsets.UTF_8), bytes), 0);
-            var deadLetters = harness.getSideOutput(JsonParser.DEAD_LETTERS);
+            var deadLetters = harness.getSideOutput(RecordParser.DEAD_LETTERS);
             return deadLetters != null && !deadLetters.isEmpty();
         }
     }

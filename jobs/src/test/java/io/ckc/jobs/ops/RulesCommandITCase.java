@@ -1,7 +1,7 @@
 package io.ckc.jobs.ops;
 
 import io.ckc.protocol.records.Context;
-import io.ckc.protocol.kafka.Json;
+import io.ckc.protocol.kafka.RecordFormat;
 import io.ckc.protocol.kafka.Topics;
 import io.ckc.protocol.records.ContextReport;
 import io.ckc.protocol.records.GroupAdvertisement;
@@ -81,9 +81,9 @@ class RulesCommandITCase {
         try (AutoCloseable groups = KAFKA.followJson(topics.groups(), GroupAdvertisement.class,
                 a -> latest.put(a.mnId(), a.groups()));
              KafkaProducer<String, byte[]> gateway = KAFKA.producer()) {
-            var mapper = Json.newMapper();
+            var format = new RecordFormat();
             for (String[] node : new String[][] {{"mn-1", "driver"}, {"mn-2", "passenger"}}) {
-                gateway.send(new ProducerRecord<>(topics.context(), node[0], Json.write(mapper, new ContextReport(node[0],
+                gateway.send(new ProducerRecord<>(topics.context(), node[0], format.write(new ContextReport(node[0],
                         "gw-1", System.currentTimeMillis(), new Context(-22.9, -43.17, 0.5, Map.of("role", node[1]))))));
             }
             gateway.flush();

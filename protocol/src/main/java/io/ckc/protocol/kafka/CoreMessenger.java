@@ -1,6 +1,5 @@
 package io.ckc.protocol.kafka;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
 import io.ckc.protocol.records.AppMessage;
 import io.ckc.protocol.records.Broadcast;
 import io.ckc.protocol.records.Groupcast;
@@ -34,7 +33,7 @@ public final class CoreMessenger implements AutoCloseable {
     private final KafkaProducer<String, byte[]> producer;
     private final Topics topics;
     private final String sender;
-    private final ObjectMapper mapper = Json.newMapper();
+    private final RecordFormat format = new RecordFormat();
 
     public CoreMessenger(KafkaProducer<String, byte[]> producer, Topics topics, String sender) {
         this.producer = producer;
@@ -120,7 +119,7 @@ public final class CoreMessenger implements AutoCloseable {
 
     private CompletableFuture<Void> write(String topic, String key, Object record) {
         CompletableFuture<Void> written = new CompletableFuture<>();
-        producer.send(new ProducerRecord<>(topic, key, Json.write(mapper, record)), (metadata, error) -> {
+        producer.send(new ProducerRecord<>(topic, key, format.write(record)), (metadata, error) -> {
             if (error == null) {
                 written.complete(null);
             } else {

@@ -50,7 +50,7 @@ public final class DrainGateway {
         PoaControl control = new PoaControl(gatewayId, drain, System.currentTimeMillis());
         try (KafkaProducer<String, byte[]> producer = new KafkaProducer<>(props)) {
             producer.send(new ProducerRecord<>(topics.poaControl(), control.gatewayId(),
-                    Json.write(Json.newMapper(), control))).get();
+                    new RecordFormat().write(control))).get();
         }
     }
 }

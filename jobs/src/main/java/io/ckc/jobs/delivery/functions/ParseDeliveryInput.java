@@ -1,8 +1,8 @@
 package io.ckc.jobs.delivery.functions;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
+import io.ckc.protocol.kafka.RecordFormat;
 import io.ckc.jobs.delivery.DeliveryInput;
-import io.ckc.jobs.io.JsonParser;
+import io.ckc.jobs.io.RecordParser;
 import io.ckc.jobs.records.RawRecord;
 import io.ckc.protocol.kafka.Topics;
 import io.ckc.protocol.records.GroupAdvertisement;
@@ -23,7 +23,7 @@ import java.nio.charset.StandardCharsets;
  * which go to the {@link #ADVERTISEMENTS} and {@link #GROUPCASTS} side outputs; anything else is a
  * dead letter.
  */
-public final class ParseDeliveryInput extends JsonParser<DeliveryInput> {
+public final class ParseDeliveryInput extends RecordParser<DeliveryInput> {
 
     public static final OutputTag<GroupAdvertisement> ADVERTISEMENTS = new OutputTag<>("group-advertisements") {
     };
@@ -46,38 +46,38 @@ public final class ParseDeliveryInput extends JsonParser<DeliveryInput> {
     }
 
     @Override
-    protected DeliveryInput parse(ObjectMapper mapper, RawRecord record) throws IOException {
+    protected DeliveryInput parse(RecordFormat format, RawRecord record) throws IOException {
         if (eventsTopic.equals(record.topic())) {
-            MnEvent event = read(mapper, record, MnEvent.class);
+            MnEvent event = read(format, record, MnEvent.class);
             require(event.type() != null && event.mnId() != null && event.gatewayId() != null,
                     "event needs type, mnId and gatewayId");
             return DeliveryInput.of(event);
         }
         if (unsentTopic.equals(record.topic())) {
-            UnsentMessage unsent = read(mapper, record, UnsentMessage.class);
+            UnsentMessage unsent = read(format, record, UnsentMessage.class);
             require(unsent.unicast() != null && unsent.gatewayId() != null, "unsent message needs unicast and gatewayId");
             check(unsent.unicast());
             return DeliveryInput.of(unsent);
         }
         if (deliveredTopic.equals(record.topic())) {
-            Receipt delivered = read(mapper, record, Receipt.class);
+            Receipt delivered = read(format, record, Receipt.class);
             require(delivered.messageId() != null && delivered.recipient() != null
                     && delivered.outcome() == Receipt.Outcome.DELIVERED,
                     "an acknowledgement needs messageId, recipient and outcome DELIVERED");
             return DeliveryInput.delivered(delivered);
         }
         if (groupsTopic.equals(record.topic())) {
-            return DeliveryInput.of(advertisement(mapper, record));
+            return DeliveryInput.of(advertisement(format, record));
         }
         if (groupcastTopic.equals(record.topic())) {
-            Groupcast groupcast = read(mapper, record, Groupcast.class);
+            Groupcast groupcast = read(format, record, Groupcast.class);
             require(groupcast.messageId() != null && groupcast.sender() != null && groupcast.payload() != null,
                     "groupcast needs messageId, sender and payload");
             require(Topics.isValidGroup(groupcast.group()), "groupcast group '" + groupcast.group()
                     + "' is not <definerId>/<name>");
             return DeliveryInput.of(groupcast);
         }
-        Unicast unicast = read(mapper, record, Unicast.class);
+        Unicast unicast = read(format, record, Unicast.class);
         check(unicast);
         return DeliveryInput.of(unicast);
     }
@@ -93,7 +93,7 @@ public final class ParseDeliveryInput extends JsonParser<DeliveryInput> {
         }
     }
 
-    private static GroupAdvertisement advertisement(ObjectMapper mapper, RawRecord record) throws IOException {
+    private static GroupAdvertisement advertisement(RecordFormat format, RawRecord record) throws IOException {
         if (record.value() == null) { // compaction's delete: the key's node is in none of the definer's groups
             require(record.key() != null, "a deleted ckc.groups record needs its key");
             try {
@@ -102,7 +102,7 @@ public final class ParseDeliveryInput extends JsonParser<DeliveryInput> {
                 throw new IOException(e.getMessage());
             }
         }
-        GroupAdvertisement advertisement = read(mapper, record, GroupAdvertisement.class);
+        GroupAdvertisement advertisement = read(format, record, GroupAdvertisement.class);
         require(advertisement.definerId() != null && !advertisement.definerId().isBlank()
                 && advertisement.mnId() != null && !advertisement.mnId().isBlank(),
                 "a group advertisement needs definerId and mnId");

@@ -1,7 +1,7 @@
 package io.ckc.jobs.poa.functions;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
-import io.ckc.jobs.io.JsonParser;
+import io.ckc.protocol.kafka.RecordFormat;
+import io.ckc.jobs.io.RecordParser;
 import io.ckc.jobs.poa.PoaInput;
 import io.ckc.jobs.records.RawRecord;
 import io.ckc.protocol.kafka.Topics;
@@ -13,7 +13,7 @@ import io.ckc.protocol.records.PoaControl;
 import java.io.IOException;
 
 /** Parses HelloPoA, LoadReport, ConnectionReport and PoaControl records by topic; anything else is a dead letter. */
-public final class ParsePoaInput extends JsonParser<PoaInput> {
+public final class ParsePoaInput extends RecordParser<PoaInput> {
 
     private final Topics topics;
 
@@ -23,24 +23,24 @@ public final class ParsePoaInput extends JsonParser<PoaInput> {
     }
 
     @Override
-    protected PoaInput parse(ObjectMapper mapper, RawRecord record) throws IOException {
+    protected PoaInput parse(RecordFormat format, RawRecord record) throws IOException {
         PoaInput input;
         if (record.topic().equals(topics.gatewayHello())) {
-            HelloPoA hello = read(mapper, record, HelloPoA.class);
+            HelloPoA hello = read(format, record, HelloPoA.class);
             require(hello.gatewayId() != null && !hello.endpoints().isEmpty(),
                     "HelloPoA needs a gateway id and at least one endpoint");
             input = PoaInput.of(hello);
         } else if (record.topic().equals(topics.gatewayLoad())) {
-            LoadReport load = read(mapper, record, LoadReport.class);
+            LoadReport load = read(format, record, LoadReport.class);
             require(load.periodMs() > 0 && load.connectedMns() >= 0, "LoadReport needs a positive period");
             input = PoaInput.of(load);
         } else if (record.topic().equals(topics.gatewayConnections())) {
-            ConnectionReport report = read(mapper, record, ConnectionReport.class);
+            ConnectionReport report = read(format, record, ConnectionReport.class);
             require(report.parts() > 0 && report.part() >= 0 && report.part() < report.parts() && report.windowMs() > 0,
                     "ConnectionReport part must be in [0, parts) and the window positive");
             input = PoaInput.of(report);
         } else if (record.topic().equals(topics.poaControl())) {
-            input = PoaInput.of(read(mapper, record, PoaControl.class));
+            input = PoaInput.of(read(format, record, PoaControl.class));
         } else {
             throw new IOException("the PoA manager does not read topic " + record.topic());
         }

@@ -1,8 +1,7 @@
 package io.ckc.jobs.io;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
 import io.ckc.jobs.records.RawRecord;
-import io.ckc.protocol.kafka.Json;
+import io.ckc.protocol.kafka.RecordFormat;
 import io.ckc.protocol.records.DeadLetter;
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.metrics.Counter;
@@ -13,30 +12,30 @@ import org.apache.flink.util.OutputTag;
 import java.io.IOException;
 
 /**
- * Parses JSON records into one of CKC's record types; a record that does not parse (or fails the
- * given check) goes to the dead-letter side output with the reason, and is counted.
+ * Parses Kafka records ({@link RecordFormat}: binary or JSON) into one of CKC's record types; a record that does not
+ * parse (or fails the given check) goes to the dead-letter side output with the reason, and is counted.
  */
-public abstract class JsonParser<T> extends ProcessFunction<RawRecord, T> {
+public abstract class RecordParser<T> extends ProcessFunction<RawRecord, T> {
 
     public static final OutputTag<DeadLetter> DEAD_LETTERS = new OutputTag<>("dead-letters") {
     };
 
     private final String source;
-    private transient ObjectMapper mapper;
+    private transient RecordFormat format;
     private transient Counter deadLetters;
 
-    protected JsonParser(String source) {
+    protected RecordParser(String source) {
         this.source = source;
     }
 
     @Override
     public void open(OpenContext openContext) {
-        mapper = Json.newMapper();
+        format = new RecordFormat();
         deadLetters = getRuntimeContext().getMetricGroup().counter("deadLetters");
     }
 
     /** Parses one record; throws {@link IOException} with the reason when it is not acceptable. */
-    protected abstract T parse(ObjectMapper mapper, RawRecord record) throws IOException;
+    protected abstract T parse(RecordFormat format, RawRecord record) throws IOException;
 
     /** Hands a parsed record on; a parser that splits its output into side outputs overrides it. */
     protected void emit(T parsed, Context ctx, Collector<T> out) {
@@ -46,7 +45,7 @@ public abstract class JsonParser<T> extends ProcessFunction<RawRecord, T> {
     @Override
     public void processElement(RawRecord record, Context ctx, Collector<T> out) {
         try {
-            emit(parse(mapper, record), ctx, out);
+            emit(parse(format, record), ctx, out);
         } catch (IOException | RuntimeException e) {
             deadLetters.inc();
             ctx.output(DEAD_LETTERS, new DeadLetter(source, record.topic(), record.partition(), record.offset(),
@@ -54,8 +53,8 @@ public abstract class JsonParser<T> extends ProcessFunction<RawRecord, T> {
         }
     }
 
-    protected static <R> R read(ObjectMapper mapper, RawRecord record, Class<R> type) throws IOException {
-        return Json.read(mapper, record.value(), type);
+    protected static <R> R read(RecordFormat format, RawRecord record, Class<R> type) throws IOException {
+        return format.read(record.value(), type);
     }
 
     protected static void require(boolean condition, String reason) throws IOException {
