@@ -21,8 +21,12 @@ final class KafkaBroker {
     static final int PORT = 9092;
     static final int CONTROLLER_PORT = 9093;
     static final String BOOTSTRAP = "127.0.0.1:" + PORT;
-    /** The channels every stack has: the echo application's, the perf replies', the status one. */
-    static final List<String> STACK_CHANNELS = List.of("echo", "perf-replies", "status");
+    /**
+     * The channels every stack has: the echo application's, the echo inside the delivery job's, the perf replies', the
+     * status one.
+     */
+    static final List<String> STACK_CHANNELS = List.of("echo", io.ckc.protocol.kafka.Topics.IN_JOB_ECHO_CHANNEL,
+            "perf-replies", "status");
 
     private final Home home;
     private final Processes processes;

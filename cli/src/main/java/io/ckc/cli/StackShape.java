@@ -106,18 +106,26 @@ record StackShape(int gateways, String gatewayProcesses, int appParallelism, int
         return gatewayAddresses().get(0);
     }
 
-    /** The flags every job of this stack gets: Kafka, the parallelism of delivery and echo, then the job flags. */
+    /** The delivery job's flag for the channel it answers itself ({@link io.ckc.protocol.kafka.Topics#IN_JOB_ECHO_CHANNEL}). */
+    static final List<String> IN_JOB_ECHO = List.of("--echo-channels", io.ckc.protocol.kafka.Topics.IN_JOB_ECHO_CHANNEL);
+
+    /**
+     * The flags every job of this stack gets: Kafka, the parallelism of delivery and echo, the delivery job's own echo
+     * channel, then the job flags.
+     */
     List<String> stackFlags() {
         List<String> flags = new ArrayList<>(List.of("--bootstrap", KafkaBroker.BOOTSTRAP,
                 "--delivery-parallelism", String.valueOf(deliveryParallelism), "--echo-parallelism",
                 String.valueOf(appParallelism)));
+        flags.addAll(IN_JOB_ECHO);
         flags.addAll(jobFlags);
         return flags;
     }
 
-    /** The flags a resubmitted job or a rule gets: Kafka and the stack's job flags. */
+    /** The flags a resubmitted job or a rule gets: Kafka, the delivery job's own echo channel, the stack's job flags. */
     List<String> resubmitFlags() {
         List<String> flags = new ArrayList<>(List.of("--bootstrap", KafkaBroker.BOOTSTRAP));
+        flags.addAll(IN_JOB_ECHO);
         flags.addAll(jobFlags);
         return flags;
     }

@@ -42,7 +42,9 @@ class StackShapeTest {
         StackShape shape = new StackShape(1, "one", 3, 2, List.of("--ranking", "latency"), List.of(), false, null, false);
 
         assertThat(shape.stackFlags()).containsExactly("--bootstrap", "127.0.0.1:9092", "--delivery-parallelism", "2",
-                "--echo-parallelism", "3", "--ranking", "latency");
+                "--echo-parallelism", "3", "--echo-channels", "echo-in-job", "--ranking", "latency");
+        assertThat(shape.resubmitFlags()).containsExactly("--bootstrap", "127.0.0.1:9092", "--echo-channels",
+                "echo-in-job", "--ranking", "latency");
         assertThat(shape.gatewayAddresses()).containsExactly("127.0.0.1:5500");
     }
 

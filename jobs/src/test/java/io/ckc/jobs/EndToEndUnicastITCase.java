@@ -20,6 +20,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -53,6 +54,25 @@ class EndToEndUnicastITCase {
         RunningJobs jobs = new RunningJobs()
                 .start(DeliveryJob.NAME, DeliveryJob.fromArgs(params)::build)
                 .start(EchoJob.NAME, EchoJob.fromArgs(params)::build);
+        everyMessageRoundTripsOnceInOrder(topics, jobs);
+        assertThat(KAFKA.read(topics.toMn(), 1, Duration.ofSeconds(3))).as("the echo's answers on ckc.to-mn")
+                .isNotEmpty();
+    }
+
+    /** The same nodes and messages, answered by the echo inside the delivery job: no echo job, no ckc.to-mn. */
+    @Test
+    void everyMessageRoundTripsExactlyOnceThroughTheEchoInsideTheDeliveryJob() throws Exception {
+        Topics topics = KAFKA.freshTopics();
+        KAFKA.createTopics(topics, List.of("echo"), List.of("gw-a", "gw-b"));
+        ParameterTool params = ParameterTool.fromArgs(new String[] {
+                "--bootstrap", KAFKA.bootstrapServers(), "--topic-prefix", topics.prefix(),
+                "--app-topic-prefix", topics.appPrefix(), "--parallelism", "2", "--echo-channels", "echo"});
+        RunningJobs jobs = new RunningJobs().start(DeliveryJob.NAME, DeliveryJob.fromArgs(params)::build);
+        everyMessageRoundTripsOnceInOrder(topics, jobs);
+        assertThat(KAFKA.read(topics.toMn(), 1, Duration.ofSeconds(3))).as("nothing crossed ckc.to-mn").isEmpty();
+    }
+
+    private static void everyMessageRoundTripsOnceInOrder(Topics topics, RunningJobs jobs) throws Exception {
 
         int nodeCount = 200;
         int messages = 5;

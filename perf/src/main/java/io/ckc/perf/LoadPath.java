@@ -1,6 +1,7 @@
 package io.ckc.perf;
 
 import io.ckc.client.ClientConfig;
+import io.ckc.protocol.kafka.Topics;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.nio.NioIoHandler;
@@ -129,6 +130,9 @@ interface LoadPath extends AutoCloseable {
         }
         if (path.equals(Results.CKC)) {
             return udp(Fleet.connected(nodes, stack, udpNodes, out));
+        }
+        if (path.equals(Results.CKC_IN_JOB)) {
+            return udp(Fleet.connected(nodes, stack, udpNodes, out).channel(Topics.IN_JOB_ECHO_CHANNEL));
         }
         if (path.equals(Results.KAFKA)) {
             BaselineEcho baseline = new BaselineEcho(stack.bootstrap, nodes);

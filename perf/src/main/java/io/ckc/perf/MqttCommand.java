@@ -30,7 +30,7 @@ import java.util.stream.Collectors;
 final class MqttCommand implements Callable<Integer> {
 
     @Option(names = "--paths", split = ",", defaultValue = "mqtt,ckc,mosquitto",
-            description = "Paths, in order: mqtt (MQTT devices on CKC), ckc (UDP nodes on CKC), mosquitto (default ${DEFAULT-VALUE})")
+            description = "Paths, in order: mqtt (MQTT devices on CKC), ckc (UDP nodes on CKC), ckc-in-job (UDP nodes answered inside the delivery job), kafka (the bare-Kafka echo), mosquitto (default ${DEFAULT-VALUE})")
     List<String> paths;
 
     @Option(names = "--nodes", defaultValue = "1000", description = "Devices or nodes per path (default ${DEFAULT-VALUE})")

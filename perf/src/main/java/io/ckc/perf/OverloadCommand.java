@@ -39,7 +39,7 @@ final class OverloadCommand implements Callable<Integer> {
     /** Seconds in a row the p99 must stay under the limit for the path to count as recovered. */
     static final int RECOVERED_SECONDS = 5;
 
-    @Option(names = "--paths", split = ",", defaultValue = "ckc,kafka", description = "Paths to load: ckc (UDP nodes), mqtt (MQTT 5 devices), mixed (half of each), mosquitto, kafka (default ${DEFAULT-VALUE})")
+    @Option(names = "--paths", split = ",", defaultValue = "ckc,kafka", description = "Paths to load: ckc (UDP nodes), ckc-in-job (UDP nodes, answered inside the delivery job), mqtt (MQTT 5 devices), mixed (half of each), mosquitto, kafka (default ${DEFAULT-VALUE})")
     List<String> paths;
 
     @Option(names = "--nodes", defaultValue = "2000", description = "Simulated nodes sharing the load (default ${DEFAULT-VALUE})")

@@ -106,7 +106,7 @@ final class ReportCommand implements Callable<Integer> {
 
     /** The paths with an overload timeline in the folder. */
     private static List<String> overloadedPaths(Results results) {
-        return List.of(Results.CKC, Results.MQTT, Results.MOSQUITTO, Results.KAFKA).stream()
+        return List.of(Results.CKC, Results.CKC_IN_JOB, Results.MQTT, Results.MOSQUITTO, Results.KAFKA).stream()
                 .filter(path -> Files.exists(results.dir().resolve("overload-" + path + ".csv"))).toList();
     }
 

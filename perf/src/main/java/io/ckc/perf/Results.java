@@ -38,6 +38,8 @@ final class Results {
     static final String MIXED = "mixed";
     /** A plain Mosquitto broker with MQTT devices and an echo client. */
     static final String MOSQUITTO = "mosquitto";
+    /** CKC's gateways with UDP nodes, answered by the echo inside the delivery job: one broker pass less than ckc. */
+    static final String CKC_IN_JOB = "ckc-in-job";
 
     private final Path dir;
 

@@ -24,7 +24,7 @@ import java.util.concurrent.Callable;
         description = "Stepped load on the CKC stack and the bare-Kafka baseline until saturation.")
 final class SteppedCommand implements Callable<Integer> {
 
-    @Option(names = "--paths", split = ",", defaultValue = "ckc,kafka", description = "Paths to load: ckc (UDP nodes), mqtt (MQTT 5 devices), mixed (half of each), mosquitto, kafka (default ${DEFAULT-VALUE})")
+    @Option(names = "--paths", split = ",", defaultValue = "ckc,kafka", description = "Paths to load: ckc (UDP nodes), ckc-in-job (UDP nodes, answered inside the delivery job), mqtt (MQTT 5 devices), mixed (half of each), mosquitto, kafka (default ${DEFAULT-VALUE})")
     List<String> paths;
 
     @Option(names = "--nodes", defaultValue = "2000", description = "Simulated nodes sharing the load (default ${DEFAULT-VALUE})")

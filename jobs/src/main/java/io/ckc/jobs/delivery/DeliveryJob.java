@@ -1,14 +1,17 @@
 package io.ckc.jobs.delivery;
 
 import io.ckc.jobs.Scaling;
+import io.ckc.jobs.apps.DropRepeatedMessages;
 import io.ckc.jobs.delivery.functions.ExpandGroupcast;
 import io.ckc.jobs.delivery.functions.ParseDeliveryInput;
 import io.ckc.jobs.delivery.functions.RouteToGateway;
 import io.ckc.jobs.delivery.functions.TrackMemberships;
+import io.ckc.jobs.echo.EchoJob;
 import io.ckc.jobs.io.RecordParser;
 import io.ckc.jobs.io.KafkaIo;
 import io.ckc.jobs.records.RawRecord;
 import io.ckc.protocol.kafka.Topics;
+import io.ckc.protocol.records.AppMessage;
 import io.ckc.protocol.records.DeadLetter;
 import io.ckc.protocol.records.GatewayCommand;
 import io.ckc.protocol.records.GroupAdvertisement;
@@ -24,6 +27,8 @@ import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.util.ParameterTool;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 
 /**
@@ -39,8 +44,14 @@ import java.util.List;
  * single groups, indexed by group; a groupcast from {@code ckc.groupcast} is expanded there, metered,
  * into one unicast per member, which then takes the same path as any unicast.
  *
+ * <p>An application inside the job: {@code --echo-channels a,b} has the job read {@code app.a} and {@code app.b} and
+ * answer each node's message (once, {@link DropRepeatedMessages}) as the echo application does, the answer going
+ * straight to the routing: one broker pass less than an application on Kafka ({@code app} to {@code ckc.to-mn}).
+ * Give it channels of its own: the echo job answers {@code app.echo}.
+ *
  * <p>Flags (besides {@link KafkaIo}'s, {@link MtdSettings}' and {@link GroupcastSettings}'): {@code --parallelism}, {@code --max-parallelism} (see {@link Scaling}) (default:
- * the environment's), {@code --route-retention-ms} how long a closed route is remembered (default 3600000).
+ * the environment's), {@code --route-retention-ms} how long a closed route is remembered (default 3600000),
+ * {@code --echo-channels} (none).
  * Checkpointing, state backend and restart strategy come from the Flink configuration.
  */
 public final class DeliveryJob {
@@ -56,10 +67,12 @@ public final class DeliveryJob {
     private final GroupcastSettings groupcast;
     private final long routeRetentionMs;
     private final Scaling scaling;
+    private final boolean echoInJob;
 
+    /** @param echoInJob whether the source carries app messages that the job answers as the echo does */
     public DeliveryJob(Source<RawRecord, ?, ?> source, Sink<Outbound> sink, Sink<Receipt> receipts,
                        Sink<DeadLetter> deadLetters, Topics topics, MtdSettings mtd, GroupcastSettings groupcast,
-                       long routeRetentionMs, Scaling scaling) {
+                       long routeRetentionMs, Scaling scaling, boolean echoInJob) {
         this.source = source;
         this.sink = sink;
         this.receipts = receipts;
@@ -69,15 +82,26 @@ public final class DeliveryJob {
         this.groupcast = groupcast;
         this.routeRetentionMs = routeRetentionMs;
         this.scaling = scaling;
+        this.echoInJob = echoInJob;
     }
 
     /** Builds the job from command-line flags with Kafka source and sinks. */
     public static DeliveryJob fromArgs(ParameterTool params) {
         KafkaIo kafka = KafkaIo.fromArgs(params);
         Topics topics = kafka.topics();
+        List<String> sourceTopics = new ArrayList<>(List.of(topics.mnEvents(), topics.unsent(), topics.delivered(),
+                topics.toMn(), topics.groups(), topics.groupcast()));
+        List<String> echoChannels = params.has("echo-channels")
+                ? Arrays.stream(params.get("echo-channels").split(",")).map(String::trim).filter(c -> !c.isEmpty()).toList()
+                : List.of();
+        for (String channel : echoChannels) {
+            if (!Topics.isValidChannel(channel)) {
+                throw new IllegalArgumentException("--echo-channels: '" + channel + "' is not a channel name");
+            }
+            sourceTopics.add(topics.app(channel));
+        }
         return new DeliveryJob(
-                kafka.source("ckc-delivery", List.of(topics.mnEvents(), topics.unsent(), topics.delivered(), topics.toMn(), topics.groups(),
-                        topics.groupcast())),
+                kafka.source("ckc-delivery", sourceTopics),
                 kafka.<Outbound>sink("delivery", o -> topics.gateway(o.gatewayId()), o -> o.unicast().recipient(),
                         o -> new GatewayCommand.Deliver(o.unicast(), o.epoch(), o.expiresAt())),
                 kafka.<Receipt>sink("delivery-receipts", r -> topics.receipts(), Receipt::sender, r -> r),
@@ -86,7 +110,8 @@ public final class DeliveryJob {
                 MtdSettings.fromArgs(params),
                 GroupcastSettings.fromArgs(params),
                 params.getLong("route-retention-ms", Duration.ofHours(1).toMillis()),
-                Scaling.fromArgs(params, -1));
+                Scaling.fromArgs(params, -1),
+                !echoChannels.isEmpty());
     }
 
     /** Adds the job's operators to the environment. */
@@ -109,8 +134,19 @@ public final class DeliveryJob {
                 .process(new ExpandGroupcast(groupcast))
                 .uid("delivery-groupcast")
                 .name("group index, metered groupcast expansion");
-        SingleOutputStreamOperator<Outbound> routed = inputs
-                .union(expanded.map(DeliveryInput::of).uid("delivery-groupcast-unicasts").name("groupcast member as unicast"))
+        DataStream<DeliveryInput> toRoute = inputs
+                .union(expanded.map(DeliveryInput::of).uid("delivery-groupcast-unicasts").name("groupcast member as unicast"));
+        if (echoInJob) {
+            toRoute = toRoute.union(inputs.getSideOutput(ParseDeliveryInput.APP_MESSAGES)
+                    .keyBy(AppMessage::mnId)
+                    .process(new DropRepeatedMessages(EchoJob.REMEMBER_IDS))
+                    .uid("delivery-echo-dedupe")
+                    .name("echo in the job: each node's message once")
+                    .map(message -> DeliveryInput.of(EchoJob.replyTo(message)))
+                    .uid("delivery-echo-reply")
+                    .name("echo in the job: reply"));
+        }
+        SingleOutputStreamOperator<Outbound> routed = toRoute
                 .keyBy(DeliveryInput::mnId)
                 .process(new RouteToGateway(mtd, routeRetentionMs))
                 .uid("delivery-route")

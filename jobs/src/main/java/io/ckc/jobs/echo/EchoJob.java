@@ -37,7 +37,7 @@ public final class EchoJob {
     public static final String NAME = "ckc-echo";
     public static final String SENDER = "echo";
     /** How long the ids of a node's messages are remembered to answer each once. */
-    static final Duration REMEMBER_IDS = Duration.ofMinutes(10);
+    public static final Duration REMEMBER_IDS = Duration.ofMinutes(10);
 
     private final Source<RawRecord, ?, ?> source;
     private final Sink<Unicast> sink;
@@ -77,10 +77,7 @@ public final class EchoJob {
 
         @Override
         protected AppMessage parse(RecordFormat format, RawRecord record) throws IOException {
-            AppMessage message = read(format, record, AppMessage.class);
-            require(message.messageId() != null && message.mnId() != null && message.payload() != null,
-                    "app message needs messageId, mnId and payload");
-            return message;
+            return checked(read(format, record, AppMessage.class));
         }
     }
 

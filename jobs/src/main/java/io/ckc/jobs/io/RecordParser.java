@@ -2,6 +2,7 @@ package io.ckc.jobs.io;
 
 import io.ckc.jobs.records.RawRecord;
 import io.ckc.protocol.kafka.RecordFormat;
+import io.ckc.protocol.records.AppMessage;
 import io.ckc.protocol.records.DeadLetter;
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.metrics.Counter;
@@ -55,6 +56,13 @@ public abstract class RecordParser<T> extends ProcessFunction<RawRecord, T> {
 
     protected static <R> R read(RecordFormat format, RawRecord record, Class<R> type) throws IOException {
         return format.read(record.value(), type);
+    }
+
+    /** A node's message for an application: it needs its id, its node and a payload. */
+    protected static AppMessage checked(AppMessage message) throws IOException {
+        require(message.messageId() != null && message.mnId() != null && message.payload() != null,
+                "app message needs messageId, mnId and payload");
+        return message;
     }
 
     protected static void require(boolean condition, String reason) throws IOException {

@@ -10,6 +10,12 @@ public record Topics(String prefix, String appPrefix) implements java.io.Seriali
 
     public static final Topics DEFAULT = new Topics("ckc.", "app.");
 
+    /**
+     * The channel that the stack's delivery job answers itself, as the echo does ({@code --echo-channels}), beside the
+     * echo job's {@code echo}: an application inside the job, one broker pass shorter.
+     */
+    public static final String IN_JOB_ECHO_CHANNEL = "echo-in-job";
+
     /** Channel names an MN may address: they become part of a Kafka topic name. */
     private static final Pattern CHANNEL = Pattern.compile("[A-Za-z0-9._-]{1,200}");
     /** Gateway ids become topic names {@code ckc.gw.<id>}: no dots, and not one of the shared gw topics. */

@@ -5,6 +5,7 @@ import io.ckc.jobs.delivery.DeliveryInput;
 import io.ckc.jobs.io.RecordParser;
 import io.ckc.jobs.records.RawRecord;
 import io.ckc.protocol.kafka.Topics;
+import io.ckc.protocol.records.AppMessage;
 import io.ckc.protocol.records.GroupAdvertisement;
 import io.ckc.protocol.records.Groupcast;
 import io.ckc.protocol.records.MnEvent;
@@ -20,8 +21,8 @@ import java.nio.charset.StandardCharsets;
 /**
  * Parses {@code ckc.mn.events}, {@code ckc.unsent}, {@code ckc.delivered} and {@code ckc.to-mn} records for the routing,
  * and {@code ckc.groups} (a deleted key counts as "no group") and {@code ckc.groupcast} records,
- * which go to the {@link #ADVERTISEMENTS} and {@link #GROUPCASTS} side outputs; anything else is a
- * dead letter.
+ * which go to the {@link #ADVERTISEMENTS} and {@link #GROUPCASTS} side outputs, and nodes' messages on
+ * {@code app.<channel>} for an application inside the job, to {@link #APP_MESSAGES}; anything else is a dead letter.
  */
 public final class ParseDeliveryInput extends RecordParser<DeliveryInput> {
 
@@ -29,12 +30,15 @@ public final class ParseDeliveryInput extends RecordParser<DeliveryInput> {
     };
     public static final OutputTag<Groupcast> GROUPCASTS = new OutputTag<>("groupcasts") {
     };
+    public static final OutputTag<AppMessage> APP_MESSAGES = new OutputTag<>("app-messages") {
+    };
 
     private final String eventsTopic;
     private final String unsentTopic;
     private final String deliveredTopic;
     private final String groupsTopic;
     private final String groupcastTopic;
+    private final Topics topics;
 
     public ParseDeliveryInput(Topics topics) {
         super("delivery");
@@ -43,6 +47,7 @@ public final class ParseDeliveryInput extends RecordParser<DeliveryInput> {
         this.deliveredTopic = topics.delivered();
         this.groupsTopic = topics.groups();
         this.groupcastTopic = topics.groupcast();
+        this.topics = topics;
     }
 
     @Override
@@ -77,6 +82,9 @@ public final class ParseDeliveryInput extends RecordParser<DeliveryInput> {
                     + "' is not <definerId>/<name>");
             return DeliveryInput.of(groupcast);
         }
+        if (topics.isApp(record.topic()) && !topics.toMn().equals(record.topic())) {
+            return DeliveryInput.of(checked(read(format, record, AppMessage.class)));
+        }
         Unicast unicast = read(format, record, Unicast.class);
         check(unicast);
         return DeliveryInput.of(unicast);
@@ -88,6 +96,8 @@ public final class ParseDeliveryInput extends RecordParser<DeliveryInput> {
             ctx.output(ADVERTISEMENTS, parsed.advertisement());
         } else if (parsed.groupcast() != null) {
             ctx.output(GROUPCASTS, parsed.groupcast());
+        } else if (parsed.appMessage() != null) {
+            ctx.output(APP_MESSAGES, parsed.appMessage());
         } else {
             out.collect(parsed);
         }
