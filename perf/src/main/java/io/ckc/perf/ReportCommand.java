@@ -513,10 +513,12 @@ final class ReportCommand implements Callable<Integer> {
         private static void mqttSection(StringBuilder html, Results results) throws IOException {
             List<String[]> rows = Files.readAllLines(results.dir().resolve(MqttCommand.FIXED_CSV)).stream().skip(1)
                     .map(l -> l.split(",")).toList();
-            html.append("<h2>MQTT devices on CKC, beside UDP nodes and Mosquitto</h2><p class=\"note\">mqtt: MQTT 5 "
+            html.append("<h2>The paths at a fixed load</h2><p class=\"note\">mqtt: MQTT 5 "
                     + "devices on CKC's gateway, through Kafka and the echo job; ckc: CKC's UDP nodes, the same way; "
-                    + "mosquitto: MQTT 5 devices on a Mosquitto broker, an MQTT echo client answering. The same fixed "
-                    + "load on each, one after the other, each after a warm-up; CPU in % of one core.</p>");
+                    + "ckc-in-job: CKC's UDP nodes answered by the echo inside the delivery job (one broker pass less); "
+                    + "kafka: the bare-Kafka echo; mosquitto: MQTT 5 devices on a Mosquitto broker, an MQTT echo client "
+                    + "answering. The same fixed load on each path present, one after the other, each after a warm-up; "
+                    + "CPU in % of one core.</p>");
             html.append("<table><tr><th>path</th><th>offered/s</th><th>devices</th><th>sent</th><th>delivered</th>"
                     + "<th>p50 ms</th><th>p99 ms</th><th>mean ms</th><th>CPU per process</th></tr>");
             Map<String, List<String[]>> byPath = new java.util.LinkedHashMap<>();
