@@ -1,7 +1,7 @@
 package io.ckc.perf;
 
-import io.ckc.protocol.kafka.RecordFormat;
 import io.ckc.protocol.kafka.KafkaClientConfig;
+import io.ckc.protocol.kafka.RecordFormat;
 import io.ckc.protocol.kafka.Topics;
 import io.ckc.protocol.records.AppMessage;
 import io.ckc.protocol.records.Receipt;

@@ -1,7 +1,7 @@
 package io.ckc.perf;
 
-import io.ckc.protocol.kafka.RecordFormat;
 import io.ckc.protocol.kafka.KafkaClientConfig;
+import io.ckc.protocol.kafka.RecordFormat;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;

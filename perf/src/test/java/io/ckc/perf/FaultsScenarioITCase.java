@@ -1,6 +1,5 @@
 package io.ckc.perf;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
 import io.ckc.gateway.Gateway;
 import io.ckc.gateway.GatewayConfig;
 import io.ckc.jobs.delivery.DeliveryJob;

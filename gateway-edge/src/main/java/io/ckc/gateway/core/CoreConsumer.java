@@ -1,7 +1,7 @@
 package io.ckc.gateway.core;
 
-import io.ckc.protocol.kafka.RecordFormat;
 import io.ckc.protocol.kafka.KafkaClientConfig;
+import io.ckc.protocol.kafka.RecordFormat;
 import io.ckc.protocol.records.Broadcast;
 import io.ckc.protocol.records.DeadLetter;
 import io.ckc.protocol.records.GatewayCommand;

@@ -1,9 +1,8 @@
 package io.ckc.jobs.io;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
 import io.ckc.jobs.records.RawRecord;
-import io.ckc.protocol.kafka.RecordFormat;
 import io.ckc.protocol.kafka.KafkaClientConfig;
+import io.ckc.protocol.kafka.RecordFormat;
 import io.ckc.protocol.kafka.Topics;
 import io.ckc.protocol.records.DeadLetter;
 import org.apache.flink.api.common.serialization.SerializationSchema;

@@ -1,9 +1,9 @@
 package io.ckc.jobs.delivery.functions;
 
-import io.ckc.protocol.kafka.RecordFormat;
 import io.ckc.jobs.delivery.DeliveryInput;
 import io.ckc.jobs.io.RecordParser;
 import io.ckc.jobs.records.RawRecord;
+import io.ckc.protocol.kafka.RecordFormat;
 import io.ckc.protocol.kafka.Topics;
 import io.ckc.protocol.records.AppMessage;
 import io.ckc.protocol.records.GroupAdvertisement;

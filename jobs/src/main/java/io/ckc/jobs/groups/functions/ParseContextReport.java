@@ -1,8 +1,8 @@
 package io.ckc.jobs.groups.functions;
 
-import io.ckc.protocol.kafka.RecordFormat;
 import io.ckc.jobs.io.RecordParser;
 import io.ckc.jobs.records.RawRecord;
+import io.ckc.protocol.kafka.RecordFormat;
 import io.ckc.protocol.records.ContextReport;
 
 import java.io.IOException;

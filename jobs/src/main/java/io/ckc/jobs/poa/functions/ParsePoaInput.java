@@ -1,9 +1,9 @@
 package io.ckc.jobs.poa.functions;
 
-import io.ckc.protocol.kafka.RecordFormat;
 import io.ckc.jobs.io.RecordParser;
 import io.ckc.jobs.poa.PoaInput;
 import io.ckc.jobs.records.RawRecord;
+import io.ckc.protocol.kafka.RecordFormat;
 import io.ckc.protocol.kafka.Topics;
 import io.ckc.protocol.records.ConnectionReport;
 import io.ckc.protocol.records.HelloPoA;
