@@ -10,7 +10,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Collectors;
@@ -51,10 +50,7 @@ final class Monitoring {
             Files.createDirectories(dir.resolve("data"));
             Files.copy(home.root.resolve("monitoring/prometheus/prometheus.yml"), dir.resolve("prometheus.yml"),
                     StandardCopyOption.REPLACE_EXISTING);
-            List<String> gateways = new ArrayList<>();
-            for (int i = 0; i < stack.gateways(); i++) {
-                gateways.add("127.0.0.1:" + (StackShape.FIRST_METRICS_PORT + i));
-            }
+            List<String> gateways = stack.metricsAddresses();
             List<String> flink = FLINK_METRICS_PORTS.stream().filter(Processes::portOpen).map(p -> "127.0.0.1:" + p).toList();
             Files.writeString(dir.resolve("targets/ckc-gateway.json"), targets(gateways));
             Files.writeString(dir.resolve("targets/flink.json"), targets(flink));

@@ -107,7 +107,7 @@ final class PerfCommands implements Runnable {
 
         /** Simulator options this command sets itself. */
         Set<String> setHere() {
-            return Set.of("--gateways", "--mqtt-gateways", "--results", "--pids-dir");
+            return Set.of("--gateways", "--mqtt-gateways", "--gateway-metrics", "--results", "--pids-dir");
         }
 
         boolean help() {
@@ -133,14 +133,20 @@ final class PerfCommands implements Runnable {
         }
 
         /**
-         * The simulator's command line with where the stack is: its gateways' UDP addresses, and their MQTT
-         * addresses for a scenario that can load MQTT devices ({@code --paths mqtt}).
+         * The simulator's command line with where the stack is: its gateways' UDP addresses, their MQTT addresses
+         * for a scenario that can load MQTT devices ({@code --paths mqtt}), and their metrics URLs for one that reads
+         * them.
          */
         List<String> withStack(List<String> args, StackShape stack) {
             List<String> all = withGateways(args, stack.gatewayAddresses());
-            if (new CommandLine(new PerfCommand()).getSubcommands().get(scenario()).getCommandSpec()
-                    .findOption("--mqtt-gateways") != null) {
+            CommandLine.Model.CommandSpec simulator = new CommandLine(new PerfCommand()).getSubcommands().get(scenario())
+                    .getCommandSpec();
+            if (simulator.findOption("--mqtt-gateways") != null) {
                 all.addAll(1, List.of("--mqtt-gateways", String.join(",", stack.mqttAddresses())));
+            }
+            if (simulator.findOption("--gateway-metrics") != null) {
+                all.addAll(1, List.of("--gateway-metrics", String.join(",", stack.metricsAddresses().stream()
+                        .map(address -> "http://" + address + "/metrics").toList())));
             }
             return all;
         }

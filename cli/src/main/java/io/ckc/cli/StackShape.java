@@ -102,6 +102,15 @@ record StackShape(int gateways, String gatewayProcesses, int appParallelism, int
         return addresses;
     }
 
+    /** Where the gateways serve their Prometheus metrics, host:port, gw-1 first. */
+    List<String> metricsAddresses() {
+        List<String> addresses = new ArrayList<>();
+        for (int i = 0; i < gateways; i++) {
+            addresses.add("127.0.0.1:" + (FIRST_METRICS_PORT + i));
+        }
+        return addresses;
+    }
+
     String firstGateway() {
         return gatewayAddresses().get(0);
     }

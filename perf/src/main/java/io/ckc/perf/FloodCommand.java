@@ -22,14 +22,8 @@ import java.io.IOException;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.ByteBuffer;
 import java.nio.channels.DatagramChannel;
-import java.nio.charset.StandardCharsets;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -119,7 +113,7 @@ final class FloodCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         StackOptions stack = StackOptions.of(gateways.subList(0, 1), List.of(), bootstrap, ioThreads);
         InetSocketAddress gateway = stack.gatewayAddresses().get(0);
-        HttpClient http = HttpClient.newHttpClient();
+        GatewayMetricsReader metrics = new GatewayMetricsReader(List.of(metricsUrl));
         List<Phase> phaseFigures = new java.util.concurrent.CopyOnWriteArrayList<>();
         long lost;
         long sent;
@@ -135,7 +129,7 @@ final class FloodCommand implements Callable<Integer> {
             long phaseNanos = TimeUnit.SECONDS.toNanos(phaseSeconds);
             int[] current = {-1};
             AutoCloseable[] flood = {null};
-            double[][] countersAtStart = {counters(http)};
+            double[][] countersAtStart = {counters(metrics)};
             honest.trips().takeInterval();
             probe.phase(0);
             // Floods start and stop on a thread of their own: the schedule's thread only sends (a flooding node's
@@ -154,9 +148,9 @@ final class FloodCommand implements Callable<Integer> {
                     try {
                         if (previous >= 0) {
                             stop(flood[0]);
-                            record(phaseFigures, names[previous], ended, countersAtStart[0], counters(http));
+                            record(phaseFigures, names[previous], ended, countersAtStart[0], counters(metrics));
                         }
-                        countersAtStart[0] = counters(http);
+                        countersAtStart[0] = counters(metrics);
                         flood[0] = switch (names[phase]) {
                             case "address-flood" -> credentials == null
                                     ? new ConnectFlood(gateway, floodAddress, connectFloodRate)
@@ -176,7 +170,7 @@ final class FloodCommand implements Callable<Integer> {
             phases.execute(() -> {
                 try {
                     stop(flood[0]);
-                    record(phaseFigures, names[current[0]], last, countersAtStart[0], counters(http));
+                    record(phaseFigures, names[current[0]], last, countersAtStart[0], counters(metrics));
                 } catch (Exception e) {
                     throw new IllegalStateException("the last flood did not stop", e);
                 }
@@ -245,30 +239,18 @@ final class FloodCommand implements Callable<Integer> {
      * flapping, messages refused by its uplink admission), its retransmitted deliveries, and the datagrams this
      * machine's kernel dropped for a full receive buffer (any socket: the flood's target or the honest nodes').
      */
-    private double[] counters(HttpClient http) throws Exception {
-        String body = http.send(HttpRequest.newBuilder(URI.create(metricsUrl)).timeout(Duration.ofSeconds(5)).build(),
-                HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8)).body();
-        return new double[] {sum(body, "ckc_gateway_connects_refused_total", "reason=\"address_rate\"")
+    private static double[] counters(GatewayMetricsReader metrics) throws Exception {
+        String body = metrics.read();
+        return new double[] {GatewayMetricsReader.sum(body, "ckc_gateway_connects_refused_total", "reason=\"address_rate\"")
                 // a handshake is a connect where the gateway authenticates
-                + sum(body, "ckc_gateway_dtls_handshakes_total", "outcome=\"refused\""),
+                + GatewayMetricsReader.sum(body, "ckc_gateway_dtls_handshakes_total", "outcome=\"refused\""),
                 // over the limit, and every new message after it: the gateway takes none until the refused one again
-                sum(body, "ckc_gateway_rejected_messages_total", "code=\"RATE_LIMITED\"")
-                        + sum(body, "ckc_gateway_rejected_messages_total", "code=\"PUBLISH_FAILED\""),
-                sum(body, "ckc_gateway_connects_refused_total", "reason=\"flapping\""),
-                sum(body, "ckc_gateway_rejected_messages_total", "code=\"BUSY\""),
-                sum(body, "ckc_gateway_retransmissions_total", ""),
+                GatewayMetricsReader.sum(body, "ckc_gateway_rejected_messages_total", "code=\"RATE_LIMITED\"")
+                        + GatewayMetricsReader.sum(body, "ckc_gateway_rejected_messages_total", "code=\"PUBLISH_FAILED\""),
+                GatewayMetricsReader.sum(body, "ckc_gateway_connects_refused_total", "reason=\"flapping\""),
+                GatewayMetricsReader.sum(body, "ckc_gateway_rejected_messages_total", "code=\"BUSY\""),
+                GatewayMetricsReader.sum(body, "ckc_gateway_retransmissions_total", ""),
                 UdpStatistics.receiveBufferErrors()};
-    }
-
-    /** The sum of a Prometheus text exposition's samples of {@code name} whose labels contain {@code label}. */
-    static double sum(String exposition, String name, String label) {
-        double total = 0;
-        for (String line : exposition.split("\n")) {
-            if ((line.startsWith(name + "{") || line.startsWith(name + " ")) && line.contains(label)) {
-                total += Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
-            }
-        }
-        return total;
     }
 
     /**

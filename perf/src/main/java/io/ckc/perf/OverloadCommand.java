@@ -35,7 +35,7 @@ import java.util.concurrent.Callable;
 final class OverloadCommand implements Callable<Integer> {
 
     static final String CSV_HEADER = "path,second,phase,offered_per_s,delivered_per_s,rtt_p99_ms,rtt_mean_ms,"
-            + "connected,shed,dropped_sessions,window_frames";
+            + "connected,shed,dropped_sessions,window_frames,gateway_window_frames,busy_per_s,kernel_drops_per_s";
     /** Seconds in a row the p99 must stay under the limit for the path to count as recovered. */
     static final int RECOVERED_SECONDS = 5;
 
@@ -87,6 +87,10 @@ final class OverloadCommand implements Callable<Integer> {
     @Option(names = "--arrivals", defaultValue = "POISSON", description = "CONSTANT or POISSON (default ${DEFAULT-VALUE})")
     Schedule.Arrivals arrivals;
 
+    @Option(names = "--gateway-metrics", split = ",", description = "The gateways' metrics URLs (path ckc: their "
+            + "congestion windows and busy refusals go into the timeline)")
+    List<String> gatewayMetrics = List.of();
+
     @Mixin
     StackOptions stack = new StackOptions();
 
@@ -96,23 +100,31 @@ final class OverloadCommand implements Callable<Integer> {
 
     /**
      * One second of the timeline; {@code windowFrames}: the congestion windows of the load's sockets together, the
-     * frames they let be in flight at once (-1 where the path has none, or in a timeline from before they were kept).
+     * frames they let be in flight at once; {@code gatewayWindowFrames}: the gateways' windows over their deliveries,
+     * together; {@code busyPerSecond}: messages the gateways refused as busy; {@code kernelDropsPerSecond}: datagrams
+     * this machine's kernel dropped for a full socket receive buffer (any socket). -1 where the path has none or they
+     * were not read (a timeline from before they were kept, a gateway that did not answer).
      */
     record Second(String path, int second, Phase phase, double offeredPerSecond, long delivered, double p99Ms,
-                  double meanMs, int connected, long shed, long droppedSessions, long windowFrames) {
+                  double meanMs, int connected, long shed, long droppedSessions, long windowFrames,
+                  long gatewayWindowFrames, long busyPerSecond, long kernelDropsPerSecond) {
 
         String csv() {
-            return String.format(Locale.ROOT, "%s,%d,%s,%.0f,%d,%.3f,%.3f,%d,%d,%d,%d", path, second,
+            return String.format(Locale.ROOT, "%s,%d,%s,%.0f,%d,%.3f,%.3f,%d,%d,%d,%d,%d,%d,%d", path, second,
                     phase.name().toLowerCase(Locale.ROOT), offeredPerSecond, delivered, p99Ms, meanMs, connected, shed,
-                    droppedSessions, windowFrames);
+                    droppedSessions, windowFrames, gatewayWindowFrames, busyPerSecond, kernelDropsPerSecond);
         }
 
         static Second parse(String line) {
             String[] f = line.split(",");
             return new Second(f[0], Integer.parseInt(f[1]), Phase.valueOf(f[2].toUpperCase(Locale.ROOT)),
                     Double.parseDouble(f[3]), Long.parseLong(f[4]), Double.parseDouble(f[5]), Double.parseDouble(f[6]),
-                    Integer.parseInt(f[7]), Long.parseLong(f[8]), Long.parseLong(f[9]),
-                    f.length > 10 ? Long.parseLong(f[10]) : -1);
+                    Integer.parseInt(f[7]), Long.parseLong(f[8]), Long.parseLong(f[9]), column(f, 10), column(f, 11),
+                    column(f, 12), column(f, 13));
+        }
+
+        private static long column(String[] fields, int at) {
+            return fields.length > at ? Long.parseLong(fields[at]) : -1;
         }
     }
 
@@ -237,7 +249,8 @@ final class OverloadCommand implements Callable<Integer> {
 
     private List<Second> run(String path, LoadPath target, double saturationPerSecond, int firstSeq)
             throws InterruptedException {
-        Timeline timeline = new Timeline(path, target);
+        Timeline timeline = new Timeline(path, target,
+                path.startsWith("ckc") && !gatewayMetrics.isEmpty() ? new GatewayMetricsReader(gatewayMetrics) : null);
         Thread sampler = new Thread(timeline, "overload-sampler");
         sampler.setDaemon(true);
         sampler.start();
@@ -272,14 +285,17 @@ final class OverloadCommand implements Callable<Integer> {
     private static final class Timeline implements Runnable {
         private final String path;
         private final LoadPath target;
+        /** The gateways of a CKC path; null for another path. */
+        private final GatewayMetricsReader gateways;
         private final List<Second> taken = new ArrayList<>();
         private volatile Phase phase = Phase.SATURATION;
         private volatile double offered;
         private volatile boolean running = true;
 
-        Timeline(String path, LoadPath target) {
+        Timeline(String path, LoadPath target, GatewayMetricsReader gateways) {
             this.path = path;
             this.target = target;
+            this.gateways = gateways;
         }
 
         void enter(Phase next, double perSecond) {
@@ -290,20 +306,45 @@ final class OverloadCommand implements Callable<Integer> {
         @Override
         public void run() {
             int[] second = {0};
+            double[] before = {Double.NaN, UdpStatistics.receiveBufferErrors()};
             target.trips().everySecond(() -> running, echoes -> {
                 long window;
+                double[] gateway = {-1, Double.NaN};
                 try {
                     window = target.windowFrames();
+                    if (gateways != null) {
+                        gateway = gatewayFigures();
+                    }
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
                     return false;
                 }
+                double drops = UdpStatistics.receiveBufferErrors();
                 synchronized (taken) {
                     taken.add(new Second(path, ++second[0], phase, offered, echoes.delivered(), echoes.p99Ms(),
-                            echoes.meanMs(), target.connected(), target.shed(), target.droppedSessions(), window));
+                            echoes.meanMs(), target.connected(), target.shed(), target.droppedSessions(), window,
+                            (long) gateway[0], perSecond(before[0], gateway[1]), perSecond(before[1], drops)));
                 }
+                before[0] = gateway[1];
+                before[1] = drops;
                 return true;
             });
+        }
+
+        /** The gateways' delivery windows together and their busy refusals so far; {-1, NaN} if one did not answer. */
+        private double[] gatewayFigures() throws InterruptedException {
+            try {
+                String metrics = gateways.read();
+                return new double[] {
+                        GatewayMetricsReader.sum(metrics, "ckc_gateway_downlink_window_frames", "frames=\"limit\""),
+                        GatewayMetricsReader.sum(metrics, "ckc_gateway_rejected_messages_total", "code=\"BUSY\"")};
+            } catch (IOException e) {
+                return new double[] {-1, Double.NaN};
+            }
+        }
+
+        private static long perSecond(double before, double now) {
+            return Double.isNaN(before) || Double.isNaN(now) ? -1 : (long) (now - before);
         }
 
         void stop() {

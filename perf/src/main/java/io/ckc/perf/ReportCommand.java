@@ -631,19 +631,34 @@ final class ReportCommand implements Callable<Integer> {
             html.append(Charts.line("p99 RTT under overload", "time (s)", "p99 RTT (ms, log scale)", Charts.Scale.LOG_Y,
                     p99));
             List<Charts.Series> windows = new ArrayList<>();
+            List<Charts.Series> refusals = new ArrayList<>();
             for (String path : paths) {
-                List<OverloadCommand.Second> timeline = OverloadCommand.read(results, path).stream()
-                        .filter(s -> s.windowFrames() >= 0).toList();
-                if (!timeline.isEmpty()) {
-                    windows.add(Charts.Series.of(path, timeline.stream().mapToDouble(OverloadCommand.Second::second)
-                            .toArray(), timeline.stream().mapToDouble(OverloadCommand.Second::windowFrames).toArray()));
-                }
+                List<OverloadCommand.Second> timeline = OverloadCommand.read(results, path);
+                addSeries(windows, path + ": nodes", timeline, OverloadCommand.Second::windowFrames);
+                addSeries(windows, path + ": gateways", timeline, OverloadCommand.Second::gatewayWindowFrames);
+                addSeries(refusals, path + ": refused as busy", timeline, OverloadCommand.Second::busyPerSecond);
+                addSeries(refusals, path + ": dropped by the kernel", timeline,
+                        OverloadCommand.Second::kernelDropsPerSecond);
             }
             if (!windows.isEmpty()) {
-                html.append(Charts.line("The load's congestion windows", "time (s)",
-                        "frames allowed in flight, all sockets (log scale)", Charts.Scale.LOG_Y, windows));
+                html.append(Charts.line("Congestion windows: the nodes' sockets, the gateways' over deliveries",
+                        "time (s)", "frames allowed in flight, all sockets (log scale)", Charts.Scale.LOG_Y, windows));
+            }
+            if (!refusals.isEmpty()) {
+                html.append(Charts.line("Messages refused as busy by the gateways, datagrams dropped by the kernel "
+                        + "(full receive buffers, any socket)", "time (s)", "per second", Charts.Scale.LINEAR, refusals));
             }
             html.append("</div>");
+        }
+
+        /** A series of the seconds that have a figure (not -1), if any has. */
+        private static void addSeries(List<Charts.Series> to, String name, List<OverloadCommand.Second> timeline,
+                                      java.util.function.ToLongFunction<OverloadCommand.Second> figure) {
+            List<OverloadCommand.Second> kept = timeline.stream().filter(s -> figure.applyAsLong(s) >= 0).toList();
+            if (!kept.isEmpty()) {
+                to.add(Charts.Series.of(name, kept.stream().mapToDouble(OverloadCommand.Second::second).toArray(),
+                        kept.stream().mapToDouble(figure::applyAsLong).toArray()));
+            }
         }
 
         static final String RESCALE_NOTE = "A constant load through the echo app; every "

@@ -19,11 +19,11 @@ class FloodCommandTest {
                 ckc_gateway_retransmissions_total_other 5.0
                 """;
 
-        assertThat(FloodCommand.sum(exposition, "ckc_gateway_connects_refused_total", "reason=\"address_rate\""))
+        assertThat(GatewayMetricsReader.sum(exposition, "ckc_gateway_connects_refused_total", "reason=\"address_rate\""))
                 .isEqualTo(1750.0);
-        assertThat(FloodCommand.sum(exposition, "ckc_gateway_connects_refused_total", "reason=\"flapping\""))
+        assertThat(GatewayMetricsReader.sum(exposition, "ckc_gateway_connects_refused_total", "reason=\"flapping\""))
                 .isZero();
-        assertThat(FloodCommand.sum(exposition, "ckc_gateway_retransmissions_total", "")).isEqualTo(12.0);
+        assertThat(GatewayMetricsReader.sum(exposition, "ckc_gateway_retransmissions_total", "")).isEqualTo(12.0);
     }
 
     @Test

@@ -16,7 +16,7 @@ class OverloadOutcomeTest {
             OverloadCommand.Phase phase = i < 4 ? OverloadCommand.Phase.SATURATION
                     : i < 8 ? OverloadCommand.Phase.OVERLOAD : OverloadCommand.Phase.AFTER;
             seconds.add(new OverloadCommand.Second("ckc", i + 1, phase, 1000, (long) delivered[i], p99[i], p99[i] / 2,
-                    100, 0, dropped[i], 128));
+                    100, 0, dropped[i], 128, 256, 0, 0));
         }
         return seconds;
     }
@@ -87,11 +87,15 @@ class OverloadOutcomeTest {
     }
 
     @Test
-    void aSecondKeepsTheLoadsCongestionWindowsAndAnOlderTimelineReadsWithout() {
+    void aSecondKeepsTheCongestionWindowsAndRefusalsAndAnOlderTimelineReadsWithout() {
         OverloadCommand.Second second = new OverloadCommand.Second("ckc", 7, OverloadCommand.Phase.OVERLOAD, 2000, 1800,
-                45.5, 12.25, 2000, 3, 0, 4096);
+                45.5, 12.25, 2000, 3, 0, 4096, 128, 250, 17);
         assertThat(OverloadCommand.Second.parse(second.csv())).isEqualTo(second);
         assertThat(OverloadCommand.Second.parse("ckc,7,overload,2000,1800,45.500,12.250,2000,3,0").windowFrames())
                 .as("a timeline from before windows were kept").isEqualTo(-1);
+        OverloadCommand.Second before = OverloadCommand.Second.parse("ckc,7,overload,2000,1800,45.500,12.250,2000,3,0,4096");
+        assertThat(List.of(before.windowFrames(), before.gatewayWindowFrames(), before.busyPerSecond(),
+                before.kernelDropsPerSecond())).as("a timeline from before the gateways' windows were kept")
+                .containsExactly(4096L, -1L, -1L, -1L);
     }
 }

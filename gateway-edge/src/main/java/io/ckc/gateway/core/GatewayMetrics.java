@@ -48,6 +48,10 @@ public final class GatewayMetrics {
     public final Counter dtlsHandshakes;
     public final Gauge dtlsSessions;
     public final Counter dtlsDropped;
+    /** UDP: each shard socket's congestion window over its nodes' deliveries, its limit and the frames in flight. */
+    public final Gauge downlinkWindow;
+    /** UDP: how often a shard's congestion window was halved (a delivery timed out, or a node said it was busy). */
+    public final Counter downlinkWindowReductions;
 
     public GatewayMetrics(String gatewayId, PrometheusRegistry registry) {
         Labels labels = Labels.of("gateway", gatewayId);
@@ -63,6 +67,13 @@ public final class GatewayMetrics {
                         + "that failed authentication or was replayed), wrong_node (a frame naming another node than "
                         + "the session's), queue_full, no_session (a frame to a node without a session)")
                 .labelNames("reason").constLabels(labels).register(registry);
+        downlinkWindow = Gauge.builder().name("ckc_gateway_downlink_window_frames")
+                .help("UDP: each shard socket's congestion window over its nodes' deliveries: its limit, and the frames "
+                        + "in flight (in_flight)")
+                .labelNames("shard", "frames").constLabels(labels).register(registry);
+        downlinkWindowReductions = Counter.builder().name("ckc_gateway_downlink_window_reductions")
+                .help("UDP: times a shard's congestion window was halved (a delivery timed out, or a node was busy)")
+                .constLabels(labels).register(registry);
         sessions = Gauge.builder().name("ckc_gateway_sessions").help("Connected mobile node sessions")
                 .constLabels(labels).register(registry);
         connects = Counter.builder().name("ckc_gateway_connects").help("Sessions opened")

@@ -54,6 +54,9 @@ final class UdpShard {
     final CongestionWindow window = CongestionWindow.forSocket();
     private FrameWriter out;
     private ScheduledFuture<?> ticks;
+    /** Ticks since the window's gauges were last set; they are set once a second. */
+    private int ticksSinceGauges;
+    private long reductionsCounted;
 
     /** The last gateway list the core forwarded, and the same in this protocol's terms: one list for every link. */
     private List<GatewayEndpoints> gatewayList = List.of();
@@ -189,6 +192,14 @@ final class UdpShard {
 
     /** Retransmits what is due; a link that ran out of retries fails its session. */
     private void retransmit() {
+        if (++ticksSinceGauges * TICK_MS >= 1_000) {
+            ticksSinceGauges = 0;
+            String shard = String.valueOf(core.index());
+            metrics.downlinkWindow.labelValues(shard, "limit").set(window.limit());
+            metrics.downlinkWindow.labelValues(shard, "in_flight").set(window.inFlight());
+            metrics.downlinkWindowReductions.inc(window.reductions() - reductionsCounted);
+            reductionsCounted = window.reductions();
+        }
         if (inFlight.isEmpty()) {
             return;
         }
