@@ -74,6 +74,8 @@ public final class ReliableSession {
     private final Consumer<Frame> output;
     /** Shared by the sessions of one socket; null: only the send window bounds this session. */
     private CongestionWindow window;
+    /** Whether {@link #window} counts this session among its flows: it has frames in flight or waiting. */
+    private boolean countedAsFlow;
 
     private int nextSendSeq = 1;
     private final LinkedHashMap<Integer, Outgoing> unacked = new LinkedHashMap<>();
@@ -103,6 +105,8 @@ public final class ReliableSession {
      * then does its silence say the path is full.
      */
     private boolean peerAnswered;
+    /** Until when this session's congestion has been signalled to its window: one signal per retransmission timeout. */
+    private long congestedUntilMs = Long.MIN_VALUE;
     /** Smoothed round trip and its variation in ms; negative until the first sample. */
     private double srttMs = -1;
     private double rttVarMs;
@@ -148,6 +152,7 @@ public final class ReliableSession {
         } else {
             queued.add(new Queued(body, now, expiresAtMs));
         }
+        syncFlow();
     }
 
     /**
@@ -163,6 +168,7 @@ public final class ReliableSession {
         while (!queued.isEmpty() && now - queued.peekFirst().sinceMs() >= maxDelayMs) {
             expired.add(queued.pollFirst().body());
         }
+        syncFlow();
         return expired;
     }
 
@@ -204,8 +210,8 @@ public final class ReliableSession {
             return null;
         }
         leaveWindow(refused, false);
-        if (window != null && congested) {
-            window.timedOut(now, rtoMs);
+        if (congested) {
+            congested(now, rtoMs);
         }
         fillWindow(now);
         return refused.body;
@@ -263,11 +269,18 @@ public final class ReliableSession {
      */
     public void useWindow(CongestionWindow next) {
         unacked.forEach((seq, out) -> leaveWindow(out, false));
+        if (countedAsFlow) {
+            countedAsFlow = false;
+            if (window != null) {
+                window.flowEnded();
+            }
+        }
         window = next;
         if (next != null) {
             unacked.forEach((seq, out) -> out.holdsSlot = true);
             next.adopt(unacked.size());
         }
+        syncFlow();
     }
 
     /** The peer showed it is alive (any valid frame of this session). */
@@ -336,9 +349,7 @@ public final class ReliableSession {
             // A peer that answered before and goes quiet is congestion, as in TCP: the window halves and its frames
             // keep their slots while they are retransmitted.
             if (peerAnswered) {
-                if (window != null) {
-                    window.timedOut(now, out.timeoutMs);
-                }
+                congested(now, out.timeoutMs);
             } else {
                 leaveWindow(out, false);
             }
@@ -350,6 +361,7 @@ public final class ReliableSession {
             output.accept(new Frame.Data(mnId, epoch, entry.getKey(), onTheWire(out.body, out.expiresAtMs, now)));
         }
         nextDeadline = earliest;
+        syncFlow();
         return unacked.isEmpty() ? TickResult.IDLE : TickResult.IN_FLIGHT;
     }
 
@@ -405,6 +417,7 @@ public final class ReliableSession {
             unsent.put(next++, waiting.body());
         }
         queued.clear();
+        syncFlow();
         return unsent;
     }
 
@@ -413,6 +426,7 @@ public final class ReliableSession {
             Queued next = queued.poll();
             transmitNew(next.body(), next.expiresAtMs(), now);
         }
+        syncFlow();
     }
 
     /** Whether a new frame may leave now; takes its congestion-window slot if so. */
@@ -435,6 +449,27 @@ public final class ReliableSession {
             window.release(grow);
         }
         out.holdsSlot = false;
+    }
+
+    /** Halves this session's share of its window, at most once per retransmission timeout. */
+    private void congested(long now, long timeoutMs) {
+        if (window != null && now >= congestedUntilMs) {
+            window.congested();
+            congestedUntilMs = now + timeoutMs;
+        }
+    }
+
+    /** Joins or leaves the window's flows as the session has frames in flight or waiting, or none. */
+    private void syncFlow() {
+        boolean flowing = window != null && hasInFlight();
+        if (flowing != countedAsFlow) {
+            countedAsFlow = flowing;
+            if (flowing) {
+                window.flowStarted();
+            } else {
+                window.flowEnded();
+            }
+        }
     }
 
     /** What a body's frame carries now: a delivery past its expiry goes without its content. */

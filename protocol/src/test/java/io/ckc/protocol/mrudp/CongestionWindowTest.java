@@ -11,7 +11,11 @@ import java.util.UUID;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-/** Sessions sharing a socket share one congestion window: it grows while acks come in time and halves on a timeout. */
+/**
+ * Sessions sharing a socket share one congestion window, the sum of what each would have alone: it grows by a frame
+ * per session and round trip while acks come in time, and a session's timeout or busy refusal halves that session's
+ * share.
+ */
 class CongestionWindowTest {
 
     private static final ReliabilityConfig CONFIG = new ReliabilityConfig(100, 4_000, 8, 64, 64);
@@ -45,7 +49,7 @@ class CongestionWindowTest {
     }
 
     @Test
-    void aTimeoutHalvesTheWindowOncePerTimeoutHoweverManyFramesItDelays() {
+    void aStallHalvesEachSessionsShareOncePerTimeoutHoweverManyFramesItDelays() {
         CongestionWindow window = new CongestionWindow(40, 4, 100);
         List<ReliableSession> sessions = new ArrayList<>();
         for (int i = 0; i < 20; i++) {
@@ -56,12 +60,14 @@ class CongestionWindowTest {
             sessions.add(session);
         }
         assertThat(window.limit()).as("20 acks in slow start").isEqualTo(60);
-        sessions.forEach(s -> s.tick(150)); // the peer stalled: all 20 frames time out together
-        assertThat(window.limit()).as("one stall is one signal").isEqualTo(30);
-        assertThat(window.reductions()).isEqualTo(1);
+        sessions.forEach(s -> s.tick(150)); // the peer stalled: all 20 sessions' frames time out together
+        assertThat(window.limit()).as("each of 20 shares halved once: 60 x (39/40)^20 = 36.3").isEqualTo(36);
+        assertThat(window.reductions()).isEqualTo(20);
+        sessions.forEach(s -> s.tick(151)); // the same stall, seen again within the timeout: no new signal
+        assertThat(window.reductions()).isEqualTo(20);
 
-        sessions.forEach(s -> s.tick(1_000)); // still no answer after the next timeout: halved again
-        assertThat(window.limit()).isEqualTo(15);
+        sessions.forEach(s -> s.tick(1_000)); // still no answer after the next timeout: each share halved again
+        assertThat(window.limit()).isEqualTo(21);
         assertThat(window.inFlight()).as("retransmissions take no new slot").isEqualTo(20);
     }
 
@@ -103,7 +109,7 @@ class CongestionWindowTest {
     @Test
     void afterTheFirstHalvingTheWindowGrowsByAboutOneFramePerWindowOfAcks() {
         CongestionWindow window = new CongestionWindow(16, 4, 1_000);
-        window.timedOut(0, 100);
+        window.congested();
         assertThat(window.limit()).isEqualTo(8);
         for (int i = 0; i < 8; i++) {
             window.tryAcquire();
@@ -127,7 +133,8 @@ class CongestionWindowTest {
         assertThat(window.inFlight()).isEqualTo(9);
         assertThat(session.onRefused(2, 6, true)).as("refused as busy").isNotNull();
         assertThat(session.onRefused(3, 7, true)).isNotNull();
-        assertThat(window.limit()).as("halved once for both: one signal per timeout").isEqualTo(20);
+        assertThat(window.limit()).as("the one session's share halved once for both: one signal per timeout")
+                .isEqualTo(20);
         assertThat(window.inFlight()).isEqualTo(7);
         assertThat(session.onRefused(3, 8, true)).as("already gone").isNull();
         assertThat(session.onRefused(4, 6 + CONFIG.initialRetransmitMs(), true)).isNotNull();
@@ -152,5 +159,136 @@ class CongestionWindowTest {
     void badBoundsAreRefused() {
         assertThatThrownBy(() -> new CongestionWindow(1, 2, 10)).isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> new CongestionWindow(5, 0, 10)).isInstanceOf(IllegalArgumentException.class);
+    }
+
+    /**
+     * 2,000 nodes on one socket, each sending a message per round trip; the gateway refuses what they send as BUSY for a few
+     * timeouts (the window halves to its floor), then takes everything again. Each node alone would regrow its own
+     * window by a frame per round trip; together, by 2,000. With one frame per round trip for the whole socket the
+     * window was still under 100 frames after 20 round trips.
+     */
+    @Test
+    void aWindowSharedByManySessionsRegrowsByTheSessionsItCarriesAfterABurstOfBusyRefusals() {
+        CongestionWindow window = CongestionWindow.forSocket();
+        int nodes = 2_000;
+        List<ReliableSession> sessions = new ArrayList<>();
+        List<List<Integer>> inFlight = new ArrayList<>();
+        for (int i = 0; i < nodes; i++) {
+            List<Integer> seqs = new ArrayList<>();
+            inFlight.add(seqs);
+            sessions.add(new ReliableSession(UUID.randomUUID(), 1, CONFIG, window, f -> {
+                if (f instanceof Frame.Data data) {
+                    seqs.add(data.seq());
+                }
+            }));
+        }
+        long now = 0;
+        sessions.forEach(ReliableSession::connectAnswered);
+        int timeouts = 0;
+        // BUSY for every frame in flight, a timeout apart, until the window is at its floor
+        while (window.limit() > ReliabilityConfig.DEFAULT.sendWindow() && timeouts < 100) {
+            timeouts++;
+            now += CONFIG.initialRetransmitMs() + 1;
+            for (ReliableSession session : sessions) { // each node sends a message per round trip
+                session.send(body(), now);
+            }
+            for (int i = 0; i < nodes; i++) {
+                for (int seq : List.copyOf(inFlight.get(i))) {
+                    inFlight.get(i).remove(Integer.valueOf(seq));
+                    sessions.get(i).onRefused(seq, now, true);
+                }
+            }
+        }
+        assertThat(window.limit()).as("halved down to its floor").isEqualTo(ReliabilityConfig.DEFAULT.sendWindow());
+
+        int roundTrips = 0;
+        while (window.limit() < nodes && roundTrips < 20) { // the gateway takes everything again: 10 ms round trips
+            now += 10;
+            roundTrips++;
+            for (int i = 0; i < nodes; i++) {
+                for (int seq : List.copyOf(inFlight.get(i))) {
+                    inFlight.get(i).remove(Integer.valueOf(seq));
+                    sessions.get(i).onAck(seq, now);
+                }
+            }
+            for (ReliableSession session : sessions) {
+                session.send(body(), now);
+                session.tick(now);
+            }
+        }
+        assertThat(window.limit()).as("room for every node's frame again").isGreaterThanOrEqualTo(nodes);
+        assertThat(roundTrips).as("round trips to regrow").isLessThanOrEqualTo(8);
+    }
+
+    @Test
+    void oneSessionAloneRegrowsByOneFramePerWindowOfAcksAsTcpDoes() {
+        CongestionWindow window = new CongestionWindow(16, 4, 1_000);
+        ReliableSession session = new ReliableSession(UUID.randomUUID(), 1, CONFIG, window, f -> { });
+        session.connectAnswered();
+        window.congested();
+        for (int i = 0; i < 9; i++) {
+            session.send(body(), 1);
+        }
+        assertThat(window.flows()).isEqualTo(1);
+        for (int seq = 1; seq <= 8; seq++) {
+            session.onAck(seq, 2);
+        }
+        assertThat(window.limit()).as("8 acks of 1/8 each, one flow: just below 9").isEqualTo(8);
+        session.onAck(9, 2);
+        assertThat(window.limit()).isEqualTo(9);
+        assertThat(window.flows()).as("nothing in flight or waiting: no flow").isZero();
+    }
+
+    /**
+     * 1,000 nodes on one socket, each sending a message per 10 ms round trip; every round trip the peer refuses the
+     * messages of 10 of them as busy (a different 10 each time) and takes the rest. Alone, each node would halve its
+     * own window once in 100 round trips: together they keep room for all. A window that halved on any one session's
+     * signal, once per timeout, lost half of all of them every 10 round trips and ended near its floor of 64.
+     */
+    @Test
+    void busyRefusalsToAFewSessionsCutOnlyTheirSharesOfTheWindow() {
+        CongestionWindow window = CongestionWindow.forSocket();
+        int nodes = 1_000;
+        List<ReliableSession> sessions = new ArrayList<>();
+        List<List<Integer>> inFlight = new ArrayList<>();
+        for (int i = 0; i < nodes; i++) {
+            List<Integer> seqs = new ArrayList<>();
+            inFlight.add(seqs);
+            sessions.add(new ReliableSession(UUID.randomUUID(), 1, CONFIG, window, f -> {
+                if (f instanceof Frame.Data data) {
+                    seqs.add(data.seq());
+                }
+            }));
+        }
+        sessions.forEach(ReliableSession::connectAnswered);
+        long now = 0;
+        long refused = 0;
+        long refusedSessions = 0;
+        for (int roundTrip = 0; roundTrip < 100; roundTrip++) {
+            for (ReliableSession session : sessions) {
+                session.send(body(), now);
+            }
+            now += 10;
+            for (int i = 0; i < nodes; i++) {
+                boolean busy = i % 100 == roundTrip % 100;
+                if (busy && !inFlight.get(i).isEmpty()) {
+                    refusedSessions++;
+                }
+                for (int seq : List.copyOf(inFlight.get(i))) {
+                    inFlight.get(i).remove(Integer.valueOf(seq));
+                    if (busy) {
+                        sessions.get(i).onRefused(seq, now, true);
+                        refused++;
+                    } else {
+                        sessions.get(i).onAck(seq, now);
+                    }
+                }
+                sessions.get(i).tick(now);
+            }
+        }
+        assertThat(refused).as("busy refusals").isGreaterThanOrEqualTo(1_000);
+        assertThat(window.reductions()).as("one signal per session refused, 100 round trips apart")
+                .isEqualTo(refusedSessions);
+        assertThat(window.limit()).as("room for every node's frame").isGreaterThanOrEqualTo(nodes);
     }
 }
