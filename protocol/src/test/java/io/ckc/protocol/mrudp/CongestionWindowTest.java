@@ -24,6 +24,21 @@ class CongestionWindowTest {
         return new Body.Delivery(UUID.randomUUID(), "app", new byte[0]);
     }
 
+    /** {@code nodes} sessions sharing {@code window}; each one's data frames in flight go into its list of {@code inFlight}. */
+    private static List<ReliableSession> sessionsOf(CongestionWindow window, int nodes, List<List<Integer>> inFlight) {
+        List<ReliableSession> sessions = new ArrayList<>();
+        for (int i = 0; i < nodes; i++) {
+            List<Integer> seqs = new ArrayList<>();
+            inFlight.add(seqs);
+            sessions.add(new ReliableSession(UUID.randomUUID(), 1, CONFIG, window, f -> {
+                if (f instanceof Frame.Data data) {
+                    seqs.add(data.seq());
+                }
+            }));
+        }
+        return sessions;
+    }
+
     private static long dataFrames(List<Frame> sent) {
         return sent.stream().filter(f -> f instanceof Frame.Data).count();
     }
@@ -162,26 +177,17 @@ class CongestionWindowTest {
     }
 
     /**
-     * 2,000 nodes on one socket, each sending a message per round trip; the gateway refuses what they send as BUSY for a few
-     * timeouts (the window halves to its floor), then takes everything again. Each node alone would regrow its own
-     * window by a frame per round trip; together, by 2,000. With one frame per round trip for the whole socket the
+     * 2,000 nodes on one socket, each sending a message per round trip; the gateway refuses what they send as BUSY,
+     * a timeout apart, until the window is at its floor, then takes everything again. Each node alone would regrow its
+     * own window by a frame per round trip; together, by 2,000. With one frame per round trip for the whole socket the
      * window was still under 100 frames after 20 round trips.
      */
     @Test
     void aWindowSharedByManySessionsRegrowsByTheSessionsItCarriesAfterABurstOfBusyRefusals() {
         CongestionWindow window = CongestionWindow.forSocket();
         int nodes = 2_000;
-        List<ReliableSession> sessions = new ArrayList<>();
         List<List<Integer>> inFlight = new ArrayList<>();
-        for (int i = 0; i < nodes; i++) {
-            List<Integer> seqs = new ArrayList<>();
-            inFlight.add(seqs);
-            sessions.add(new ReliableSession(UUID.randomUUID(), 1, CONFIG, window, f -> {
-                if (f instanceof Frame.Data data) {
-                    seqs.add(data.seq());
-                }
-            }));
-        }
+        List<ReliableSession> sessions = sessionsOf(window, nodes, inFlight);
         long now = 0;
         sessions.forEach(ReliableSession::connectAnswered);
         int timeouts = 0;
@@ -249,17 +255,8 @@ class CongestionWindowTest {
     void busyRefusalsToAFewSessionsCutOnlyTheirSharesOfTheWindow() {
         CongestionWindow window = CongestionWindow.forSocket();
         int nodes = 1_000;
-        List<ReliableSession> sessions = new ArrayList<>();
         List<List<Integer>> inFlight = new ArrayList<>();
-        for (int i = 0; i < nodes; i++) {
-            List<Integer> seqs = new ArrayList<>();
-            inFlight.add(seqs);
-            sessions.add(new ReliableSession(UUID.randomUUID(), 1, CONFIG, window, f -> {
-                if (f instanceof Frame.Data data) {
-                    seqs.add(data.seq());
-                }
-            }));
-        }
+        List<ReliableSession> sessions = sessionsOf(window, nodes, inFlight);
         sessions.forEach(ReliableSession::connectAnswered);
         long now = 0;
         long refused = 0;
