@@ -129,7 +129,12 @@ final class PerfCommands implements Runnable {
             args.addAll(List.of("--results", results.toString()));
             StackShape stack = new Stack(home).ensure(shape().withChannels(channelOf(options)).withInsecure(insecure));
             int code = Simulator.measuring(home).run(withStack(args, stack), results.resolve("run.log")).exitCode();
-            return Math.max(code, finish(home, results));
+            return Math.max(code, finish(home, results, reportOptions(home)));
+        }
+
+        /** Options of the report that follows the run, beyond the results folder. */
+        List<String> reportOptions(Home home) {
+            return List.of();
         }
 
         /**
@@ -177,9 +182,23 @@ final class PerfCommands implements Runnable {
 
     /** The report of a results folder, and its RESULT lines printed and kept in results.txt. */
     static int finish(Home home, Path results) {
-        int code = Simulator.measuring(home).run(List.of("report", results.toString()), results.resolve("report.log"))
-                .exitCode();
+        return finish(home, results, List.of());
+    }
+
+    /** The same, with options for the report ({@code perf report --help}). */
+    static int finish(Home home, Path results, List<String> reportOptions) {
+        List<String> report = new ArrayList<>(List.of("report", results.toString()));
+        report.addAll(reportOptions);
+        Path log = results.resolve("report.log");
+        int code = Simulator.measuring(home).run(report, log).exitCode();
         keepResults(results).forEach(System.out::println);
+        try {
+            if (Files.exists(log)) { // what the report changed outside the folder (perf/README.md's cost table)
+                Files.readAllLines(log).stream().filter(l -> l.startsWith("updated: ")).forEach(System.out::println);
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
         return code;
     }
 
@@ -227,6 +246,18 @@ final class PerfCommands implements Runnable {
 
         StackShape shape() {
             return StackShape.of(1, 1, List.of());
+        }
+
+        /** A run that measured CKC beside the echo writes perf/README.md's cost per round trip. */
+        @Override
+        List<String> reportOptions(Home home) {
+            List<String> command = new ArrayList<>(List.of("./ckc", "perf", "mqtt"));
+            if (insecure) {
+                command.add("--insecure");
+            }
+            command.addAll(options);
+            return List.of("--readme", home.root.resolve("perf/README.md").toString(), "--command",
+                    String.join(" ", command));
         }
     }
 

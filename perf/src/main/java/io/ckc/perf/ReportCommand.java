@@ -2,6 +2,7 @@ package io.ckc.perf;
 
 import org.HdrHistogram.Histogram;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
 import java.io.ByteArrayOutputStream;
@@ -29,11 +30,21 @@ import java.util.stream.IntStream;
         description = "Tables, CSV and an HTML report from a results folder.")
 final class ReportCommand implements Callable<Integer> {
 
+    /** How a line the report prints about a file it changed outside the results folder begins. */
+    static final String UPDATED = "updated: ";
+
     /** p99 RTT above which a step counts as saturated (the load-testing method), ms. */
     static final double SATURATION_P99_MS = 100;
 
     @Parameters(index = "0", description = "Results folder")
     Path dir;
+
+    @Option(names = "--readme", description = "A README whose cost-per-round-trip section gets this folder's table, if "
+            + "it measured the paths ckc and kafka at a fixed load (perf mqtt)")
+    Path readme;
+
+    @Option(names = "--command", description = "The command line that made the folder, for the table's caption")
+    String command;
 
     PrintStream out = System.out;
 
@@ -45,7 +56,20 @@ final class ReportCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        write(new Results(dir), out);
+        Results results = new Results(dir);
+        write(results, out);
+        java.util.Optional<String> cost = CostTable.markdown(results, command);
+        if (cost.isPresent()) {
+            Files.writeString(dir.resolve(CostTable.FILE), cost.get(), StandardCharsets.UTF_8);
+            if (readme != null && CostTable.comparesCkcWithTheEcho(results)) {
+                Files.writeString(readme, CostTable.splice(Files.readString(readme, StandardCharsets.UTF_8), cost.get()),
+                        StandardCharsets.UTF_8);
+                out.println(UPDATED + readme + ": the cost per round trip is now this run's");
+            } else if (readme != null) {
+                out.println(UPDATED + "none: " + readme + " keeps its cost per round trip (this run did not measure both ckc "
+                        + "and kafka)");
+            }
+        }
         return 0;
     }
 
@@ -609,7 +633,8 @@ final class ReportCommand implements Callable<Integer> {
                     + "overload over delivered msg/s at saturation; recovery_ms: from the end of the overload until p99 "
                     + "stays under " + (int) SATURATION_P99_MS + " ms for " + OverloadCommand.RECOVERED_SECONDS
                     + " seconds; shed: messages the nodes gave back unsent after waiting too long for their socket's "
-                    + "congestion window.</p><pre>");
+                    + "congestion window. Datagrams dropped: by this machine's kernel for a full socket receive buffer, "
+                    + "any socket (the gateways' or the nodes').</p><pre>");
             overloadResults(results).forEach(line -> html.append(Charts.escape(line)).append('\n'));
             html.append("</pre><div class=\"charts\">");
             List<Charts.Series> delivered = new ArrayList<>();
@@ -634,19 +659,22 @@ final class ReportCommand implements Callable<Integer> {
             List<Charts.Series> refusals = new ArrayList<>();
             for (String path : paths) {
                 List<OverloadCommand.Second> timeline = OverloadCommand.read(results, path);
-                addSeries(windows, path + ": nodes", timeline, OverloadCommand.Second::windowFrames);
-                addSeries(windows, path + ": gateways", timeline, OverloadCommand.Second::gatewayWindowFrames);
-                addSeries(refusals, path + ": refused as busy", timeline, OverloadCommand.Second::busyPerSecond);
-                addSeries(refusals, path + ": dropped by the kernel", timeline,
+                // named for what they count, path after: a name that begins with the path takes the path's colour
+                addSeries(windows, "nodes' sockets (" + path + ")", timeline, OverloadCommand.Second::windowFrames);
+                addSeries(windows, "gateways' deliveries (" + path + ")", timeline,
+                        OverloadCommand.Second::gatewayWindowFrames);
+                addSeries(refusals, "messages refused as busy (" + path + ")", timeline,
+                        OverloadCommand.Second::busyPerSecond);
+                addSeries(refusals, "datagrams dropped, full buffers (" + path + ")", timeline,
                         OverloadCommand.Second::kernelDropsPerSecond);
             }
             if (!windows.isEmpty()) {
-                html.append(Charts.line("Congestion windows: the nodes' sockets, the gateways' over deliveries",
-                        "time (s)", "frames allowed in flight, all sockets (log scale)", Charts.Scale.LOG_Y, windows));
+                html.append(Charts.line("Congestion windows", "time (s)",
+                        "frames allowed in flight, all sockets (log scale)", Charts.Scale.LOG_Y, windows));
             }
             if (!refusals.isEmpty()) {
-                html.append(Charts.line("Messages refused as busy by the gateways, datagrams dropped by the kernel "
-                        + "(full receive buffers, any socket)", "time (s)", "per second", Charts.Scale.LINEAR, refusals));
+                html.append(Charts.line("Refused by the gateways, dropped by the kernel", "time (s)",
+                        "messages or datagrams per second", Charts.Scale.LINEAR, refusals));
             }
             html.append("</div>");
         }
