@@ -189,16 +189,8 @@ final class PerfCommands implements Runnable {
     static int finish(Home home, Path results, List<String> reportOptions) {
         List<String> report = new ArrayList<>(List.of("report", results.toString()));
         report.addAll(reportOptions);
-        Path log = results.resolve("report.log");
-        int code = Simulator.measuring(home).run(report, log).exitCode();
+        int code = Simulator.measuring(home).run(report, results.resolve("report.log")).exitCode();
         keepResults(results).forEach(System.out::println);
-        try {
-            if (Files.exists(log)) { // what the report changed outside the folder (perf/README.md's cost table)
-                Files.readAllLines(log).stream().filter(l -> l.startsWith("updated: ")).forEach(System.out::println);
-            }
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
         return code;
     }
 
