@@ -90,8 +90,9 @@ final class PerfAb implements Callable<Integer> {
     private static Path clone(Home home, String side, String commit) {
         Path dir = home.state.resolve("ab").resolve(side);
         if (Files.isDirectory(dir.resolve(".git"))) {
+            // every branch and tag: a revision on a branch other than the one checked out (an experiment) too
             Ckc.runOrFail("fetch into " + dir, home.log("ab-" + side), List.of("git", "-C", dir.toString(), "fetch", "-q",
-                    home.root.toString()));
+                    home.root.toString(), "+refs/heads/*:refs/remotes/origin/*", "+refs/tags/*:refs/tags/*"));
         } else {
             Ckc.deleteTree(dir);
             Ckc.runOrFail("clone for " + side, home.log("ab-" + side), List.of("git", "clone", "-q", home.root.toString(),
