@@ -59,6 +59,11 @@ public final class Dashboards {
                             rate("Retransmissions and late pongs", "datagrams/s",
                                     new Query("sum by (gateway) (rate(ckc_gateway_retransmissions_total[1m]))", "{{gateway}} retransmissions"),
                                     new Query("sum by (gateway) (rate(ckc_gateway_late_pongs_total[1m]))", "{{gateway}} late pongs")),
+                            new Panel("Congestion windows over deliveries (UDP)", "short", "frames", true, List.of(
+                                    new Query("sum by (gateway) (ckc_gateway_downlink_window_frames{frames=\"limit\"})",
+                                            "{{gateway}} limit"),
+                                    new Query("sum by (gateway) (ckc_gateway_downlink_window_frames{frames=\"in_flight\"})",
+                                            "{{gateway}} in flight"))),
                             rate("Sessions opened and refused (BUSY)", "sessions/s",
                                     new Query("sum by (gateway) (rate(ckc_gateway_connects_total[1m]))", "{{gateway}} opened"),
                                     new Query("sum by (gateway) (rate(ckc_gateway_connects_refused_total[1m]))", "{{gateway}} refused")),
