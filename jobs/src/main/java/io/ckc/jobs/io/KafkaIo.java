@@ -69,7 +69,10 @@ public final class KafkaIo {
     public <T> KafkaSink<T> sink(String name, SerializableFunction<T, String> topicOf,
                                  SerializableFunction<T, String> keyOf, SerializableFunction<T, Object> valueOf) {
         Properties producer = KafkaClientConfig.security();
-        producer.put(ProducerConfig.LINGER_MS_CONFIG, "0");
+        // Why 1 ms and not 0: at 0 each record was close to a produce request of its own. A B A B at 2,000 msg/s
+        // (perf/results/2026-11-28-0751-ab): CPU per round trip Flink 270 -> 237 us, gateway 180 -> 156, Kafka
+        // 312 -> 249 (fewer, fuller fetches downstream too), for a round trip's p50 4.7 -> 5.4 ms.
+        producer.put(ProducerConfig.LINGER_MS_CONFIG, "1");
         producer.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true");
         producer.put(ProducerConfig.TRANSACTION_TIMEOUT_CONFIG, "600000");
         return KafkaSink.<T>builder()
