@@ -86,27 +86,24 @@ record StackShape(int gateways, String gatewayProcesses, int appParallelism, int
 
     /** The gateways' reliable-UDP addresses, host:port, gw-1 first. */
     List<String> gatewayAddresses() {
-        List<String> addresses = new ArrayList<>();
-        for (int i = 0; i < gateways; i++) {
-            addresses.add("127.0.0.1:" + (FIRST_UDP_PORT + i));
-        }
-        return addresses;
+        return addresses(FIRST_UDP_PORT);
     }
 
     /** Where the gateways take MQTT devices, as {@link #gatewayAddresses} are their UDP addresses. */
     List<String> mqttAddresses() {
-        List<String> addresses = new ArrayList<>();
-        for (int i = 0; i < gateways; i++) {
-            addresses.add("127.0.0.1:" + (FIRST_MQTT_PORT + i));
-        }
-        return addresses;
+        return addresses(FIRST_MQTT_PORT);
     }
 
     /** Where the gateways serve their Prometheus metrics, host:port, gw-1 first. */
     List<String> metricsAddresses() {
+        return addresses(FIRST_METRICS_PORT);
+    }
+
+    /** host:port of each gateway, one port after the other from {@code firstPort}, gw-1 first. */
+    private List<String> addresses(int firstPort) {
         List<String> addresses = new ArrayList<>();
         for (int i = 0; i < gateways; i++) {
-            addresses.add("127.0.0.1:" + (FIRST_METRICS_PORT + i));
+            addresses.add("127.0.0.1:" + (firstPort + i));
         }
         return addresses;
     }

@@ -18,6 +18,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Callable;
+import java.util.function.ToLongFunction;
 import java.util.stream.IntStream;
 
 /**
@@ -681,7 +682,7 @@ final class ReportCommand implements Callable<Integer> {
 
         /** A series of the seconds that have a figure (not -1), if any has. */
         private static void addSeries(List<Charts.Series> to, String name, List<OverloadCommand.Second> timeline,
-                                      java.util.function.ToLongFunction<OverloadCommand.Second> figure) {
+                                      ToLongFunction<OverloadCommand.Second> figure) {
             List<OverloadCommand.Second> kept = timeline.stream().filter(s -> figure.applyAsLong(s) >= 0).toList();
             if (!kept.isEmpty()) {
                 to.add(Charts.Series.of(name, kept.stream().mapToDouble(OverloadCommand.Second::second).toArray(),
