@@ -19,6 +19,11 @@ public final class SimulatorMain {
     }
 
     public static void main(String[] args) {
+        ProcessHandle.current().parent().ifPresent(command -> endWith(command, () -> {
+            System.err.println("the ./ckc command that started this simulator is gone (pid " + command.pid()
+                    + "): stopping");
+            System.exit(143);
+        }));
         Home home = Home.current();
         CommandLine.IFactory defaults = CommandLine.defaultFactory();
         CommandLine.IFactory factory = new CommandLine.IFactory() {
@@ -75,5 +80,14 @@ public final class SimulatorMain {
             }
         };
         System.exit(new CommandLine(new PerfCommand(), factory).execute(args));
+    }
+
+    /**
+     * Runs {@code stop} when {@code command} ends: a simulator outlives no {@code ./ckc} command that started it,
+     * even one killed with {@code kill -9}, which runs none of its own shutdown hooks (a killed {@code perf
+     * groupcast} left its simulator's fleet sending to the stack).
+     */
+    static void endWith(ProcessHandle command, Runnable stop) {
+        command.onExit().thenRun(stop);
     }
 }
