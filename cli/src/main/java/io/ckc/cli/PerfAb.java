@@ -98,8 +98,9 @@ final class PerfAb implements Callable<Integer> {
             Ckc.runOrFail("clone for " + side, home.log("ab-" + side), List.of("git", "clone", "-q", home.root.toString(),
                     dir.toString()));
         }
+        // --force: a run may have changed a tracked file in the clone (perf mqtt writes perf/README's cost table)
         Ckc.runOrFail("check out " + commit, home.log("ab-" + side), List.of("git", "-C", dir.toString(), "checkout", "-q",
-                "--detach", commit));
+                "--force", "--detach", commit));
         Ckc.say("building " + side + " at " + commit + " in " + dir + "...");
         Ckc.runOrFail("build " + side, home.log("ab-build-" + side), List.of(dir.resolve("ckc").toString(), "build"));
         return dir;
