@@ -143,7 +143,12 @@ final class PerfAb implements Callable<Integer> {
         return List.copyOf(new LinkedHashSet<>(output.stream().filter(line -> line.startsWith("RESULT ")).toList()));
     }
 
-    /** A RESULT line's words: the numbers are figures, the rest (config=8 path=ckc, step=3) says which line it is. */
+    /**
+     * A RESULT line's words: the numbers are figures, the rest (config=8 path=ckc, step=3) says which line it is.
+     * {@code none} is a figure too, never reached ({@code recovery_ms=none}): infinite, so a side's median is
+     * {@code none} if half its runs or more never got there, and the line of a run that did not recover stays in the
+     * same table as one that did.
+     */
     static Row parse(int round, String side, String line) {
         Map<String, Double> figures = new LinkedHashMap<>();
         List<String> label = new ArrayList<>();
@@ -159,6 +164,8 @@ final class PerfAb implements Callable<Integer> {
             try {
                 if (identifies) {
                     label.add(word);
+                } else if (value.equals("none")) {
+                    figures.put(key, Double.POSITIVE_INFINITY);
                 } else {
                     figures.put(key, Double.parseDouble(value));
                 }
@@ -212,6 +219,9 @@ final class PerfAb implements Callable<Integer> {
     private static String format(Double value) {
         if (value == null) {
             return "";
+        }
+        if (value.isInfinite()) {
+            return "none";
         }
         return value == Math.rint(value) && Math.abs(value) < 1e15 ? String.valueOf(value.longValue())
                 : String.format(Locale.ROOT, "%.2f", value);

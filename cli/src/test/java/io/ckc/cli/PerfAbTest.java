@@ -28,6 +28,22 @@ class PerfAbTest {
     }
 
     @Test
+    void aRunThatNeverRecoveredIsInTheSameTableAsOneThatDid() {
+        Map<String, String> revisions = new LinkedHashMap<>();
+        revisions.put("A", "aaaaaaa");
+        revisions.put("B", "bbbbbbb");
+        List<PerfAb.Row> rows = List.of(
+                PerfAb.parse(1, "A", "RESULT path=ckc delivered_ratio=0.84 recovery_ms=none"),
+                PerfAb.parse(1, "B", "RESULT path=ckc delivered_ratio=0.91 recovery_ms=15000"),
+                PerfAb.parse(2, "A", "RESULT path=ckc delivered_ratio=0.54 recovery_ms=9000"),
+                PerfAb.parse(2, "B", "RESULT path=ckc delivered_ratio=0.73 recovery_ms=8000"));
+
+        assertThat(rows).extracting(PerfAb.Row::label).containsOnly("path=ckc");
+        assertThat(PerfAb.table(rows, revisions)).contains("| A1 | 0.84 | none |", "| B1 | 0.91 | 15000 |",
+                "| A median | 0.69 | none |", "| B median | 0.82 | 11500 |");
+    }
+
+    @Test
     void theTableListsEveryRunAndEachSidesMedian() {
         Map<String, String> revisions = new LinkedHashMap<>();
         revisions.put("A", "aaaaaaa");
