@@ -171,6 +171,28 @@ public final class ClientTransport implements AutoCloseable {
         }
     }
 
+    /**
+     * What this socket's nodes hold of their applications' messages, asked of its event loop (waits up to a second):
+     * waiting for a gateway to take them, waiting for room in a window, sent and not acknowledged; null if the loop did
+     * not answer. Where an overload's messages went that never came back.
+     */
+    public long[] heldMessages() throws InterruptedException {
+        if (eventLoop().inEventLoop()) {
+            return countHeld();
+        }
+        try {
+            return eventLoop().submit(this::countHeld).get(1, TimeUnit.SECONDS);
+        } catch (ExecutionException | TimeoutException e) {
+            return null;
+        }
+    }
+
+    private long[] countHeld() {
+        long[] held = new long[3];
+        nodes.values().forEach(node -> node.addHeld(held));
+        return held;
+    }
+
     // The methods below run on the event loop.
 
     void attach(MobileNode node) {

@@ -244,6 +244,19 @@ public final class MobileNode {
         return outbox.size() + retrying.size();
     }
 
+    /**
+     * Adds what this node holds of its application's messages to {@code held}: [0] waiting for a gateway to take them
+     * (the outbox, refused ones to go again), [1] in its session waiting for room in a window, [2] sent and not
+     * acknowledged yet. Read it on the node's event loop.
+     */
+    void addHeld(long[] held) {
+        held[0] += outboxSize() + (retryProbe != null ? 1 : 0);
+        if (session != null) {
+            held[1] += session.queued();
+            held[2] += session.unacknowledged();
+        }
+    }
+
     /** The epoch of the node's current (or latest) session: the session the core routes deliveries to. */
     public long epoch() {
         return epoch;

@@ -205,6 +205,22 @@ class MobileNodeTest {
     }
 
     @Test
+    void aSocketCountsWhatItsNodesHoldSentUnacknowledgedWaitingForRoomOrWaitingForAGateway() throws Exception {
+        FakeGateway gateway = gateway("gw-a");
+        ClientTransport transport = transport(null);
+        MobileNode node = connected(transport, gateway, new Recorder(), ClientConfig.DEFAULT);
+        int limit = Math.min(onLoop(transport, () -> transport.window().limit()),
+                ClientConfig.DEFAULT.reliability().sendWindow());
+        gateway.holdAcks(true);
+        send(node, 200);
+        Await.until("a window's worth sent, the rest waiting for room", 10,
+                () -> call(() -> java.util.Arrays.equals(transport.heldMessages(), new long[] {0, 200 - limit, limit})));
+        node.disconnect(); // what the gateway did not acknowledge waits in the outbox for the next session
+        Await.until("all of it waiting for a gateway", 10,
+                () -> call(() -> java.util.Arrays.equals(transport.heldMessages(), new long[] {200, 0, 0})));
+    }
+
+    @Test
     void messagesRefusedAsBusyGoAgainAndNoneIsHandedBack() throws Exception {
         FakeGateway gateway = gateway("gw-a");
         Recorder recorder = new Recorder();

@@ -358,6 +358,25 @@ final class Fleet implements AutoCloseable {
         return frames;
     }
 
+    /**
+     * What the fleet's nodes hold of the messages sent to them, together: waiting for a gateway, waiting for room in a
+     * window, sent and not acknowledged (see {@link ClientTransport#heldMessages}); null if a socket's loop did not
+     * answer.
+     */
+    long[] heldMessages() throws InterruptedException {
+        long[] held = new long[3];
+        for (ClientTransport transport : transports) {
+            long[] socket = transport.heldMessages();
+            if (socket == null) {
+                return null;
+            }
+            for (int i = 0; i < held.length; i++) {
+                held[i] += socket[i];
+            }
+        }
+        return held;
+    }
+
     @Override
     public void close() throws InterruptedException {
         nodes.forEach(MobileNode::close); // their Disconnects leave before each transport closes

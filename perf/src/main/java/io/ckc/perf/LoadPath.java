@@ -49,6 +49,14 @@ interface LoadPath extends AutoCloseable {
         return -1;
     }
 
+    /**
+     * What the path's nodes hold of the messages sent to them: waiting for a gateway, waiting for room in a window,
+     * sent and not acknowledged; null where it does not know (MQTT, the baseline) or a socket did not answer.
+     */
+    default long[] heldMessages() throws InterruptedException {
+        return null;
+    }
+
     /** Node {@code node} loses its link at once, as when its network goes away, and connects again as it would. */
     default void linkLost(int node) {
         throw new UnsupportedOperationException("this path has no links to lose");
@@ -209,6 +217,10 @@ interface LoadPath extends AutoCloseable {
                 return udpPath.windowFrames();
             }
 
+            public long[] heldMessages() throws InterruptedException {
+                return udpPath.heldMessages();
+            }
+
             public long duplicatesDroppedByNodes() {
                 return udpPath.duplicatesDroppedByNodes() + mqttPath.duplicatesDroppedByNodes();
             }
@@ -275,6 +287,10 @@ interface LoadPath extends AutoCloseable {
 
             public long windowFrames() throws InterruptedException {
                 return fleet.windowFrames();
+            }
+
+            public long[] heldMessages() throws InterruptedException {
+                return fleet.heldMessages();
             }
 
             public long duplicatesDroppedByNodes() {

@@ -633,7 +633,8 @@ final class ReportCommand implements Callable<Integer> {
                     + "half of it, one after the other; one point per second. delivered_ratio: delivered msg/s under "
                     + "overload over delivered msg/s at saturation; recovery_ms: from the end of the overload until p99 "
                     + "stays under " + (int) SATURATION_P99_MS + " ms for " + OverloadCommand.RECOVERED_SECONDS
-                    + " seconds; shed: messages the nodes gave back unsent after waiting too long for their socket's "
+                    + " seconds that together deliver " + Math.round(OverloadCommand.RECOVERED_SHARE * 100)
+                    + "% of the load offered in them; shed: messages the nodes gave back unsent after waiting too long for their socket's "
                     + "congestion window. Datagrams dropped: by this machine's kernel for a full socket receive buffer, "
                     + "any socket (the gateways' or the nodes').</p><pre>");
             overloadResults(results).forEach(line -> html.append(Charts.escape(line)).append('\n'));
@@ -658,6 +659,7 @@ final class ReportCommand implements Callable<Integer> {
                     p99));
             List<Charts.Series> windows = new ArrayList<>();
             List<Charts.Series> refusals = new ArrayList<>();
+            List<Charts.Series> held = new ArrayList<>();
             for (String path : paths) {
                 List<OverloadCommand.Second> timeline = OverloadCommand.read(results, path);
                 // named for what they count, path after: a name that begins with the path takes the path's colour
@@ -668,6 +670,10 @@ final class ReportCommand implements Callable<Integer> {
                         OverloadCommand.Second::busyPerSecond);
                 addSeries(refusals, "datagrams dropped, full buffers (" + path + ")", timeline,
                         OverloadCommand.Second::kernelDropsPerSecond);
+                addSeries(held, "waiting for a gateway (" + path + ")", timeline, OverloadCommand.Second::heldWaiting);
+                addSeries(held, "waiting for window room (" + path + ")", timeline, OverloadCommand.Second::heldQueued);
+                addSeries(held, "sent, not acknowledged (" + path + ")", timeline,
+                        OverloadCommand.Second::heldInFlight);
             }
             if (!windows.isEmpty()) {
                 html.append(Charts.line("Congestion windows", "time (s)",
@@ -676,6 +682,10 @@ final class ReportCommand implements Callable<Integer> {
             if (!refusals.isEmpty()) {
                 html.append(Charts.line("Refused by the gateways, dropped by the kernel", "time (s)",
                         "messages or datagrams per second", Charts.Scale.LINEAR, refusals));
+            }
+            if (!held.isEmpty()) {
+                html.append(Charts.line("Messages the nodes hold", "time (s)", "messages, all nodes",
+                        Charts.Scale.LINEAR, held));
             }
             html.append("</div>");
         }

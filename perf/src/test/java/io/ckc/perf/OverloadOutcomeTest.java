@@ -15,8 +15,9 @@ class OverloadOutcomeTest {
         for (int i = 0; i < delivered.length; i++) {
             OverloadCommand.Phase phase = i < 4 ? OverloadCommand.Phase.SATURATION
                     : i < 8 ? OverloadCommand.Phase.OVERLOAD : OverloadCommand.Phase.AFTER;
-            seconds.add(new OverloadCommand.Second("ckc", i + 1, phase, 1000, (long) delivered[i], p99[i], p99[i] / 2,
-                    100, 0, dropped[i], 128, 256, 0, 0));
+            double offered = phase == OverloadCommand.Phase.AFTER ? 500 : 1000; // half the saturation load after
+            seconds.add(new OverloadCommand.Second("ckc", i + 1, phase, offered, (long) delivered[i], p99[i], p99[i] / 2,
+                    100, 0, dropped[i], 128, 256, 0, 0, 0, 0, 0));
         }
         return seconds;
     }
@@ -49,6 +50,18 @@ class OverloadOutcomeTest {
                 100, 100, 100, 0);
         assertThat(outcome.recoveryMs()).isNull();
         assertThat(outcome.resultLine()).contains("recovery_ms=none");
+    }
+
+    @Test
+    void aPathThatAnswersFastButCarriesTooLittleOfTheLoadHasNotRecovered() {
+        double[] delivered = {1000, 1000, 1000, 1000, 10, 10, 10, 10, 190, 190, 190, 190, 190, 190, 440, 450, 460, 450,
+                450};
+        double[] p99 = new double[delivered.length];
+        java.util.Arrays.fill(p99, 30);
+        OverloadCommand.Outcome outcome = OverloadCommand.outcome("ckc", 2, timeline(delivered, p99,
+                new long[delivered.length]), 0, 100, 100, 100, 0);
+        assertThat(outcome.recoveryMs()).as("0.38 of the 500 msg/s offered until the 7th second after, then 0.90")
+                .isEqualTo(6_000L);
     }
 
     @Test
@@ -89,7 +102,7 @@ class OverloadOutcomeTest {
     @Test
     void aSecondKeepsTheCongestionWindowsAndRefusalsAndAnOlderTimelineReadsWithout() {
         OverloadCommand.Second second = new OverloadCommand.Second("ckc", 7, OverloadCommand.Phase.OVERLOAD, 2000, 1800,
-                45.5, 12.25, 2000, 3, 0, 4096, 128, 250, 17);
+                45.5, 12.25, 2000, 3, 0, 4096, 128, 250, 17, 900, 40, 3100);
         assertThat(OverloadCommand.Second.parse(second.csv())).isEqualTo(second);
         assertThat(OverloadCommand.Second.parse("ckc,7,overload,2000,1800,45.500,12.250,2000,3,0").windowFrames())
                 .as("a timeline from before windows were kept").isEqualTo(-1);
@@ -97,5 +110,10 @@ class OverloadOutcomeTest {
         assertThat(List.of(before.windowFrames(), before.gatewayWindowFrames(), before.busyPerSecond(),
                 before.kernelDropsPerSecond())).as("a timeline from before the gateways' windows were kept")
                 .containsExactly(4096L, -1L, -1L, -1L);
+        OverloadCommand.Second withoutHeld = OverloadCommand.Second.parse(
+                "ckc,7,overload,2000,1800,45.500,12.250,2000,3,0,4096,128,250,17");
+        assertThat(List.of(withoutHeld.kernelDropsPerSecond(), withoutHeld.heldWaiting(), withoutHeld.heldQueued(),
+                withoutHeld.heldInFlight())).as("a timeline from before the nodes' messages were counted")
+                .containsExactly(17L, -1L, -1L, -1L);
     }
 }

@@ -369,6 +369,16 @@ public final class ReliableSession {
         return !unacked.isEmpty() || !queued.isEmpty();
     }
 
+    /** Frames sent and not acknowledged yet. */
+    public int unacknowledged() {
+        return unacked.size();
+    }
+
+    /** Frames waiting for room in the send or congestion window, not sent yet. */
+    public int queued() {
+        return queued.size();
+    }
+
     public long retransmissions() {
         return retransmissions;
     }
