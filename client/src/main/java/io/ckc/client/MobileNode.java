@@ -405,6 +405,12 @@ public final class MobileNode {
         }
         List<Body.Outgoing> late = outgoing(session.expireQueued(now, config.queueLimitMs()));
         if (!late.isEmpty()) {
+            if (retryProbe != null && late.stream().anyMatch(message -> message == retryProbe)) {
+                // Shed while it waited for room in the window: no answer will come for it, and what waits behind it
+                // goes on without it, as when it is refused again (it waited for that answer forever once).
+                retryProbe = null;
+                outboxRetryAtMs = now;
+            }
             listener.unsentMessages(this, late);
         }
         if (handover.draining()) {

@@ -283,6 +283,38 @@ class MobileNodeTest {
         assertThat(recorder.unsent.get()).isZero();
     }
 
+    /**
+     * A refused message goes again alone, and what the application sends meanwhile waits behind it. When that one is
+     * shed instead (it waited too long for room in its socket's window), the others must go on: once they waited for
+     * its answer forever, and after an overload (2026-11-28) two thirds of the simulator's nodes kept every message
+     * they were given in the outbox, connected and sending nothing.
+     */
+    @Test
+    void theMessagesWaitingBehindARefusedOneGoOnWhenItIsShedWaitingForRoomInTheWindow() throws Exception {
+        FakeGateway gateway = gateway("gw-a");
+        ClientTransport transport = transport(null);
+        Recorder shedding = new Recorder();
+        MobileNode node = connected(transport, gateway, shedding,
+                ClientConfig.DEFAULT.withReconnectDelay(1_000).withMaxQueueDelay(1_000));
+        MobileNode other = connected(transport, gateway, new Recorder(), ClientConfig.DEFAULT.withReliability(
+                new ReliabilityConfig(500, 4_000, 8, 1_024, 256)));
+        gateway.refuseMessages(1, ErrorCode.PUBLISH_FAILED);
+        node.send("echo", new byte[] {1}, null);
+        Await.until("refused", 10, () -> call(() -> gateway.refusalsLeft() == 0));
+        gateway.holdAcks(true);
+        int fill = onLoop(transport, () -> transport.window().limit()) + 10;
+        send(other, fill); // the socket's window full: the refused message, sent again alone, waits for room
+        Await.until("the refused message handed back after waiting for room", 10, () -> shedding.unsent.get() == 1);
+        gateway.holdAcks(false);
+        Await.until("the other node's messages taken", 30,
+                () -> call(() -> gateway.receivedFrom(other.id()).size() == fill));
+
+        UUID next = node.send("echo", new byte[] {2}, null);
+        Await.until("the message sent after it taken", 10,
+                () -> call(() -> gateway.receivedFrom(node.id()).contains(next)));
+        assertThat(shedding.unsent.get()).isEqualTo(1);
+    }
+
     @Test
     void aNodeThatDisconnectsKeepsWhatItsGatewayDidNotAcknowledgeForItsNextSessionAndCloseHandsBackWhatIsLeft()
             throws Exception {
