@@ -6,6 +6,7 @@ import io.ckc.protocol.records.Context;
 import io.ckc.protocol.records.ContextReport;
 import io.ckc.protocol.records.Groupcast;
 import io.prometheus.metrics.core.metrics.Counter;
+import org.apache.kafka.clients.producer.BufferExhaustedException;
 
 import java.util.HashSet;
 import java.util.UUID;
@@ -152,9 +153,23 @@ final class ShardUplink {
         if (error == null) {
             accepted.inc();
             session.link.acknowledge(ref);
+        } else if (bufferFull(error)) {
+            // The producer's buffer is full (it never blocks a loop): Kafka takes less than the gateway is given, the
+            // core is behind. Under twice the saturation load 318,143 messages were refused so as PUBLISH_FAILED, which
+            // every node sends again a second later, where BUSY lets one that sheds late messages hand them back.
+            refuseUnwritten(session, ref, messageId, Refusal.BUSY, "the core is behind: try again later");
         } else {
             refuseUnwritten(session, ref, messageId, Refusal.PUBLISH_FAILED, "core unavailable: " + error.getMessage());
         }
+    }
+
+    private static boolean bufferFull(Throwable error) {
+        for (Throwable cause = error; cause != null; cause = cause.getCause()) {
+            if (cause instanceof BufferExhaustedException) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /**

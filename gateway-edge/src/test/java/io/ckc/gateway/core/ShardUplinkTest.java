@@ -126,6 +126,19 @@ class ShardUplinkTest {
     }
 
     @Test
+    void aMessageThatFindsTheProducersBufferFullIsRefusedAsBusyAndHoldsTheNodesLaterOnes() {
+        ShardUplink uplink = uplink();
+        publisher.hold();
+        uplink.uplink(session, 1, toEcho(null, "1".getBytes()));
+        publisher.failHeld(new java.util.concurrent.CompletionException(new org.apache.kafka.clients.producer
+                .BufferExhaustedException("Failed to allocate 212 bytes within the configured max blocking time 0 ms")));
+        runLoop();
+        uplink.uplink(session, 2, toEcho(null, "2".getBytes()));
+        assertThat(link.calls).containsExactly("reject 1 BUSY", "reject 2 PUBLISH_FAILED");
+        assertThat(metrics.rejected.labelValues(Refusal.BUSY.name()).get()).isEqualTo(1.0);
+    }
+
+    @Test
     void badUplinksAreRefusedWithTheirReasonAndNothingIsPublished() {
         ShardUplink uplink = uplink();
         uplink.uplink(session, 1, new Uplink.ToChannel(UUID.randomUUID(), "nowhere", null, new byte[1]));
