@@ -27,18 +27,11 @@ public final class UplinkAdmission {
     /** RFC 8033's gains per update, for delays in seconds. */
     private static final double ALPHA = 0.125;
     private static final double BETA = 1.25;
-    static final double MAX_STEP_PER_SECOND = 0.2;
 
     private final long targetMs;
     private final long burstAllowanceMs;
     private final long updateMs;
-    /**
-     * How far the probability moves in one update at most, either way: {@link #MAX_STEP_PER_SECOND} a second. RFC 8033
-     * caps a rise at 2% per 15 ms update, for a queue whose delay answers within milliseconds; here an age answers a
-     * change of the refusals only after a trip through Kafka and the jobs, seconds under overload. At RFC 8033's pace
-     * (1.3 a second, and no cap on a fall) the probability swung between 0 and 1 within a second each way, all through
-     * an overload of twice the saturation load (perf overload, 2026-11-28): the stack alternately flooded and idle.
-     */
+    /** RFC 8033 raises a probability of 10% or more by at most 2% per 15 ms update: the same per second here. */
     private final double maxStep;
     private final long[] ages = new long[SAMPLES];
     private final long[] sorted = new long[SAMPLES];
@@ -62,7 +55,7 @@ public final class UplinkAdmission {
         this.targetMs = targetMs;
         this.burstAllowanceMs = burstAllowanceMs;
         this.updateMs = updateMs;
-        this.maxStep = MAX_STEP_PER_SECOND * updateMs / 1000.0;
+        this.maxStep = 0.02 * Math.max(1, updateMs / 15.0);
     }
 
     /** The age of one delivery read from Kafka (now minus its record timestamp), in ms. */
@@ -111,12 +104,15 @@ public final class UplinkAdmission {
                 // outage that is over into messages handed back. Only an age that holds or grows raises it.
                 delta = Math.min(delta, 0);
             }
-            double next = p + delta * scale(p);
-            if (latestMedianMs < targetMs / 2 && previousAgeS * 1000 < targetMs / 2.0) {
-                next *= 0.98; // well under the target twice in a row: decay
+            delta *= scale(p);
+            if (p >= 0.1 && delta > maxStep) {
+                delta = maxStep;
             }
-            next = Math.max(0, Math.min(1, Math.max(p - maxStep, Math.min(p + maxStep, next))));
-            refuseProbability = next < 1e-6 ? 0 : next;
+            p = Math.max(0, Math.min(1, p + delta));
+            if (latestMedianMs < targetMs / 2 && previousAgeS * 1000 < targetMs / 2.0) {
+                p *= 0.98; // well under the target twice in a row: decay
+            }
+            refuseProbability = p < 1e-6 ? 0 : p;
         }
         previousAgeS = ageS;
     }
