@@ -19,7 +19,9 @@ public final class SimulatorMain {
     }
 
     public static void main(String[] args) {
-        ProcessHandle.current().parent().ifPresent(command -> endWith(command, () -> {
+        // A simulator outlives no ./ckc command that started it, even one killed with kill -9, which runs none of its
+        // own shutdown hooks (a killed perf groupcast left its simulator's fleet sending to the stack).
+        ProcessHandle.current().parent().ifPresent(command -> command.onExit().thenRun(() -> {
             System.err.println("the ./ckc command that started this simulator is gone (pid " + command.pid()
                     + "): stopping");
             System.exit(143);
@@ -80,14 +82,5 @@ public final class SimulatorMain {
             }
         };
         System.exit(new CommandLine(new PerfCommand(), factory).execute(args));
-    }
-
-    /**
-     * Runs {@code stop} when {@code command} ends: a simulator outlives no {@code ./ckc} command that started it,
-     * even one killed with {@code kill -9}, which runs none of its own shutdown hooks (a killed {@code perf
-     * groupcast} left its simulator's fleet sending to the stack).
-     */
-    static void endWith(ProcessHandle command, Runnable stop) {
-        command.onExit().thenRun(stop);
     }
 }

@@ -2,14 +2,16 @@ package io.ckc.cli;
 
 import org.junit.jupiter.api.Test;
 
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 /** The A/B table: what a RESULT line is about, its figures, every round and the medians of each side. */
 class PerfAbTest {
+
+    private static final Map<String, String> REVISIONS = new TreeMap<>(Map.of("A", "aaaaaaa", "B", "bbbbbbb"));
 
     @Test
     void aRunsResultLinesCountOnceEvenWhenTheCommandRecapsThem() {
@@ -29,9 +31,6 @@ class PerfAbTest {
 
     @Test
     void aRunThatNeverRecoveredIsInTheSameTableAsOneThatDid() {
-        Map<String, String> revisions = new LinkedHashMap<>();
-        revisions.put("A", "aaaaaaa");
-        revisions.put("B", "bbbbbbb");
         List<PerfAb.Row> rows = List.of(
                 PerfAb.parse(1, "A", "RESULT path=ckc delivered_ratio=0.84 recovery_ms=none"),
                 PerfAb.parse(1, "B", "RESULT path=ckc delivered_ratio=0.91 recovery_ms=15000"),
@@ -39,22 +38,19 @@ class PerfAbTest {
                 PerfAb.parse(2, "B", "RESULT path=ckc delivered_ratio=0.73 recovery_ms=8000"));
 
         assertThat(rows).extracting(PerfAb.Row::label).containsOnly("path=ckc");
-        assertThat(PerfAb.table(rows, revisions)).contains("| A1 | 0.84 | none |", "| B1 | 0.91 | 15000 |",
+        assertThat(PerfAb.table(rows, REVISIONS)).contains("| A1 | 0.84 | none |", "| B1 | 0.91 | 15000 |",
                 "| A median | 0.69 | none |", "| B median | 0.82 | 11500 |");
     }
 
     @Test
     void theTableListsEveryRunAndEachSidesMedian() {
-        Map<String, String> revisions = new LinkedHashMap<>();
-        revisions.put("A", "aaaaaaa");
-        revisions.put("B", "bbbbbbb");
         List<PerfAb.Row> rows = List.of(
                 PerfAb.parse(1, "A", "RESULT nodes=1000 rtt_p99_ms=40"),
                 PerfAb.parse(1, "B", "RESULT nodes=1000 rtt_p99_ms=30"),
                 PerfAb.parse(2, "A", "RESULT nodes=1000 rtt_p99_ms=60"),
                 PerfAb.parse(2, "B", "RESULT nodes=1000 rtt_p99_ms=20"));
 
-        List<String> table = PerfAb.table(rows, revisions);
+        List<String> table = PerfAb.table(rows, REVISIONS);
 
         assertThat(table).contains("| run | nodes | rtt_p99_ms |", "| A1 | 1000 | 40 |", "| B1 | 1000 | 30 |",
                 "| A2 | 1000 | 60 |", "| B2 | 1000 | 20 |", "| A median | 1000 | 50 |", "| B median | 1000 | 25 |");

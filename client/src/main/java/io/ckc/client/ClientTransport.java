@@ -161,14 +161,8 @@ public final class ClientTransport implements AutoCloseable {
      * up to a second for it); -1 if the loop did not answer.
      */
     public int windowLimit() throws InterruptedException {
-        if (eventLoop().inEventLoop()) {
-            return window.limit();
-        }
-        try {
-            return eventLoop().submit(window::limit).get(1, TimeUnit.SECONDS);
-        } catch (ExecutionException | TimeoutException e) {
-            return -1;
-        }
+        Integer limit = askLoop(window::limit);
+        return limit == null ? -1 : limit;
     }
 
     /**
@@ -177,20 +171,24 @@ public final class ClientTransport implements AutoCloseable {
      * not answer. Where an overload's messages went that never came back.
      */
     public long[] heldMessages() throws InterruptedException {
-        if (eventLoop().inEventLoop()) {
-            return countHeld();
-        }
-        try {
-            return eventLoop().submit(this::countHeld).get(1, TimeUnit.SECONDS);
-        } catch (ExecutionException | TimeoutException e) {
-            return null;
-        }
+        return askLoop(() -> {
+            long[] held = new long[3];
+            nodes.values().forEach(node -> node.addHeld(held));
+            return held;
+        });
     }
 
-    private long[] countHeld() {
-        long[] held = new long[3];
-        nodes.values().forEach(node -> node.addHeld(held));
-        return held;
+    /** Asks this socket's event loop (at once on it; from another thread, waiting up to a second); null unanswered. */
+    private <T> T askLoop(java.util.concurrent.Callable<T> question) throws InterruptedException {
+        try {
+            return eventLoop().inEventLoop() ? question.call() : eventLoop().submit(question).get(1, TimeUnit.SECONDS);
+        } catch (ExecutionException | TimeoutException e) {
+            return null;
+        } catch (InterruptedException e) {
+            throw e;
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
     }
 
     // The methods below run on the event loop.

@@ -8,12 +8,14 @@ import io.ckc.protocol.records.Context;
 import io.ckc.protocol.records.ContextReport;
 import io.ckc.protocol.records.Groupcast;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import org.apache.kafka.clients.producer.BufferExhaustedException;
 import org.junit.jupiter.api.Test;
 
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.CompletionException;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -130,8 +132,8 @@ class ShardUplinkTest {
         ShardUplink uplink = uplink();
         publisher.hold();
         uplink.uplink(session, 1, toEcho(null, "1".getBytes()));
-        publisher.failHeld(new java.util.concurrent.CompletionException(new org.apache.kafka.clients.producer
-                .BufferExhaustedException("Failed to allocate 212 bytes within the configured max blocking time 0 ms")));
+        publisher.failHeld(new CompletionException(new BufferExhaustedException(
+                "Failed to allocate 212 bytes within the configured max blocking time 0 ms")));
         runLoop();
         uplink.uplink(session, 2, toEcho(null, "2".getBytes()));
         assertThat(link.calls).containsExactly("reject 1 BUSY", "reject 2 PUBLISH_FAILED");
