@@ -14,7 +14,6 @@ import org.bouncycastle.tls.TlsContext;
 import org.bouncycastle.tls.TlsPSKIdentityManager;
 import org.bouncycastle.tls.TlsUtils;
 import org.bouncycastle.tls.crypto.TlsCrypto;
-import org.bouncycastle.tls.crypto.impl.jcajce.JcaTlsCryptoProvider;
 
 import java.io.IOException;
 import java.security.SecureRandom;
@@ -29,8 +28,8 @@ import java.util.function.Function;
  */
 public final class DtlsPeers {
 
-    /** One process-wide crypto: the JDK's providers, one secure random. */
-    static final TlsCrypto CRYPTO = new JcaTlsCryptoProvider().create(new SecureRandom());
+    /** One process-wide crypto: the JDK's providers (X25519 by Bouncy Castle), one secure random. */
+    static final TlsCrypto CRYPTO = new HandshakeCrypto(new SecureRandom());
 
     /** ECDHE key agreement authenticated by the PSK, with AES-128-GCM first (RFC 8442) and ChaCha20-Poly1305 next. */
     private static final int[] CIPHER_SUITES = {
