@@ -4,7 +4,7 @@ import org.bouncycastle.tls.DatagramTransport;
 
 import java.io.InterruptedIOException;
 import java.net.InetSocketAddress;
-import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
@@ -36,7 +36,11 @@ public final class DatagramQueue implements DatagramTransport {
     private record Datagram(byte[] bytes, InetSocketAddress sender) {
     }
 
-    private final BlockingQueue<Datagram> in = new ArrayBlockingQueue<>(CAPACITY);
+    /**
+     * Linked, not an array: a session holds its queue for life, mostly empty, and an array of {@value #CAPACITY}
+     * slots was a kilobyte of every session's heap.
+     */
+    private final BlockingQueue<Datagram> in = new LinkedBlockingQueue<>(CAPACITY);
     private final Drained drained = new Drained();
     private final Consumer<byte[]> out;
     private volatile boolean waits = true;

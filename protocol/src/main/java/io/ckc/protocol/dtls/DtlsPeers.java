@@ -66,6 +66,7 @@ public final class DtlsPeers {
             throw new IOException("the peer did not agree to connection IDs");
         }
         queue.stopWaiting();
+        server.forgetHandshake();
         return new Accepted(new DtlsSession(transport, queue, connectionId), server.identity);
     }
 
@@ -79,6 +80,7 @@ public final class DtlsPeers {
             throw new IOException("the gateway did not agree to connection IDs");
         }
         queue.stopWaiting();
+        client.forgetHandshake();
         return new DtlsSession(transport, queue, connectionId);
     }
 
@@ -137,6 +139,18 @@ public final class DtlsPeers {
         boolean usesConnectionIds() {
             return DtlsPeers.usesConnectionIds(context);
         }
+
+        /**
+         * Drops what only the handshake read: the record layer keeps this object for the session's life (a gateway
+         * holds one per node), and the extensions both ends sent were a dozen hash table entries of it.
+         */
+        void forgetHandshake() {
+            clientExtensions = null;
+            serverExtensions.clear();
+            offeredCipherSuites = null;
+            cipherSuites = null;
+            protocolVersions = null;
+        }
     }
 
     private static final class NodeClient extends PSKTlsClient {
@@ -169,6 +183,15 @@ public final class DtlsPeers {
 
         boolean usesConnectionIds() {
             return DtlsPeers.usesConnectionIds(context);
+        }
+
+        /** Drops what only the handshake read, as the gateway's end does ({@link NodeServer#forgetHandshake}). */
+        void forgetHandshake() {
+            protocolVersions = null;
+            cipherSuites = null;
+            supportedGroups = null;
+            supportedSignatureAlgorithms = null;
+            supportedSignatureAlgorithmsCert = null;
         }
     }
 }

@@ -8,6 +8,7 @@ import org.bouncycastle.tls.TlsFatalAlert;
 import org.bouncycastle.tls.crypto.TlsAgreement;
 import org.bouncycastle.tls.crypto.TlsECConfig;
 import org.bouncycastle.tls.crypto.TlsECDomain;
+import org.bouncycastle.tls.crypto.TlsNonceGenerator;
 import org.bouncycastle.tls.crypto.TlsSecret;
 import org.bouncycastle.tls.crypto.impl.jcajce.JcaTlsCrypto;
 
@@ -27,6 +28,20 @@ final class HandshakeCrypto extends JcaTlsCrypto {
 
     HandshakeCrypto(SecureRandom random) {
         super(new DefaultJcaJceHelper(), random, random);
+    }
+
+    /**
+     * The randoms of every handshake from the one process-wide secure random. Bouncy Castle's own made a generator of
+     * its own per session (a SHA-512 hash DRBG with its state, about a kilobyte), kept for the session's life though
+     * used only in its handshake: records take their nonces from their sequence numbers.
+     */
+    @Override
+    public TlsNonceGenerator createNonceGenerator(byte[] additionalSeedMaterial) {
+        return size -> {
+            byte[] nonce = new byte[size];
+            getSecureRandom().nextBytes(nonce);
+            return nonce;
+        };
     }
 
     @Override
