@@ -328,17 +328,43 @@ final class PerfCommands implements Runnable {
 
     @Command(name = "capacity", description = "Idle nodes join one gateway in batches: heap, resident memory and CPU per node.")
     static final class Capacity extends OnStack {
+        /** Heap the gateway and the simulator get per node to hold, beyond a GB of their own. */
+        static final int HEAP_BYTES_PER_NODE = 8 * 1024;
+
+        @Option(names = {"--nodes", "--max"}, defaultValue = "100000", description = "Idle nodes to hold (default "
+                + "${DEFAULT-VALUE}); the gateway and the simulator get 8 KB of heap per node beyond 1 GB, at least "
+                + "their defaults")
+        int nodes;
+
+        @Option(names = "--keepalive-seconds", defaultValue = "15", description = "How often an idle node that heard "
+                + "nothing pings its gateway (default ${DEFAULT-VALUE}, the SDK's); past 15 s the gateway's session "
+                + "timeout (CKC_SESSION_TIMEOUT_MS, 30 s) becomes twice it")
+        int keepaliveSeconds;
+
         String scenario() {
             return "capacity";
         }
 
         StackShape shape() {
-            return StackShape.of(1, 1, List.of());
+            return StackShape.of(1, 1, List.of()).withGateways(heapGb(nodes, StackShape.DEFAULT_GATEWAY_HEAP_GB),
+                    gatewaySettings(keepaliveSeconds));
+        }
+
+        /** GB of heap for a JVM that holds {@code nodes}: 8 KB each and 1 GB, at least {@code atLeast}; 0 for that. */
+        static int heapGb(int nodes, int atLeast) {
+            int gb = (int) Math.ceil((double) nodes * HEAP_BYTES_PER_NODE / (1L << 30)) + 1;
+            return gb > atLeast ? gb : 0;
+        }
+
+        /** The gateway times a session out after twice the nodes' keepalive, and never sooner than by default. */
+        static List<String> gatewaySettings(int keepaliveSeconds) {
+            return keepaliveSeconds <= 15 ? List.of()
+                    : List.of("CKC_SESSION_TIMEOUT_MS=" + 2_000L * keepaliveSeconds);
         }
 
         @Override
         Set<String> setHere() {
-            return Set.of("--gateway", "--mqtt-gateway", "--metrics", "--gateway-pid-file", "--csv");
+            return Set.of("--gateway", "--mqtt-gateway", "--gateway-pid-file", "--csv");
         }
 
         @Override
@@ -348,8 +374,8 @@ final class PerfCommands implements Runnable {
             }
             Home home = Home.current();
             List<String> args = simulatorArgs(scenario(), options, setHere());
-            args.addAll(List.of("--gateway", "127.0.0.1:" + StackShape.FIRST_UDP_PORT, "--metrics",
-                    "http://127.0.0.1:" + StackShape.FIRST_METRICS_PORT + "/metrics"));
+            args.addAll(List.of("--gateway", "127.0.0.1:" + StackShape.FIRST_UDP_PORT, "--nodes", String.valueOf(nodes),
+                    "--keepalive-seconds", String.valueOf(keepaliveSeconds)));
             checkSimulatorArgs(args);
             Path results = home.newResults(scenario());
             args.addAll(List.of("--csv", results.resolve("capacity.csv").toString()));
@@ -357,7 +383,8 @@ final class PerfCommands implements Runnable {
             StackShape shape = stack.ensure(shape().withInsecure(insecure));
             args.addAll(List.of("--gateway-pid-file", stack.firstGatewayPidFile().toString(), "--mqtt-gateway",
                     shape.mqttAddresses().get(0)));
-            int code = Simulator.capacity(home).run(args, results.resolve("run.log")).exitCode();
+            int code = Simulator.capacity(home, heapGb(nodes, Simulator.CAPACITY_HEAP_GB)).run(args,
+                    results.resolve("run.log")).exitCode();
             keepResults(results);
             return code;
         }

@@ -55,9 +55,12 @@ final class Simulator {
         return new Simulator(home, List.of("-Xmx4g", "-XX:+UseG1GC"));
     }
 
-    /** A hundred thousand idle nodes and their sessions. */
-    static Simulator capacity(Home home) {
-        return new Simulator(home, List.of("-Xmx8g", "-XX:+UseG1GC"));
+    /** The capacity run's heap unless it asks for more: a hundred thousand idle nodes and their sessions. */
+    static final int CAPACITY_HEAP_GB = 8;
+
+    /** The capacity run's idle nodes and their sessions, on {@code heapGb} of heap (0: {@link #CAPACITY_HEAP_GB}). */
+    static Simulator capacity(Home home, int heapGb) {
+        return new Simulator(home, List.of("-Xmx" + (heapGb > 0 ? heapGb : CAPACITY_HEAP_GB) + "g", "-XX:+UseG1GC"));
     }
 
     /** The end-to-end probe and warm-up of {@code up}. */

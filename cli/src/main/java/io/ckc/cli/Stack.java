@@ -200,6 +200,7 @@ final class Stack {
     private void startGateways(StackShape shape) {
         if (shape.gatewayProcesses().equals("one")) {
             Map<String, String> env = new HashMap<>(security);
+            env.putAll(shape.gatewayEnvironment());
             env.putAll(Map.of("CKC_GATEWAY_IDS", String.join(",", shape.gatewayIds()),
                     "CKC_KAFKA_BOOTSTRAP", KafkaBroker.BOOTSTRAP, "CKC_UDP_HOST", "127.0.0.1",
                     "CKC_UDP_PORT", String.valueOf(StackShape.FIRST_UDP_PORT),
@@ -207,7 +208,7 @@ final class Stack {
                     "CKC_MQTT_WS_PORT", String.valueOf(StackShape.FIRST_MQTT_WS_PORT),
                     "CKC_METRICS_PORT", String.valueOf(StackShape.FIRST_METRICS_PORT)));
             processes.start("gateways", home.log("gateways"), env,
-                    List.of("java", "-Xmx3g", "-XX:+UseG1GC", processes.gcLog("gateways"), "-jar",
+                    List.of("java", "-Xmx" + shape.gatewayHeap(), "-XX:+UseG1GC", processes.gcLog("gateways"), "-jar",
                             home.gatewayJar().toString()));
             for (String id : shape.gatewayIds()) {
                 processes.awaitLog("gateways", home.log("gateways"), "Gateway " + id + " listening on udp",
@@ -216,7 +217,7 @@ final class Stack {
             return;
         }
         for (int i = 1; i <= shape.gateways(); i++) {
-            launchGateway(i);
+            launchGateway(shape, i);
         }
         for (int i = 1; i <= shape.gateways(); i++) {
             awaitGateway(i);
@@ -224,8 +225,9 @@ final class Stack {
     }
 
     /** Gateway {@code gw-i} in a JVM of its own, UDP, MQTT and metrics ports by its number. */
-    private void launchGateway(int i) {
+    private void launchGateway(StackShape shape, int i) {
         Map<String, String> env = new HashMap<>(security);
+        env.putAll(shape.gatewayEnvironment());
         env.putAll(Map.of("CKC_GATEWAY_ID", "gw-" + i,
                 "CKC_KAFKA_BOOTSTRAP", KafkaBroker.BOOTSTRAP, "CKC_UDP_HOST", "127.0.0.1",
                 "CKC_UDP_PORT", String.valueOf(StackShape.FIRST_UDP_PORT + i - 1),
@@ -233,7 +235,8 @@ final class Stack {
                 "CKC_MQTT_WS_PORT", String.valueOf(StackShape.FIRST_MQTT_WS_PORT + i - 1),
                 "CKC_METRICS_PORT", String.valueOf(StackShape.FIRST_METRICS_PORT + i - 1)));
         processes.start("gateway-" + i, home.log("gateway-" + i), env,
-                List.of("java", "-Xmx2g", "-XX:+UseG1GC", processes.gcLog("gateway-" + i), "-jar", home.gatewayJar().toString()));
+                List.of("java", "-Xmx" + shape.gatewayHeap(), "-XX:+UseG1GC", processes.gcLog("gateway-" + i), "-jar",
+                        home.gatewayJar().toString()));
     }
 
     private void awaitGateway(int i) {
@@ -250,8 +253,9 @@ final class Stack {
                 .orElseThrow(() -> new Ckc.Failure(name + " is not running: a stack with a JVM per gateway runs one"));
         process.destroyForcibly();
         process.onExit().join();
-        security = security(StackShape.load(shapeFile()).orElseThrow(() -> new Ckc.Failure("no stack is up")));
-        launchGateway(i);
+        StackShape shape = StackShape.load(shapeFile()).orElseThrow(() -> new Ckc.Failure("no stack is up"));
+        security = security(shape);
+        launchGateway(shape, i);
         awaitGateway(i);
     }
 
@@ -309,7 +313,7 @@ final class Stack {
             shape = new StackShape(wanted.gateways(), wanted.gatewayProcesses(), wanted.appParallelism(),
                     wanted.deliveryParallelism(), wanted.jobFlags(), wanted.channels(),
                     wanted.monitoring() || current.monitoring(), wanted.flinkUrl() != null ? wanted.flinkUrl() : current.flinkUrl(),
-                    wanted.insecure());
+                    wanted.insecure(), wanted.gatewayHeapGb(), wanted.gatewaySettings());
             down();
         }
         up(shape, UpCommand.DEFAULT_WARM_UP_SECONDS);

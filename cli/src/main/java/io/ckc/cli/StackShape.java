@@ -8,7 +8,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Properties;
 
@@ -20,16 +22,21 @@ import java.util.Properties;
  *
  * @param gatewayProcesses {@code one}: the gateways in one JVM, on shared event loops and one Kafka producer;
  *                         {@code each}: a JVM per gateway, where one gateway must fail alone
+ * @param gatewayHeapGb the heap of a gateway JVM, GB; 0: the default ({@link #DEFAULT_GATEWAY_HEAP_GB})
+ * @param gatewaySettings {@code NAME=value} settings of the gateways' environment beyond their defaults
+ *                        ({@code CKC_SESSION_TIMEOUT_MS=120000})
  */
 record StackShape(int gateways, String gatewayProcesses, int appParallelism, int deliveryParallelism,
                   List<String> jobFlags, List<String> channels, boolean monitoring, String flinkUrl,
-                  boolean insecure) {
+                  boolean insecure, int gatewayHeapGb, List<String> gatewaySettings) {
 
     static final int FIRST_UDP_PORT = 5500;
     static final int FIRST_MQTT_PORT = 1883;
     /** MQTT over WebSocket, path /mqtt. */
     static final int FIRST_MQTT_WS_PORT = 8083;
     static final int FIRST_METRICS_PORT = 9400;
+    /** The gateways' JVM heap unless a shape asks for more: 3 GB for all in one JVM, 2 GB for one gateway alone. */
+    static final int DEFAULT_GATEWAY_HEAP_GB = 3;
 
     StackShape {
         if (gateways < 1 || appParallelism < 1 || deliveryParallelism < 1) {
@@ -41,6 +48,19 @@ record StackShape(int gateways, String gatewayProcesses, int appParallelism, int
         }
         jobFlags = List.copyOf(jobFlags);
         channels = List.copyOf(channels);
+        gatewaySettings = List.copyOf(gatewaySettings);
+        for (String setting : gatewaySettings) {
+            if (!setting.matches("CKC_[A-Z0-9_]+=\\S+")) {
+                throw new Ckc.Failure("a gateway setting is NAME=value, CKC_ and no spaces, got '" + setting + "'");
+            }
+        }
+    }
+
+    /** A stack whose gateways run on their default heap and settings. */
+    StackShape(int gateways, String gatewayProcesses, int appParallelism, int deliveryParallelism, List<String> jobFlags,
+               List<String> channels, boolean monitoring, String flinkUrl, boolean insecure) {
+        this(gateways, gatewayProcesses, appParallelism, deliveryParallelism, jobFlags, channels, monitoring, flinkUrl,
+                insecure, 0, List.of());
     }
 
     /** How gateways run unless asked: CKC_GATEWAY_PROCESSES, else all in one JVM. */
@@ -60,13 +80,35 @@ record StackShape(int gateways, String gatewayProcesses, int appParallelism, int
         List<String> all = new ArrayList<>(channels);
         more.stream().filter(c -> !all.contains(c)).forEach(all::add);
         return new StackShape(gateways, gatewayProcesses, appParallelism, deliveryParallelism, jobFlags, all, monitoring,
-                flinkUrl, insecure);
+                flinkUrl, insecure, gatewayHeapGb, gatewaySettings);
     }
 
     /** The same stack with its gateways authenticating nodes, or not (a perf baseline). */
     StackShape withInsecure(boolean value) {
         return new StackShape(gateways, gatewayProcesses, appParallelism, deliveryParallelism, jobFlags, channels,
-                monitoring, flinkUrl, value);
+                monitoring, flinkUrl, value, gatewayHeapGb, gatewaySettings);
+    }
+
+    /** The same stack with gateways of this heap (GB; 0: the default) and these settings of their environment. */
+    StackShape withGateways(int heapGb, List<String> settings) {
+        return new StackShape(gateways, gatewayProcesses, appParallelism, deliveryParallelism, jobFlags, channels,
+                monitoring, flinkUrl, insecure, heapGb, settings);
+    }
+
+    /** The heap of a gateway JVM, for {@code -Xmx}: as the shape asks, or 3 GB for all in one JVM, 2 GB for one alone. */
+    String gatewayHeap() {
+        int gb = gatewayHeapGb > 0 ? gatewayHeapGb : gatewayProcesses.equals("one") ? DEFAULT_GATEWAY_HEAP_GB : 2;
+        return gb + "g";
+    }
+
+    /** {@link #gatewaySettings} as the environment they go into. */
+    Map<String, String> gatewayEnvironment() {
+        Map<String, String> env = new LinkedHashMap<>();
+        for (String setting : gatewaySettings) {
+            int eq = setting.indexOf('=');
+            env.put(setting.substring(0, eq), setting.substring(eq + 1));
+        }
+        return env;
     }
 
     /** Every application channel of the stack: the echo's, the perf replies', status, then its own. */
@@ -145,7 +187,8 @@ record StackShape(int gateways, String gatewayProcesses, int appParallelism, int
         return gateways == wanted.gateways && appParallelism == wanted.appParallelism
                 && gatewayProcesses.equals(wanted.gatewayProcesses) && jobFlags.equals(wanted.jobFlags)
                 && channels.containsAll(wanted.channels) && (wanted.flinkUrl == null || wanted.flinkUrl.equals(flinkUrl))
-                && insecure == wanted.insecure;
+                && insecure == wanted.insecure && gatewayHeapGb == wanted.gatewayHeapGb
+                && gatewaySettings.equals(wanted.gatewaySettings);
     }
 
     void save(Path file) {
@@ -161,6 +204,8 @@ record StackShape(int gateways, String gatewayProcesses, int appParallelism, int
             p.setProperty("flink", flinkUrl);
         }
         p.setProperty("insecure", String.valueOf(insecure));
+        p.setProperty("gateway-heap-gb", String.valueOf(gatewayHeapGb));
+        p.setProperty("gateway-settings", String.join(" ", gatewaySettings));
         try (Writer out = Files.newBufferedWriter(file)) {
             p.store(out, "the running stack (./ckc up); ./ckc down removes it");
         } catch (IOException e) {
@@ -182,7 +227,8 @@ record StackShape(int gateways, String gatewayProcesses, int appParallelism, int
                 p.getProperty("gateway-processes"), Integer.parseInt(p.getProperty("app-parallelism")),
                 Integer.parseInt(p.getProperty("delivery-parallelism")), words(p.getProperty("job-flags", ""), " "),
                 words(p.getProperty("channels", ""), ","), Boolean.parseBoolean(p.getProperty("monitoring")),
-                p.getProperty("flink"), Boolean.parseBoolean(p.getProperty("insecure"))));
+                p.getProperty("flink"), Boolean.parseBoolean(p.getProperty("insecure")),
+                Integer.parseInt(p.getProperty("gateway-heap-gb", "0")), words(p.getProperty("gateway-settings", ""), " ")));
     }
 
     private static List<String> words(String text, String separator) {

@@ -15,7 +15,7 @@ class StackShapeTest {
     @Test
     void aSavedShapeIsReadBackAsItWas(@TempDir Path dir) {
         StackShape shape = new StackShape(3, "each", 2, 1, List.of("--mtd", "false"), List.of("shout"), true,
-                "http://127.0.0.1:8081", true);
+                "http://127.0.0.1:8081", true, 9, List.of("CKC_SESSION_TIMEOUT_MS=120000", "CKC_PING_SAMPLE=500"));
 
         shape.save(dir.resolve("stack.properties"));
 
@@ -35,6 +35,33 @@ class StackShapeTest {
         assertThat(running.serves(new StackShape(3, "one", 1, 1, List.of("--mtd", "false"), List.of(), false, null, false)))
                 .isFalse();
         assertThat(running.serves(new StackShape(3, "one", 1, 1, List.of(), List.of("other"), false, null, false))).isFalse();
+        StackShape plain = new StackShape(3, "one", 1, 1, List.of(), List.of(), false, null, false);
+        assertThat(running.serves(plain.withGateways(9, List.of()))).as("another heap").isFalse();
+        assertThat(running.serves(plain.withGateways(0, List.of("CKC_SESSION_TIMEOUT_MS=120000")))).isFalse();
+        assertThat(running.withGateways(9, List.of("CKC_SESSION_TIMEOUT_MS=120000"))
+                .serves(plain.withGateways(9, List.of("CKC_SESSION_TIMEOUT_MS=120000")))).isTrue();
+    }
+
+    @Test
+    void gatewaysRunOnTheHeapAndSettingsTheShapeGives() {
+        StackShape plain = new StackShape(1, "one", 1, 1, List.of(), List.of(), false, null, false);
+        assertThat(plain.gatewayHeap()).isEqualTo("3g");
+        assertThat(plain.gatewayEnvironment()).isEmpty();
+        assertThat(new StackShape(3, "each", 1, 1, List.of(), List.of(), false, null, false).gatewayHeap()).isEqualTo("2g");
+
+        StackShape large = plain.withGateways(9, List.of("CKC_SESSION_TIMEOUT_MS=120000"));
+        assertThat(large.gatewayHeap()).isEqualTo("9g");
+        assertThat(large.gatewayEnvironment()).containsExactly(java.util.Map.entry("CKC_SESSION_TIMEOUT_MS", "120000"));
+        assertThatThrownBy(() -> plain.withGateways(0, List.of("SESSION_TIMEOUT 1")))
+                .hasMessageContaining("NAME=value");
+    }
+
+    @Test
+    void aCapacityRunSizesItsHeapsAndTheSessionTimeoutByWhatItHolds() {
+        assertThat(PerfCommands.Capacity.heapGb(100_000, 3)).as("the default is enough").isZero();
+        assertThat(PerfCommands.Capacity.heapGb(1_000_000, 3)).as("8 KB a node and 1 GB").isEqualTo(9);
+        assertThat(PerfCommands.Capacity.gatewaySettings(15)).isEmpty();
+        assertThat(PerfCommands.Capacity.gatewaySettings(60)).containsExactly("CKC_SESSION_TIMEOUT_MS=120000");
     }
 
     @Test

@@ -1,5 +1,6 @@
 package io.ckc.perf;
 
+import io.ckc.client.ClientConfig;
 import oshi.SystemInfo;
 import oshi.software.os.OSProcess;
 import picocli.CommandLine.Command;
@@ -7,38 +8,31 @@ import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 import java.io.PrintStream;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 /**
  * {@code perf capacity}: how many idle connected nodes one gateway holds, and what each costs it.
- * Nodes connect in batches; after each batch settles, the gateway's heap in use (the lowest of a few
- * seconds of its {@code /metrics} samples, so close to what survives a collection), its resident
- * memory, and its CPU while the nodes sat idle are read. Idle CPU is process CPU time over one
+ * Nodes connect in batches; after each batch settles, the gateway's CPU while the nodes sat idle, its live heap
+ * (after a full collection the probe asks for: {@link JvmProbe}; the lowest of a few seconds of heap samples, read
+ * before, still held garbage and swung by ±100 MB from batch to batch) and its resident memory are read, and the
+ * simulator's own live heap beside them: what the other end of each session costs. Idle CPU is process CPU time over one
  * keepalive period of the nodes (each node pings once in it), in % of one core: pings, timers,
  * reports. It is measured only after the settle time, so that it holds none of the batch's
  * connections (their Kafka writes, first frames and the garbage they leave). A batch that does not
  * fully connect, or nodes that drop while idle, end the run. {@code --protocol mqtt} holds MQTT 5 devices on the
  * gateway's MQTT port instead, {@code mixed} half of each. Ends with {@code RESULT held=.. heap_per_mn_bytes=..
- * rss_per_mn_bytes=.. cpu_per_10k_mn_percent=.. protocol=..} (the slopes over the batches).
+ * rss_per_mn_bytes=.. cpu_per_10k_mn_percent=.. simulator_heap_per_mn_bytes=.. protocol=..} (the slopes over the
+ * batches).
  */
 @Command(name = "capacity", mixinStandardHelpOptions = true,
         description = "Connect idle nodes to one gateway in batches and measure what each costs it.")
 final class CapacityCommand implements Callable<Integer> {
-
-    private static final Pattern HEAP = Pattern.compile("^jvm_memory_used_bytes\\{area=\"heap\"} (\\S+)$", Pattern.MULTILINE);
 
     @Option(names = "--gateway", required = true, description = "The gateway's UDP address, host:port")
     String gateway;
@@ -50,16 +44,13 @@ final class CapacityCommand implements Callable<Integer> {
     @Mixin
     ProtocolOption protocol = new ProtocolOption();
 
-    @Option(names = "--metrics", required = true, description = "The gateway's metrics URL, e.g. http://127.0.0.1:9400/metrics")
-    String metricsUrl;
-
     @Option(names = "--gateway-pid-file", description = "The pid file of the gateway's process (.ckc/pids/gateways.pid), for its resident memory")
     Path pidFile;
 
-    @Option(names = "--batch", defaultValue = "10000", description = "Nodes per batch (default ${DEFAULT-VALUE})")
-    int batch;
+    @Option(names = "--batch", description = "Nodes per batch (default a tenth of --nodes)")
+    Integer batch;
 
-    @Option(names = "--max", defaultValue = "100000", description = "Nodes at most (default ${DEFAULT-VALUE}; the goal)")
+    @Option(names = {"--nodes", "--max"}, defaultValue = "100000", description = "Nodes at most (default ${DEFAULT-VALUE}; the goal)")
     int max;
 
     @Option(names = "--connect-interval-us", defaultValue = "100", description = "Pause between two connections, µs (default ${DEFAULT-VALUE})")
@@ -68,8 +59,12 @@ final class CapacityCommand implements Callable<Integer> {
     @Option(names = "--settle-seconds", defaultValue = "5", description = "Idle time after each batch before measuring (default ${DEFAULT-VALUE})")
     int settleSeconds;
 
-    @Option(names = "--measure-seconds", defaultValue = "15", description = "Idle CPU is measured over this long (default ${DEFAULT-VALUE}: the nodes' keepalive, so each pings once)")
-    int measureSeconds;
+    @Option(names = "--keepalive-seconds", defaultValue = "15", description = "How often an idle UDP node that heard "
+            + "nothing pings its gateway (default ${DEFAULT-VALUE}, the SDK's): the largest part of an idle node's cost")
+    int keepaliveSeconds;
+
+    @Option(names = "--measure-seconds", description = "Idle CPU is measured over this long (default the keepalive, so each node pings once)")
+    Integer measureSeconds;
 
     @Option(names = "--io-threads", defaultValue = "2", description = "Simulator I/O threads (default ${DEFAULT-VALUE})")
     int ioThreads;
@@ -80,53 +75,73 @@ final class CapacityCommand implements Callable<Integer> {
     PrintStream out = System.out;
 
     /** One measurement after a batch. */
-    record Row(int nodes, int connected, double heapMb, double rssMb, double idleCpuPercent) {
+    record Row(int nodes, int connected, double heapMb, double rssMb, double idleCpuPercent, double simulatorHeapMb) {
     }
 
     @Override
     public Integer call() throws Exception {
-        HttpClient http = HttpClient.newHttpClient();
-        OSProcess gatewayProcess = pidFile == null ? null
-                : new SystemInfo().getOperatingSystem().getProcess(Integer.parseInt(Files.readString(pidFile).trim()));
+        int perBatch = batch != null ? batch : Math.max(1, (max + 9) / 10);
+        long gatewayPid = pidFile == null ? -1 : Long.parseLong(Files.readString(pidFile).trim());
+        OSProcess gatewayProcess = gatewayPid < 0 ? null : new SystemInfo().getOperatingSystem().getProcess((int) gatewayPid);
+        long simulatorPid = ProcessHandle.current().pid();
         List<Row> rows = new ArrayList<>();
-        rows.add(new Row(0, 0, minHeapMb(http, 5), rssMb(gatewayProcess), idleCpuPercent(gatewayProcess)));
-        out.printf(Locale.ROOT, "%8s %10s %10s %10s %10s%n", "nodes", "connected", "heap MB", "RSS MB", "idle CPU %");
-        print(rows.get(0));
         int held = 0;
-        try (IdleNodes fleet = idleNodes()) {
-            for (int from = 0; from < max; from += batch) {
-                int to = Math.min(max, from + batch);
-                fleet.connect(from, to);
-                int target = to;
-                Fleet.waitFor(() -> fleet.connected() >= target, 120, () -> { });
-                double idleCpu = idleCpuPercent(gatewayProcess);
-                Row row = new Row(to, fleet.connected(), minHeapMb(http, 5), rssMb(gatewayProcess), idleCpu);
-                rows.add(row);
-                print(row);
-                if (row.connected() < to) {
-                    out.printf("Only %d of %d nodes stayed connected: the gateway holds about %d%n", row.connected(), to,
-                            row.connected());
-                    held = row.connected();
-                    break;
+        try (JvmProbe probe = new JvmProbe()) {
+            rows.add(measure(probe, 0, 0, gatewayPid, gatewayProcess, simulatorPid));
+            out.printf(Locale.ROOT, "%8s %10s %10s %10s %10s %14s%n", "nodes", "connected", "heap MB", "RSS MB",
+                    "idle CPU %", "simulator MB");
+            print(rows.get(0));
+            try (IdleNodes fleet = idleNodes()) {
+                for (int from = 0; from < max; from += perBatch) {
+                    int to = Math.min(max, from + perBatch);
+                    long started = System.nanoTime();
+                    fleet.connect(from, to);
+                    int target = to;
+                    Fleet.waitFor(() -> fleet.connected() >= target, 120 + perBatch / 1_000, () -> { });
+                    out.printf(Locale.ROOT, "batch to %d connected in %.1f s%n", to, (System.nanoTime() - started) / 1e9);
+                    Row row = measure(probe, to, fleet.connected(), gatewayPid, gatewayProcess, simulatorPid);
+                    rows.add(row);
+                    print(row);
+                    if (row.connected() < to) {
+                        out.printf("Only %d of %d nodes stayed connected: the gateway holds about %d%n", row.connected(), to,
+                                row.connected());
+                        held = row.connected();
+                        break;
+                    }
+                    held = to;
                 }
-                held = to;
             }
         }
         double heapPerMn = slope(rows, Row::heapMb) * 1048576;
         double rssPerMn = slope(rows, Row::rssMb) * 1048576;
         double cpuPer10k = slope(rows, Row::idleCpuPercent) * 10_000;
+        double simulatorHeapPerMn = slope(rows, Row::simulatorHeapMb) * 1048576;
         if (csv != null) {
-            List<String> lines = new ArrayList<>(List.of("nodes,connected,heap_mb,rss_mb,idle_cpu_percent"));
-            rows.forEach(r -> lines.add(String.format(Locale.ROOT, "%d,%d,%.1f,%.1f,%.2f", r.nodes(), r.connected(),
-                    r.heapMb(), r.rssMb(), r.idleCpuPercent())));
+            List<String> lines = new ArrayList<>(List.of("nodes,connected,heap_mb,rss_mb,idle_cpu_percent,simulator_heap_mb"));
+            rows.forEach(r -> lines.add(String.format(Locale.ROOT, "%d,%d,%.1f,%.1f,%.2f,%.1f", r.nodes(), r.connected(),
+                    r.heapMb(), r.rssMb(), r.idleCpuPercent(), r.simulatorHeapMb())));
             Files.createDirectories(csv.toAbsolutePath().getParent());
             Files.write(csv, lines, StandardCharsets.UTF_8);
         }
         Row last = rows.get(rows.size() - 1);
         out.printf(Locale.ROOT, "RESULT held=%d goal=%d heap_per_mn_bytes=%.0f rss_per_mn_bytes=%.0f gateway_heap_mb=%.0f "
-                + "gateway_rss_mb=%.0f cpu_per_10k_mn_percent=%.2f gateway_idle_cpu_percent=%.1f protocol=%s%n", held, max,
-                heapPerMn, rssPerMn, last.heapMb(), last.rssMb(), cpuPer10k, last.idleCpuPercent(), protocol.protocol);
+                + "gateway_rss_mb=%.0f cpu_per_10k_mn_percent=%.2f gateway_idle_cpu_percent=%.1f "
+                + "simulator_heap_per_mn_bytes=%.0f simulator_heap_mb=%.0f protocol=%s%n", held, max, heapPerMn, rssPerMn,
+                last.heapMb(), last.rssMb(), cpuPer10k, last.idleCpuPercent(), simulatorHeapPerMn, last.simulatorHeapMb(),
+                protocol.protocol);
         return held >= max ? 0 : 1;
+    }
+
+    /**
+     * One row: the gateway's idle CPU first (a collection asked for before it would leave its work in the window), then
+     * both live heaps and the gateway's resident memory.
+     */
+    private Row measure(JvmProbe probe, int nodes, int connected, long gatewayPid, OSProcess gatewayProcess,
+                        long simulatorPid) throws InterruptedException {
+        double idleCpu = idleCpuPercent(gatewayProcess);
+        double gatewayHeap = gatewayPid < 0 ? Double.NaN : probe.look(gatewayPid).heapAfterGcMb();
+        return new Row(nodes, connected, gatewayHeap, rssMb(gatewayProcess), idleCpu,
+                probe.look(simulatorPid).heapAfterGcMb());
     }
 
     /** The run's idle nodes, connected a batch at a time: nodes {@code from} to {@code to} (excluded). */
@@ -150,9 +165,14 @@ final class CapacityCommand implements Callable<Integer> {
             case Results.MQTT -> 0;
             default -> (max + 1) / 2;
         };
-        Fleet udp = udpCount == 0 ? null : new Fleet(udpCount, List.of(DemoCommand.address(gateway)), ioThreads);
+        long keepaliveMs = keepaliveSeconds * 1000L;
+        ClientConfig idle = ClientConfig.DEFAULT.withLiveness(keepaliveMs,
+                keepaliveMs + ClientConfig.DEFAULT.silenceTimeoutMs() - ClientConfig.DEFAULT.keepaliveMs(),
+                ClientConfig.DEFAULT.connectAttempts());
+        Fleet udp = udpCount == 0 ? null : new Fleet(udpCount, List.of(DemoCommand.address(gateway)), ioThreads,
+                f -> f.new Listener(), idle);
         MqttFleet mqtt = udpCount == max ? null : new MqttFleet(max - udpCount,
-                List.of(DemoCommand.address(mqttGateway)), ioThreads).keepAlive(2 * measureSeconds);
+                List.of(DemoCommand.address(mqttGateway)), ioThreads).keepAlive(2 * measureSeconds());
         return new IdleNodes() {
             public void connect(int from, int to) throws InterruptedException {
                 // of nodes from..to, how many are UDP nodes below each end: all, none, or the even numbers
@@ -182,8 +202,12 @@ final class CapacityCommand implements Callable<Integer> {
     }
 
     private void print(Row r) {
-        out.printf(Locale.ROOT, "%8d %10d %10.1f %10.1f %10.1f%n", r.nodes(), r.connected(), r.heapMb(), r.rssMb(),
-                r.idleCpuPercent());
+        out.printf(Locale.ROOT, "%8d %10d %10.1f %10.1f %10.1f %14.1f%n", r.nodes(), r.connected(), r.heapMb(), r.rssMb(),
+                r.idleCpuPercent(), r.simulatorHeapMb());
+    }
+
+    private int measureSeconds() {
+        return measureSeconds != null ? measureSeconds : keepaliveSeconds;
     }
 
     /** After the settle time, the gateway's CPU over the measuring time, only idle traffic running, in % of a core. */
@@ -195,25 +219,10 @@ final class CapacityCommand implements Callable<Integer> {
         process.updateAttributes();
         long cpuBefore = process.getKernelTime() + process.getUserTime();
         long wallBefore = System.nanoTime();
-        Thread.sleep(measureSeconds * 1000L);
+        Thread.sleep(measureSeconds() * 1000L);
         process.updateAttributes();
         long cpuMs = process.getKernelTime() + process.getUserTime() - cpuBefore;
         return 100.0 * cpuMs / ((System.nanoTime() - wallBefore) / 1e6);
-    }
-
-    /** The lowest heap in use over a few seconds of samples: close to the live data after a collection. */
-    private double minHeapMb(HttpClient http, int seconds) throws Exception {
-        double min = Double.MAX_VALUE;
-        for (int i = 0; i < seconds * 4; i++) {
-            String body = http.send(HttpRequest.newBuilder(URI.create(metricsUrl)).timeout(Duration.ofSeconds(5)).build(),
-                    HttpResponse.BodyHandlers.ofString()).body();
-            Matcher m = HEAP.matcher(body);
-            if (m.find()) {
-                min = Math.min(min, Double.parseDouble(m.group(1)) / 1048576);
-            }
-            Thread.sleep(250);
-        }
-        return min == Double.MAX_VALUE ? Double.NaN : min;
     }
 
     private static double rssMb(OSProcess process) {

@@ -100,8 +100,7 @@ class MixedScenariosITCase {
             ByteArrayOutputStream capacityPrinted = new ByteArrayOutputStream();
             capacityCommand.out = new PrintStream(capacityPrinted, true, StandardCharsets.UTF_8);
             String capacity = run(capacityCommand, capacityPrinted, new String[0], "--gateway", udp.get(0),
-                    "--mqtt-gateway", mqtt.get(0), "--metrics",
-                    "http://127.0.0.1:" + gateways.get(0).metricsPort() + "/metrics", "--protocol", "mixed", "--batch",
+                    "--mqtt-gateway", mqtt.get(0), "--protocol", "mixed", "--batch",
                     "20", "--max", "40", "--settle-seconds", "1", "--measure-seconds", "1", "--connect-interval-us",
                     "1000", "--io-threads", "1");
             assertThat(capacity).containsPattern("RESULT held=40 goal=40 .* protocol=mixed");
