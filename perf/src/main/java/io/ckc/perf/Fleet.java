@@ -42,6 +42,11 @@ final class Fleet implements AutoCloseable {
      * of devices that each have a socket of their own is simulated by more sockets, not by handshakes in a queue.
      */
     static final int AUTHENTICATED_NODES_PER_TRANSPORT = 50;
+    /**
+     * Sockets of an authenticated fleet at most, so more nodes share one past 50,000: a million nodes at 50 a socket
+     * would be 20,000 sockets (the process's open files are limited to as many here), each with its timers.
+     */
+    static final int MAX_AUTHENTICATED_TRANSPORTS = 1_000;
     /** Connections asked for and not yet open, at most: the gateway's DTLS handshakes from one address. */
     static final int CONNECTING_AT_MOST = 64;
     /** How long a connection not yet open holds its place among {@link #CONNECTING_AT_MOST}. */
@@ -109,7 +114,9 @@ final class Fleet implements AutoCloseable {
             sessionLostAtNanos.set(i, Long.MIN_VALUE);
             sessionOpenedAtNanos.set(i, Long.MIN_VALUE);
         }
-        int perTransport = FleetCredentials.current() == null ? NODES_PER_TRANSPORT : AUTHENTICATED_NODES_PER_TRANSPORT;
+        int perTransport = FleetCredentials.current() == null ? NODES_PER_TRANSPORT
+                : Math.max(AUTHENTICATED_NODES_PER_TRANSPORT, (nodeCount + MAX_AUTHENTICATED_TRANSPORTS - 1)
+                        / MAX_AUTHENTICATED_TRANSPORTS);
         int transportCount = Math.max(2, (nodeCount + perTransport - 1) / perTransport);
         for (int i = 0; i < transportCount; i++) {
             transports.add(ClientTransport.open(loops, FleetCredentials.current(), null));
