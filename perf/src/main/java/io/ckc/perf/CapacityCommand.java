@@ -166,8 +166,8 @@ final class CapacityCommand implements Callable<Integer> {
             default -> (max + 1) / 2;
         };
         long keepaliveMs = keepaliveSeconds * 1000L;
-        ClientConfig idle = ClientConfig.DEFAULT.withLiveness(keepaliveMs,
-                keepaliveMs + ClientConfig.DEFAULT.silenceTimeoutMs() - ClientConfig.DEFAULT.keepaliveMs(),
+        // the SDK's proportion (15 s, silent at 20 s): a third of the keepalive to hear an answer to its probes
+        ClientConfig idle = ClientConfig.DEFAULT.withLiveness(keepaliveMs, keepaliveMs + keepaliveMs / 3,
                 ClientConfig.DEFAULT.connectAttempts());
         Fleet udp = udpCount == 0 ? null : new Fleet(udpCount, List.of(DemoCommand.address(gateway)), ioThreads,
                 f -> f.new Listener(), idle);

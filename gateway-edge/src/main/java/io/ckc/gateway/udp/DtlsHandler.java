@@ -1,5 +1,6 @@
 package io.ckc.gateway.udp;
 
+import io.ckc.gateway.core.Deadlines;
 import io.ckc.gateway.core.SessionShard;
 import io.ckc.protocol.dtls.DatagramWriter;
 import io.ckc.protocol.dtls.DtlsPeers;
@@ -26,7 +27,6 @@ import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -57,12 +57,15 @@ final class DtlsHandler extends ChannelDuplexHandler {
     private final DTLSVerifier verifier = new DTLSVerifier(DtlsPeers.crypto());
     /** The sessions that live on this socket's loop, by node. */
     private final Map<UUID, DtlsSessions.Peer> owned = new HashMap<>();
+    /** When each owned session has been idle too long unless heard from: a timer wheel, not a walk over them all. */
+    private final Deadlines<DtlsSessions.Peer> idle;
     private ChannelHandlerContext ctx;
     private DatagramWriter out;
     private ScheduledFuture<?> sweeps;
 
     DtlsHandler(DtlsSessions sessions) {
         this.sessions = sessions;
+        this.idle = new Deadlines<>(peer -> peer.heardMs + sessions.idleMs, peer -> owned.get(peer.node()) == peer);
     }
 
     @Override
@@ -180,6 +183,7 @@ final class DtlsHandler extends ChannelDuplexHandler {
         }
         sessions.metrics.dtlsSessions.set(sessions.byNode.size());
         peer.heardMs = SessionShard.nowMs();
+        idle.add(peer, peer.heardMs);
         drain(peer);
     }
 
@@ -310,20 +314,12 @@ final class DtlsHandler extends ChannelDuplexHandler {
     }
 
     private void closeIdle() {
-        long now = SessionShard.nowMs();
-        List<DtlsSessions.Peer> idle = null;
-        for (Iterator<DtlsSessions.Peer> it = owned.values().iterator(); it.hasNext(); ) {
-            DtlsSessions.Peer peer = it.next();
-            if (now - peer.heardMs > sessions.idleMs) {
-                it.remove();
-                if (idle == null) {
-                    idle = new ArrayList<>();
-                }
-                idle.add(peer);
-            }
-        }
-        if (idle != null) {
-            idle.forEach(this::closeQuietly);
+        List<DtlsSessions.Peer> due = idle.due(SessionShard.nowMs());
+        if (!due.isEmpty()) {
+            due.forEach(peer -> {
+                owned.remove(peer.node(), peer);
+                closeQuietly(peer);
+            });
             flushIfWritten();
         }
     }

@@ -225,12 +225,16 @@ class SessionShardTest {
         for (UUID mnId : List.of(node, silent, handedOver, leavingSoon)) {
             open(shard, mnId, 1);
         }
-        shard.find(silent, 1).lastHeardMs -= config.sessionTimeoutMs() + 1;
+        long later = SessionShard.nowMs() + config.sessionTimeoutMs() + 2_000; // silent has been silent since
+        for (UUID heard : List.of(node, handedOver, leavingSoon)) {
+            shard.find(heard, 1).lastHeardMs = later - 1_000;
+        }
         shard.leaving(shard.find(handedOver, 1));
-        shard.find(handedOver, 1).leavingDeadlineMs = SessionShard.nowMs() - 1;
-        shard.leaving(shard.find(leavingSoon, 1)); // its grace still runs
+        shard.find(handedOver, 1).leavingDeadlineMs = later - 1;
+        shard.leaving(shard.find(leavingSoon, 1));
+        shard.find(leavingSoon, 1).leavingDeadlineMs = later + 1_000; // its grace still runs
 
-        shard.sweep();
+        shard.sweep(later);
         loop.runPendingTasks();
 
         assertThat(shard.current(silent)).isNull();
