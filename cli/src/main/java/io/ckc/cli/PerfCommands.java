@@ -1,6 +1,8 @@
 package io.ckc.cli;
 
+import io.ckc.gateway.GatewaySettings;
 import io.ckc.perf.PerfCommand;
+import io.ckc.protocol.config.Setting;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -358,8 +360,10 @@ final class PerfCommands implements Runnable {
 
         /** The gateway times a session out after twice the nodes' keepalive, and never sooner than by default. */
         static List<String> gatewaySettings(int keepaliveSeconds) {
-            return keepaliveSeconds <= 15 ? List.of()
-                    : List.of("CKC_SESSION_TIMEOUT_MS=" + 2_000L * keepaliveSeconds);
+            Setting timeout = GatewaySettings.SESSION_TIMEOUT_MS;
+            long timeoutMs = 2_000L * keepaliveSeconds;
+            return timeoutMs <= Long.parseLong(timeout.defaultValue()) ? List.of()
+                    : List.of(timeout.name() + "=" + timeoutMs);
         }
 
         @Override

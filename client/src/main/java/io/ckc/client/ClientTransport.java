@@ -27,6 +27,7 @@ import java.nio.channels.ClosedChannelException;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
+import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 import java.util.LinkedHashSet;
@@ -179,7 +180,7 @@ public final class ClientTransport implements AutoCloseable {
     }
 
     /** Asks this socket's event loop (at once on it; from another thread, waiting up to a second); null unanswered. */
-    private <T> T askLoop(java.util.concurrent.Callable<T> question) throws InterruptedException {
+    private <T> T askLoop(Callable<T> question) throws InterruptedException {
         try {
             return eventLoop().inEventLoop() ? question.call() : eventLoop().submit(question).get(1, TimeUnit.SECONDS);
         } catch (ExecutionException | TimeoutException e) {

@@ -71,12 +71,12 @@ public final class Deadlines<T> {
         }
         List<T> due = new ArrayList<>(0);
         for (; nextTick <= tick; nextTick++) {
-            List<T> slot = slots.get(slotOf(nextTick));
-            if (slot.isEmpty()) {
+            int at = slotOf(nextTick);
+            List<T> looked = slots.get(at);
+            if (looked.isEmpty()) {
                 continue;
             }
-            List<T> looked = new ArrayList<>(slot);
-            slot.clear();
+            slots.set(at, new ArrayList<>()); // what is placed while these are looked at goes to later slots
             looking = true;
             for (T item : looked) {
                 if (!present.test(item)) {
@@ -99,7 +99,7 @@ public final class Deadlines<T> {
     private void place(T item, long deadlineMs, long nowMs) {
         // a deadline a turn or more away waits in the slot one turn ahead, and is looked at again there
         long tick = Math.min(deadlineMs / SLOT_MS, nowMs / SLOT_MS + SLOTS - 1);
-        long earliest = nextTick < 0 ? tick : looking ? nextTick + 1 : nextTick;
+        long earliest = looking ? nextTick + 1 : nextTick; // set by add or due before anything is placed
         tick = Math.max(tick, earliest); // a slot already looked at would wait a whole turn
         if (tick - earliest >= SLOTS) {
             tick = earliest + SLOTS - 1;
