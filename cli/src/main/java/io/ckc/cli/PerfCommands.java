@@ -368,7 +368,7 @@ final class PerfCommands implements Runnable {
 
         @Override
         Set<String> setHere() {
-            return Set.of("--gateway", "--mqtt-gateway", "--gateway-pid-file", "--csv");
+            return Set.of("--gateway", "--mqtt-gateway", "--gateway-pid-file", "--pids-dir", "--csv");
         }
 
         @Override
@@ -385,8 +385,8 @@ final class PerfCommands implements Runnable {
             args.addAll(List.of("--csv", results.resolve("capacity.csv").toString()));
             Stack stack = new Stack(home);
             StackShape shape = stack.ensure(shape().withInsecure(insecure));
-            args.addAll(List.of("--gateway-pid-file", stack.firstGatewayPidFile().toString(), "--mqtt-gateway",
-                    shape.mqttAddresses().get(0)));
+            args.addAll(List.of("--gateway-pid-file", stack.firstGatewayPidFile().toString(), "--pids-dir",
+                    home.pids.toString(), "--mqtt-gateway", shape.mqttAddresses().get(0)));
             int code = Simulator.capacity(home, heapGb(nodes, Simulator.CAPACITY_HEAP_GB)).run(args,
                     results.resolve("run.log")).exitCode();
             keepResults(results);

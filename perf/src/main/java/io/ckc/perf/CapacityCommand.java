@@ -12,8 +12,11 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.concurrent.Callable;
 
 /**
@@ -25,14 +28,19 @@ import java.util.concurrent.Callable;
  * keepalive period of the nodes (each node pings once in it), in % of one core: pings, timers,
  * reports. It is measured only after the settle time, so that it holds none of the batch's
  * connections (their Kafka writes, first frames and the garbage they leave). A batch that does not
- * fully connect, or nodes that drop while idle, end the run. {@code --protocol mqtt} holds MQTT 5 devices on the
+ * fully connect, or nodes that drop while idle, end the run. With {@code --pids-dir}, the same window's CPU of the
+ * Flink and Kafka processes goes beside the gateway's: what the gateway's load and connection reports of that many
+ * nodes cost the PoA manager and the broker. {@code --protocol mqtt} holds MQTT 5 devices on the
  * gateway's MQTT port instead, {@code mixed} half of each. Ends with {@code RESULT held=.. heap_per_mn_bytes=..
- * rss_per_mn_bytes=.. cpu_per_10k_mn_percent=.. simulator_heap_per_mn_bytes=.. protocol=..} (the slopes over the
- * batches).
+ * rss_per_mn_bytes=.. cpu_per_10k_mn_percent=.. flink_cpu_per_10k_mn_percent=.. simulator_heap_per_mn_bytes=..
+ * protocol=..} (the slopes over the batches).
  */
 @Command(name = "capacity", mixinStandardHelpOptions = true,
         description = "Connect idle nodes to one gateway in batches and measure what each costs it.")
 final class CapacityCommand implements Callable<Integer> {
+
+    /** The gateway's name among the processes whose idle CPU is measured. */
+    private static final String GATEWAY = "gateway";
 
     @Option(names = "--gateway", required = true, description = "The gateway's UDP address, host:port")
     String gateway;
@@ -46,6 +54,9 @@ final class CapacityCommand implements Callable<Integer> {
 
     @Option(names = "--gateway-pid-file", description = "The pid file of the gateway's process (.ckc/pids/gateways.pid), for its resident memory")
     Path pidFile;
+
+    @Option(names = "--pids-dir", description = "The stack's pid files (.ckc/pids), for the idle CPU of Flink and Kafka")
+    Path pidsDir;
 
     @Option(names = "--batch", description = "Nodes per batch (default a tenth of --nodes)")
     Integer batch;
@@ -74,8 +85,9 @@ final class CapacityCommand implements Callable<Integer> {
 
     PrintStream out = System.out;
 
-    /** One measurement after a batch. */
-    record Row(int nodes, int connected, double heapMb, double rssMb, double idleCpuPercent, double simulatorHeapMb) {
+    /** One measurement after a batch; the idle CPU of Flink's processes (all of them) and Kafka's, NaN if unknown. */
+    record Row(int nodes, int connected, double heapMb, double rssMb, double idleCpuPercent, double simulatorHeapMb,
+               double flinkIdleCpuPercent, double kafkaIdleCpuPercent) {
     }
 
     @Override
@@ -84,12 +96,13 @@ final class CapacityCommand implements Callable<Integer> {
         long gatewayPid = pidFile == null ? -1 : Long.parseLong(Files.readString(pidFile).trim());
         OSProcess gatewayProcess = gatewayPid < 0 ? null : new SystemInfo().getOperatingSystem().getProcess((int) gatewayPid);
         long simulatorPid = ProcessHandle.current().pid();
+        Map<String, Integer> stack = ProcessSampler.stackProcesses(pidsDir);
         List<Row> rows = new ArrayList<>();
         int held = 0;
         try (JvmProbe probe = new JvmProbe()) {
-            rows.add(measure(probe, 0, 0, gatewayPid, gatewayProcess, simulatorPid));
-            out.printf(Locale.ROOT, "%8s %10s %10s %10s %10s %14s%n", "nodes", "connected", "heap MB", "RSS MB",
-                    "idle CPU %", "simulator MB");
+            rows.add(measure(probe, 0, 0, gatewayPid, gatewayProcess, simulatorPid, stack));
+            out.printf(Locale.ROOT, "%8s %10s %10s %10s %10s %14s %10s %10s%n", "nodes", "connected", "heap MB", "RSS MB",
+                    "idle CPU %", "simulator MB", "Flink %", "Kafka %");
             print(rows.get(0));
             try (IdleNodes fleet = idleNodes()) {
                 for (int from = 0; from < max; from += perBatch) {
@@ -99,7 +112,7 @@ final class CapacityCommand implements Callable<Integer> {
                     int target = to;
                     Fleet.waitFor(() -> fleet.connected() >= target, 120 + perBatch / 1_000, () -> { });
                     out.printf(Locale.ROOT, "batch to %d connected in %.1f s%n", to, (System.nanoTime() - started) / 1e9);
-                    Row row = measure(probe, to, fleet.connected(), gatewayPid, gatewayProcess, simulatorPid);
+                    Row row = measure(probe, to, fleet.connected(), gatewayPid, gatewayProcess, simulatorPid, stack);
                     rows.add(row);
                     print(row);
                     if (row.connected() < to) {
@@ -116,18 +129,23 @@ final class CapacityCommand implements Callable<Integer> {
         double rssPerMn = slope(rows, Row::rssMb) * 1048576;
         double cpuPer10k = slope(rows, Row::idleCpuPercent) * 10_000;
         double simulatorHeapPerMn = slope(rows, Row::simulatorHeapMb) * 1048576;
+        double flinkCpuPer10k = slope(rows, Row::flinkIdleCpuPercent) * 10_000;
         if (csv != null) {
-            List<String> lines = new ArrayList<>(List.of("nodes,connected,heap_mb,rss_mb,idle_cpu_percent,simulator_heap_mb"));
-            rows.forEach(r -> lines.add(String.format(Locale.ROOT, "%d,%d,%.1f,%.1f,%.2f,%.1f", r.nodes(), r.connected(),
-                    r.heapMb(), r.rssMb(), r.idleCpuPercent(), r.simulatorHeapMb())));
+            List<String> lines = new ArrayList<>(List.of("nodes,connected,heap_mb,rss_mb,idle_cpu_percent,simulator_heap_mb,"
+                    + "flink_idle_cpu_percent,kafka_idle_cpu_percent"));
+            rows.forEach(r -> lines.add(String.format(Locale.ROOT, "%d,%d,%.1f,%.1f,%.2f,%.1f,%.2f,%.2f", r.nodes(),
+                    r.connected(), r.heapMb(), r.rssMb(), r.idleCpuPercent(), r.simulatorHeapMb(),
+                    r.flinkIdleCpuPercent(), r.kafkaIdleCpuPercent())));
             Files.createDirectories(csv.toAbsolutePath().getParent());
             Files.write(csv, lines, StandardCharsets.UTF_8);
         }
         Row last = rows.get(rows.size() - 1);
         out.printf(Locale.ROOT, "RESULT held=%d goal=%d heap_per_mn_bytes=%.0f rss_per_mn_bytes=%.0f gateway_heap_mb=%.0f "
                 + "gateway_rss_mb=%.0f cpu_per_10k_mn_percent=%.2f gateway_idle_cpu_percent=%.1f "
+                + "flink_cpu_per_10k_mn_percent=%.2f flink_idle_cpu_percent=%.1f kafka_idle_cpu_percent=%.1f "
                 + "simulator_heap_per_mn_bytes=%.0f simulator_heap_mb=%.0f protocol=%s%n", held, max, heapPerMn, rssPerMn,
-                last.heapMb(), last.rssMb(), cpuPer10k, last.idleCpuPercent(), simulatorHeapPerMn, last.simulatorHeapMb(),
+                last.heapMb(), last.rssMb(), cpuPer10k, last.idleCpuPercent(), flinkCpuPer10k,
+                last.flinkIdleCpuPercent(), last.kafkaIdleCpuPercent(), simulatorHeapPerMn, last.simulatorHeapMb(),
                 protocol.protocol);
         return held >= max ? 0 : 1;
     }
@@ -137,11 +155,17 @@ final class CapacityCommand implements Callable<Integer> {
      * both live heaps and the gateway's resident memory.
      */
     private Row measure(JvmProbe probe, int nodes, int connected, long gatewayPid, OSProcess gatewayProcess,
-                        long simulatorPid) throws InterruptedException {
-        double idleCpu = idleCpuPercent(gatewayProcess);
+                        long simulatorPid, Map<String, Integer> stack) throws InterruptedException {
+        Map<String, Double> idleCpu = idleCpuPercent(gatewayProcess, stack);
         double gatewayHeap = gatewayPid < 0 ? Double.NaN : probe.look(gatewayPid).heapAfterGcMb();
-        return new Row(nodes, connected, gatewayHeap, rssMb(gatewayProcess), idleCpu,
-                probe.look(simulatorPid).heapAfterGcMb());
+        return new Row(nodes, connected, gatewayHeap, rssMb(gatewayProcess), idleCpu.getOrDefault(GATEWAY, Double.NaN),
+                probe.look(simulatorPid).heapAfterGcMb(), sumOf(idleCpu, "flink"), sumOf(idleCpu, "kafka"));
+    }
+
+    /** The CPU of the processes whose names start with {@code prefix}; NaN if there is none. */
+    private static double sumOf(Map<String, Double> cpu, String prefix) {
+        return cpu.entrySet().stream().filter(e -> e.getKey().startsWith(prefix)).mapToDouble(Map.Entry::getValue)
+                .reduce(Double::sum).orElse(Double.NaN);
     }
 
     /** The run's idle nodes, connected a batch at a time: nodes {@code from} to {@code to} (excluded). */
@@ -202,27 +226,47 @@ final class CapacityCommand implements Callable<Integer> {
     }
 
     private void print(Row r) {
-        out.printf(Locale.ROOT, "%8d %10d %10.1f %10.1f %10.1f %14.1f%n", r.nodes(), r.connected(), r.heapMb(), r.rssMb(),
-                r.idleCpuPercent(), r.simulatorHeapMb());
+        out.printf(Locale.ROOT, "%8d %10d %10.1f %10.1f %10.1f %14.1f %10.1f %10.1f%n", r.nodes(), r.connected(), r.heapMb(),
+                r.rssMb(), r.idleCpuPercent(), r.simulatorHeapMb(), r.flinkIdleCpuPercent(), r.kafkaIdleCpuPercent());
     }
 
     private int measureSeconds() {
         return measureSeconds != null ? measureSeconds : keepaliveSeconds;
     }
 
-    /** After the settle time, the gateway's CPU over the measuring time, only idle traffic running, in % of a core. */
-    private double idleCpuPercent(OSProcess process) throws InterruptedException {
+    /**
+     * After the settle time, the CPU over the measuring time, only idle traffic running, in % of a core: of the gateway
+     * (as {@link #GATEWAY}) and of the stack's other processes by their pid files' names.
+     */
+    private Map<String, Double> idleCpuPercent(OSProcess gatewayProcess, Map<String, Integer> stack)
+            throws InterruptedException {
         Thread.sleep(settleSeconds * 1000L); // a measuring pause, not a wait on a condition: connections are done
-        if (process == null) {
-            return Double.NaN;
+        Map<String, OSProcess> processes = new LinkedHashMap<>();
+        if (gatewayProcess != null) {
+            processes.put(GATEWAY, gatewayProcess);
         }
-        process.updateAttributes();
-        long cpuBefore = process.getKernelTime() + process.getUserTime();
+        var os = new SystemInfo().getOperatingSystem();
+        stack.forEach((name, pid) -> {
+            OSProcess process = os.getProcess(pid);
+            if (process != null && !name.startsWith("gateway") && !name.equals(ProcessSampler.LOAD_GENERATOR)) {
+                processes.put(name, process);
+            }
+        });
+        Map<String, Long> cpuBefore = new HashMap<>();
+        processes.forEach((name, process) -> {
+            process.updateAttributes();
+            cpuBefore.put(name, process.getKernelTime() + process.getUserTime());
+        });
         long wallBefore = System.nanoTime();
         Thread.sleep(measureSeconds() * 1000L);
-        process.updateAttributes();
-        long cpuMs = process.getKernelTime() + process.getUserTime() - cpuBefore;
-        return 100.0 * cpuMs / ((System.nanoTime() - wallBefore) / 1e6);
+        double wallMs = (System.nanoTime() - wallBefore) / 1e6;
+        Map<String, Double> percent = new HashMap<>();
+        processes.forEach((name, process) -> {
+            process.updateAttributes();
+            long cpuMs = process.getKernelTime() + process.getUserTime() - cpuBefore.get(name);
+            percent.put(name, 100.0 * cpuMs / wallMs);
+        });
+        return percent;
     }
 
     private static double rssMb(OSProcess process) {

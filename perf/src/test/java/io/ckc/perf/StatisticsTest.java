@@ -45,9 +45,9 @@ class StatisticsTest {
 
     @Test
     void theCapacitySlopeIsTheLeastSquaresBytesPerNode() {
-        List<CapacityCommand.Row> rows = List.of(new CapacityCommand.Row(0, 0, 100, 200, 1.0, 50),
-                new CapacityCommand.Row(10_000, 10_000, 120, 230, 2.5, Double.NaN),
-                new CapacityCommand.Row(20_000, 20_000, 140, 260, 4.0, 90));
+        List<CapacityCommand.Row> rows = List.of(new CapacityCommand.Row(0, 0, 100, 200, 1.0, 50, 2.0, 1.0),
+                new CapacityCommand.Row(10_000, 10_000, 120, 230, 2.5, Double.NaN, 2.0, 1.0),
+                new CapacityCommand.Row(20_000, 20_000, 140, 260, 4.0, 90, 2.0, 1.0));
         assertThat(CapacityCommand.slope(rows, CapacityCommand.Row::heapMb) * 1048576).isCloseTo(2097.152, within(1e-6));
         assertThat(CapacityCommand.slope(rows, CapacityCommand.Row::idleCpuPercent) * 10_000).as("CPU per 10,000 nodes")
                 .isCloseTo(1.5, within(1e-9));
