@@ -5,7 +5,10 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 
-/** The parts of one gateway's ping window received so far. A Flink POJO: it lives in keyed state. */
+/**
+ * The parts of one gateway's ping window received so far, but for their nodes (kept per part beside it). A Flink POJO:
+ * it lives in keyed state.
+ */
 public class WindowAssembly {
 
     public long pingSentAtMicros;
@@ -14,7 +17,6 @@ public class WindowAssembly {
     public int pinged;
     public Set<Integer> partsSeen = new HashSet<>();
     public List<Long> latenciesMicros = new ArrayList<>();
-    public List<String> members = new ArrayList<>();
 
     public WindowAssembly() {
     }

@@ -114,9 +114,27 @@ class TrackGatewayTest {
         push(PoaInput.of(load(10_000)));
         push(PoaInput.of(window(9_990, 0, 2, Map.of("a", 2_000L, "late", 1_500_000L), List.of("a", "late"))));
         push(PoaInput.of(window(9_995, 0, 1, Map.of(), List.of()))); // the next window: part 1 of 2 never came
-        ConnectionStatistics s = harness.getSideOutput(TrackGateway.STATISTICS).peek().getValue();
+        List<ConnectionStatistics> stats = harness.getSideOutput(TrackGateway.STATISTICS).stream()
+                .map(StreamRecord::getValue).toList();
+        ConnectionStatistics s = stats.get(0);
         assertThat(s.answered()).isEqualTo(1);
+        assertThat(s.connected()).as("the nodes of the part that came").isEqualTo(2);
         assertThat(s.complete()).isFalse();
+        assertThat(stats.get(1).connected()).as("the next window has none of them").isZero();
+        assertThat(last().members()).isEmpty();
+    }
+
+    @Test
+    void anIncompleteWindowHoldsNoneOfThePreviousWindowsNodes() throws Exception {
+        push(PoaInput.of(load(10_000)));
+        push(PoaInput.of(window(9_990, 0, 2, Map.of(), List.of("a"))));
+        push(PoaInput.of(window(9_990, 1, 2, Map.of(), List.of("b"))));
+        push(PoaInput.of(window(9_995, 0, 2, Map.of(), List.of("c")))); // its part 1 never comes
+        push(PoaInput.of(window(9_999, 0, 1, Map.of(), List.of("d"))));
+        List<ConnectionStatistics> stats = harness.getSideOutput(TrackGateway.STATISTICS).stream()
+                .map(StreamRecord::getValue).toList();
+        assertThat(stats).extracting(ConnectionStatistics::connected).containsExactly(2, 1, 1);
+        assertThat(last().members()).containsExactly("d");
     }
 
     @Test

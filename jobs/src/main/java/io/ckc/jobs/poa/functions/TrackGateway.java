@@ -11,8 +11,12 @@ import io.ckc.protocol.records.HelloPoA;
 import io.ckc.protocol.records.LoadReport;
 import io.ckc.protocol.records.PoaControl;
 import org.apache.flink.api.common.functions.OpenContext;
+import org.apache.flink.api.common.state.MapState;
+import org.apache.flink.api.common.state.MapStateDescriptor;
 import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.api.common.state.ValueStateDescriptor;
+import org.apache.flink.api.common.typeinfo.TypeHint;
+import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.metrics.Counter;
 import org.apache.flink.streaming.api.functions.KeyedProcessFunction;
 import org.apache.flink.util.Collector;
@@ -45,6 +49,7 @@ public final class TrackGateway extends KeyedProcessFunction<String, PoaInput, G
     private transient ValueState<ConnectionStatistics> lastStats;
     private transient ValueState<Long> lastHealthyWindowAt;
     private transient ValueState<WindowAssembly> window;
+    private transient MapState<Integer, List<String>> windowMembers;
     private transient ValueState<Boolean> draining;
     private transient ValueState<Boolean> active;
     private transient ValueState<Long> livenessDeadline;
@@ -69,6 +74,8 @@ public final class TrackGateway extends KeyedProcessFunction<String, PoaInput, G
         lastStats = state.getState(new ValueStateDescriptor<>("last-connection-statistics", ConnectionStatistics.class));
         lastHealthyWindowAt = state.getState(new ValueStateDescriptor<>("last-healthy-window-arrival", Long.class));
         window = state.getState(new ValueStateDescriptor<>("ping-window-parts", WindowAssembly.class));
+        windowMembers = state.getMapState(new MapStateDescriptor<>("ping-window-members",
+                TypeInformation.of(Integer.class), TypeInformation.of(new TypeHint<List<String>>() { })));
         draining = state.getState(new ValueStateDescriptor<>("draining", Boolean.class));
         active = state.getState(new ValueStateDescriptor<>("active", Boolean.class));
         livenessDeadline = state.getState(new ValueStateDescriptor<>("liveness-deadline", Long.class));
@@ -149,7 +156,9 @@ public final class TrackGateway extends KeyedProcessFunction<String, PoaInput, G
                     assembly.latenciesMicros.add(latency);
                 }
             }
-            assembly.members.addAll(part.connected());
+            // Why: a part's nodes are written once, on their own; kept in the assembly they would be read and written
+            // again with every later part, quadratic in the parts (a million nodes are 500 parts of 2,000).
+            windowMembers.put(part.part(), part.connected());
             assembly.pinged += part.pinged();
         }
         if (assembly.complete()) {
@@ -161,15 +170,23 @@ public final class TrackGateway extends KeyedProcessFunction<String, PoaInput, G
     }
 
     private List<String> finish(WindowAssembly assembly, boolean complete, Context ctx, long now) throws Exception {
+        List<String> members = new ArrayList<>();
+        for (int part = 0; part < assembly.parts; part++) {
+            List<String> nodes = windowMembers.get(part);
+            if (nodes != null) {
+                members.addAll(nodes);
+            }
+        }
+        windowMembers.clear();
         ConnectionStatistics stats = LatencyStatistics.of(ctx.getCurrentKey(), assembly.pingSentAtMicros,
-                assembly.windowMs, assembly.latencies(), assembly.members.size(), assembly.pinged, complete);
+                assembly.windowMs, assembly.latencies(), members.size(), assembly.pinged, complete);
         ctx.output(STATISTICS, stats);
         lastStats.update(stats);
         if (stats.pingRate() == null || stats.pingRate() >= settings.healthyPingRate()) {
             lastHealthyWindowAt.update(now);
             becomeAlive(ctx, now);
         }
-        return new ArrayList<>(assembly.members);
+        return members;
     }
 
     /** A sign of life: the gateway is active, and stays so until X periods pass without another. */
@@ -213,6 +230,7 @@ public final class TrackGateway extends KeyedProcessFunction<String, PoaInput, G
         active.update(false);
         inactiveGateways.inc();
         window.clear(); // a half-assembled window of a silent gateway will never complete
+        windowMembers.clear();
         out.collect(view(ctx.getCurrentKey(), null));
         // Why: gateways come and go (restarts under new ids, scale-in); what is gone must not stay in state.
         long at = timestamp + settings.gatewayRetentionMs();
@@ -227,6 +245,7 @@ public final class TrackGateway extends KeyedProcessFunction<String, PoaInput, G
         lastStats.clear();
         lastHealthyWindowAt.clear();
         window.clear();
+        windowMembers.clear();
         draining.clear();
         active.clear();
         livenessDeadline.clear();
