@@ -29,7 +29,7 @@ import java.util.function.Function;
 public final class DtlsPeers {
 
     /** One process-wide crypto: the JDK's providers (X25519 by Bouncy Castle), one secure random. */
-    static final TlsCrypto CRYPTO = new HandshakeCrypto(new SecureRandom());
+    static final TlsCrypto CRYPTO = new DtlsCrypto(new SecureRandom());
 
     /** ECDHE key agreement authenticated by the PSK, with AES-128-GCM first (RFC 8442) and ChaCha20-Poly1305 next. */
     private static final int[] CIPHER_SUITES = {

@@ -8,18 +8,20 @@ import org.bouncycastle.tls.crypto.TlsECConfig;
 import org.bouncycastle.tls.crypto.impl.jcajce.JcaTlsCryptoProvider;
 import org.junit.jupiter.api.Test;
 
+import java.security.NoSuchAlgorithmException;
 import java.security.SecureRandom;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
-/** The handshakes' X25519, Bouncy Castle's, against the JDK's that it replaces. */
-class HandshakeCryptoTest {
+/** The handshakes' X25519, Bouncy Castle's, against the JDK's that it replaces; the records' AES-GCM. */
+class DtlsCryptoTest {
 
     private static final TlsECConfig X25519 = new TlsECConfig(NamedGroup.x25519);
 
-    private final TlsCrypto ours = new HandshakeCrypto(new SecureRandom());
+    private final DtlsCrypto ours = new DtlsCrypto(new SecureRandom());
     private final TlsCrypto jdk = new JcaTlsCryptoProvider().create(new SecureRandom());
 
     @Test
@@ -49,5 +51,12 @@ class HandshakeCryptoTest {
     void leavesTheOtherGroupsToTheJdk() {
         assertEquals(jdk.createECDomain(new TlsECConfig(NamedGroup.secp256r1)).getClass(),
                 ours.createECDomain(new TlsECConfig(NamedGroup.secp256r1)).getClass());
+    }
+
+    @Test
+    void sealsAesGcmRecordsWithTheThreadsCipherAndLeavesTheOthersToTheJdk() throws Exception {
+        assertInstanceOf(RecordCipher.class, ours.createAEADCipher(RecordCipher.AES_GCM, "AES", 16, true));
+        assertThrows(NoSuchAlgorithmException.class, () -> ours.createAEADCipher("AES/CCM/NoPadding", "AES", 16, true),
+                "left to the JDK, which has no CCM");
     }
 }
