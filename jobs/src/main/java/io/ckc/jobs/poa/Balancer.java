@@ -8,6 +8,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Predicate;
+import java.util.function.Supplier;
 
 /**
  * Load balancing by handover (paper section 5.2) with the churn control the paper left open. Ideal
@@ -35,11 +36,11 @@ public final class Balancer implements Serializable {
     /**
      * One active gateway as the balancer sees it.
      *
-     * @param members  its nodes (from its latest ping window), the candidates for a handover
+     * @param members  its nodes (from its latest ping window), the candidates for a handover: read only from a donor
      * @param draining being drained by the operator
      * @param unlisted absent from the gateway list already sent, so its nodes may be moved off
      */
-    public record Gateway(String gatewayId, double score, int connected, List<String> members, boolean draining,
+    public record Gateway(String gatewayId, double score, int connected, Supplier<List<String>> members, boolean draining,
                           boolean unlisted) {
     }
 
@@ -134,7 +135,7 @@ public final class Balancer implements Serializable {
         int cooling = 0;
         for (Gateway donor : donors) {
             int quota = Math.min(donor.connected() - ideal.get(donor.gatewayId()), budget - moves.size());
-            for (String mnId : donor.members()) {
+            for (String mnId : donor.members().get()) {
                 if (quota == 0) {
                     break;
                 }

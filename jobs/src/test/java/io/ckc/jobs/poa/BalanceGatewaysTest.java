@@ -92,6 +92,19 @@ class BalanceGatewaysTest {
     }
 
     @Test
+    void aGatewaysNodesComeInPartsAndAWindowOfFewerPartsLeavesNoneOfTheOlder() throws Exception {
+        push(view("gw-2", true, 2, 10));
+        push(part(view("gw-1", true, 0, 0), List.of("mn-0", "mn-1"), 0, 3));
+        push(part(view("gw-1", true, 0, 0), List.of("mn-2"), 1, 3));
+        push(part(view("gw-1", true, 0, 0), List.of("mn-3"), 2, 3));
+        push(part(view("gw-1", true, 0, 0), List.of("mn-4"), 0, 2)); // the next window, fewer nodes
+        push(part(view("gw-1", true, 0, 0), List.of("mn-5"), 1, 2));
+        assertThat(keysOf("gateway-member-parts")).containsExactly("gw-1#0", "gw-1#1", "gw-2#0");
+        push(withMembers(view("gw-1", false, 0, 0), null));
+        assertThat(lostSessions()).extracting(MnEvent::mnId).containsExactly("mn-4", "mn-5");
+    }
+
+    @Test
     void whenNoGatewayWasHeardForAReportPeriodNoSessionIsDeclaredOver() throws Exception {
         push(view("gw-1", true, 3, 0));
         push(view("gw-2", true, 2, 10));
@@ -129,9 +142,9 @@ class BalanceGatewaysTest {
         assertThat(lists()).last().satisfies(list ->
                 assertThat(list.gateways()).extracting(GatewayList.Entry::gatewayId).containsExactly("gw-1"));
         push(GatewayView.gone(gateway));
-        for (String map : List.of("gateway-views", "gateway-members", "ping-config-sent-for-hello",
-                "recipient-count-after-moves", "donor-handed-out")) {
-            assertThat(keysOf(map)).as(map).doesNotContain(gateway);
+        for (String map : List.of("gateway-views", "gateway-member-parts", "gateway-member-part-counts",
+                "ping-config-sent-for-hello", "recipient-count-after-moves", "donor-handed-out")) {
+            assertThat(keysOf(map)).as(map).noneMatch(key -> key.equals(gateway) || key.startsWith(gateway + "#"));
         }
         long after = from + CHECK + COOLDOWN;
         harness.setProcessingTime(after); // the handed-over nodes' cooldown ends
@@ -164,7 +177,12 @@ class BalanceGatewaysTest {
 
     private static GatewayView withMembers(GatewayView view, List<String> members) {
         return new GatewayView(view.gatewayId(), view.active(), view.draining(), view.hello(), view.load(), view.stats(),
-                members, view.gone());
+                members, 0, members == null ? 0 : 1, view.gone());
+    }
+
+    private static GatewayView part(GatewayView view, List<String> members, int part, int parts) {
+        return new GatewayView(view.gatewayId(), view.active(), view.draining(), view.hello(), view.load(), view.stats(),
+                members, part, parts, view.gone());
     }
 
     private List<BalanceRound> rounds() {
@@ -176,6 +194,6 @@ class BalanceGatewaysTest {
         IntStream.range(firstNode, firstNode + nodes).forEach(i -> members.add("mn-" + i));
         HelloPoA hello = new HelloPoA(gatewayId, List.of(new Endpoint(Endpoint.UDP, "127.0.0.1", 5500)), 1);
         LoadReport load = new LoadReport(gatewayId, LOAD_TIME, 1_000, 1, 0.1, 0.2, 0.1, 1L << 34, 0.5, 1L << 30, 0.8, nodes);
-        return new GatewayView(gatewayId, active, false, hello, load, null, members, false);
+        return new GatewayView(gatewayId, active, false, hello, load, null, members, 0, 1, false);
     }
 }

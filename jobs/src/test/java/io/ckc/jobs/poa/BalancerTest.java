@@ -5,6 +5,7 @@ import org.junit.jupiter.api.Test;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.function.Supplier;
 import java.util.Map;
 import java.util.Random;
 import java.util.Set;
@@ -49,6 +50,20 @@ class BalancerTest {
         assertThat(plan.moves()).isEmpty();
         plan = balancer.plan(List.of(gateway("gw-1", 200), gateway("gw-2", 200), gateway("gw-3", 200)), mn -> false);
         assertThat(plan.decision()).isEqualTo("balanced");
+    }
+
+    @Test
+    void onlyADonorsNodesAreRead() {
+        Balancer balancer = new Balancer(SETTINGS);
+        Supplier<List<String>> unread = () -> {
+            throw new AssertionError("the nodes of a gateway that gives none away were read");
+        };
+        Balancer.Plan plan = balancer.plan(List.of(gateway("gw-1", 300),
+                new Balancer.Gateway("gw-2", 1.0, 100, unread, false, false)), mn -> false);
+        assertThat(plan.moves()).hasSize(100).allMatch(m -> m.from().equals("gw-1"));
+        plan = balancer.plan(List.of(new Balancer.Gateway("gw-1", 1.0, 200, unread, false, false),
+                new Balancer.Gateway("gw-2", 1.0, 200, unread, false, false)), mn -> false);
+        assertThat(plan.moves()).isEmpty();
     }
 
     @Test
@@ -102,11 +117,11 @@ class BalancerTest {
         return new Balancer.Gateway(id, 1.0, connected, members(id, connected), false, false);
     }
 
-    private static List<String> members(String gateway, int count) {
+    private static Supplier<List<String>> members(String gateway, int count) {
         List<String> members = new ArrayList<>();
         for (int i = 0; i < count; i++) {
             members.add(gateway + "-mn-" + i);
         }
-        return members;
+        return () -> members;
     }
 }

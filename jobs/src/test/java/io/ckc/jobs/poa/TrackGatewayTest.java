@@ -19,6 +19,7 @@ import java.util.List;
 import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.tuple;
 
 class TrackGatewayTest {
 
@@ -105,7 +106,8 @@ class TrackGatewayTest {
         assertThat(s.pingRate()).isEqualTo(0.8);
         assertThat(s.medianMs()).isEqualTo(5.0);
         assertThat(s.complete()).isTrue();
-        assertThat(last().members()).containsExactlyInAnyOrder("a", "b", "c", "d", "e");
+        assertThat(lastViews(2)).as("a view for each part, in order").extracting(GatewayView::members, GatewayView::membersPart, GatewayView::membersParts)
+                .containsExactly(tuple(List.of("a", "b", "c"), 0, 2), tuple(List.of("d", "e"), 1, 2));
         assertThat(last().stats()).isEqualTo(s);
     }
 
@@ -122,6 +124,7 @@ class TrackGatewayTest {
         assertThat(s.complete()).isFalse();
         assertThat(stats.get(1).connected()).as("the next window has none of them").isZero();
         assertThat(last().members()).isEmpty();
+        assertThat(last().membersParts()).isEqualTo(1);
     }
 
     @Test
@@ -135,6 +138,7 @@ class TrackGatewayTest {
                 .map(StreamRecord::getValue).toList();
         assertThat(stats).extracting(ConnectionStatistics::connected).containsExactly(2, 1, 1);
         assertThat(last().members()).containsExactly("d");
+        assertThat(last().membersParts()).isEqualTo(1);
     }
 
     @Test
@@ -174,8 +178,12 @@ class TrackGatewayTest {
     }
 
     private GatewayView last() {
+        return lastViews(1).get(0);
+    }
+
+    private List<GatewayView> lastViews(int count) {
         List<GatewayView> views = harness.extractOutputValues();
-        return views.get(views.size() - 1);
+        return views.subList(views.size() - count, views.size());
     }
 
     private static LoadReport load(long timestamp) {

@@ -12,8 +12,6 @@ import org.apache.flink.api.common.state.MapState;
 import org.apache.flink.api.common.state.MapStateDescriptor;
 import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.api.common.state.ValueStateDescriptor;
-import org.apache.flink.api.common.typeinfo.TypeHint;
-import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.metrics.Counter;
 import org.apache.flink.streaming.api.functions.KeyedProcessFunction;
 import org.apache.flink.util.Collector;
@@ -50,7 +48,7 @@ public final class BalanceGateways extends KeyedProcessFunction<String, GatewayV
     private final PoaSettings settings;
 
     private transient MapState<String, GatewayView> views;
-    private transient MapState<String, List<String>> members;
+    private transient GatewayMembers members;
     private transient ValueState<Long> nextCheck;
     private transient ValueState<Long> lastActiveViewAt;
     private transient GatewayListing listing;
@@ -66,8 +64,7 @@ public final class BalanceGateways extends KeyedProcessFunction<String, GatewayV
     public void open(OpenContext openContext) {
         var state = getRuntimeContext();
         views = state.getMapState(new MapStateDescriptor<>("gateway-views", String.class, GatewayView.class));
-        members = state.getMapState(new MapStateDescriptor<>("gateway-members", TypeInformation.of(String.class),
-                TypeInformation.of(new TypeHint<List<String>>() { })));
+        members = new GatewayMembers(state);
         nextCheck = state.getState(new ValueStateDescriptor<>("next-check", Long.class));
         lastActiveViewAt = state.getState(new ValueStateDescriptor<>("last-active-view-at", Long.class));
         listing = new GatewayListing(PoaSettings.rankingFor(settings.ranking()), state);
@@ -84,9 +81,7 @@ public final class BalanceGateways extends KeyedProcessFunction<String, GatewayV
         }
         GatewayView before = views.get(view.gatewayId());
         views.put(view.gatewayId(), view);
-        if (view.members() != null) {
-            members.put(view.gatewayId(), view.members());
-        }
+        members.update(view);
         long now = ctx.timerService().currentProcessingTime();
         if (view.active()) {
             lastActiveViewAt.update(now);
@@ -110,7 +105,7 @@ public final class BalanceGateways extends KeyedProcessFunction<String, GatewayV
         if (settings.pingReconfig()) {
             pings.reconfigure(active, timestamp, out);
         }
-        ctx.output(ROUNDS, rounds.run(active, scores, members::get, listing.listed(), listing.rankingName(), timestamp,
+        ctx.output(ROUNDS, rounds.run(active, scores, members, listing.listed(), listing.rankingName(), timestamp,
                 out));
         scheduleCheck(ctx, timestamp);
     }
@@ -123,7 +118,7 @@ public final class BalanceGateways extends KeyedProcessFunction<String, GatewayV
      * gateways are heard: a silence of all of them says nothing about this one.
      */
     private void lostSessions(GatewayView view, long now, Context ctx) throws Exception {
-        List<String> nodes = members.get(view.gatewayId());
+        List<String> nodes = members.of(view.gatewayId());
         long lastSignOfLife = lastSignOfLife(view);
         if (nodes == null || lastSignOfLife == Long.MIN_VALUE) {
             return;
@@ -153,7 +148,7 @@ public final class BalanceGateways extends KeyedProcessFunction<String, GatewayV
     /** Everything kept of a gateway that is gone: its view, members, ping bookkeeping and round counts. */
     private void forget(String gatewayId) throws Exception {
         views.remove(gatewayId);
-        members.remove(gatewayId);
+        members.forget(gatewayId);
         pings.forget(gatewayId);
         rounds.forget(gatewayId);
     }

@@ -78,14 +78,13 @@ final class BalancingRounds {
         int moved = lastMoves.value() == null ? 0 : lastMoves.value();
         boolean settled = timedOut || (reported && inTransit <= Math.max(1, moved / 10));
         for (GatewayView view : active) {
-            List<String> known = members.of(view.gatewayId());
             Integer given = timedOut ? null : donorHandedOut.get(view.gatewayId());
             int connected = view.connected();
             if (given != null && moved > 0) {
                 connected = Math.max(0, connected - (int) Math.round((double) inTransit * given / moved));
             }
             gateways.add(new Balancer.Gateway(view.gatewayId(), scores.getOrDefault(view.gatewayId(), 0.0),
-                    connected, known == null ? List.of() : known, view.draining(),
+                    connected, () -> nodesOf(members, view.gatewayId()), view.draining(),
                     !listedIds.contains(view.gatewayId())));
             addresses.put(view.gatewayId(), view.hello().reach());
         }
@@ -162,6 +161,16 @@ final class BalancingRounds {
             if (now - it.next().getValue() >= settings.handoverCooldownMs()) {
                 it.remove();
             }
+        }
+    }
+
+    /** A donor's nodes, read when the balancer takes some of them. */
+    private static List<String> nodesOf(Members members, String gatewayId) {
+        try {
+            List<String> known = members.of(gatewayId);
+            return known == null ? List.of() : known;
+        } catch (Exception e) {
+            throw new IllegalStateException("the nodes of " + gatewayId + " could not be read from state", e);
         }
     }
 }

@@ -105,7 +105,6 @@ public final class TrackGateway extends KeyedProcessFunction<String, PoaInput, G
     public void processElement(PoaInput input, Context ctx, Collector<GatewayView> out) throws Exception {
         long now = ctx.timerService().currentProcessingTime();
         observing(now);
-        List<String> members = null;
         if (input.hello() != null) {
             hello.update(input.hello());
         } else if (input.load() != null) {
@@ -117,19 +116,25 @@ public final class TrackGateway extends KeyedProcessFunction<String, PoaInput, G
             lastLoadAt.update(now);
             becomeAlive(ctx, now);
         } else if (input.connections() != null) {
-            members = onConnectionReport(input.connections(), ctx, now);
+            List<List<String>> members = onConnectionReport(input.connections(), ctx, now);
             if (members == null) {
                 return; // the window is not complete yet
             }
+            // Why: a view per part, not one of every node: a million nodes in one record are 40 MB for the network
+            // stack to spill to disk and read back byte by byte, every window.
+            for (int part = 0; part < members.size(); part++) {
+                out.collect(view(ctx.getCurrentKey(), members.get(part), part, members.size()));
+            }
+            return;
         } else {
             PoaControl control = input.control();
             draining.update(control.drain());
         }
-        out.collect(view(ctx.getCurrentKey(), members));
+        out.collect(view(ctx.getCurrentKey(), null, 0, 0));
     }
 
-    /** Returns the window's members once it is complete, else null. */
-    private List<String> onConnectionReport(ConnectionReport part, Context ctx, long now) throws Exception {
+    /** Returns the window's members, by the parts that came, once it is complete, else null. */
+    private List<List<String>> onConnectionReport(ConnectionReport part, Context ctx, long now) throws Exception {
         if (isStale(part.pingSentAtMicros() / 1000 + part.windowMs(), now)) {
             staleReports.inc();
             return null;
@@ -139,7 +144,7 @@ public final class TrackGateway extends KeyedProcessFunction<String, PoaInput, G
             staleReports.inc(); // a part of a window already closed
             return null;
         }
-        List<String> finishedMembers = null;
+        List<List<String>> finishedMembers = null;
         if (assembly != null && part.pingSentAtMicros() > assembly.pingSentAtMicros) {
             incompleteWindows.inc(); // a part of the previous window never came: report what we have
             finishedMembers = finish(assembly, false, ctx, now);
@@ -169,17 +174,20 @@ public final class TrackGateway extends KeyedProcessFunction<String, PoaInput, G
         return finishedMembers;
     }
 
-    private List<String> finish(WindowAssembly assembly, boolean complete, Context ctx, long now) throws Exception {
-        List<String> members = new ArrayList<>();
+    private List<List<String>> finish(WindowAssembly assembly, boolean complete, Context ctx, long now)
+            throws Exception {
+        List<List<String>> members = new ArrayList<>();
+        int connected = 0;
         for (int part = 0; part < assembly.parts; part++) {
             List<String> nodes = windowMembers.get(part);
             if (nodes != null) {
-                members.addAll(nodes);
+                members.add(nodes);
+                connected += nodes.size();
             }
         }
         windowMembers.clear();
         ConnectionStatistics stats = LatencyStatistics.of(ctx.getCurrentKey(), assembly.pingSentAtMicros,
-                assembly.windowMs, assembly.latencies(), members.size(), assembly.pinged, complete);
+                assembly.windowMs, assembly.latencies(), connected, assembly.pinged, complete);
         ctx.output(STATISTICS, stats);
         lastStats.update(stats);
         if (stats.pingRate() == null || stats.pingRate() >= settings.healthyPingRate()) {
@@ -231,7 +239,7 @@ public final class TrackGateway extends KeyedProcessFunction<String, PoaInput, G
         inactiveGateways.inc();
         window.clear(); // a half-assembled window of a silent gateway will never complete
         windowMembers.clear();
-        out.collect(view(ctx.getCurrentKey(), null));
+        out.collect(view(ctx.getCurrentKey(), null, 0, 0));
         // Why: gateways come and go (restarts under new ids, scale-in); what is gone must not stay in state.
         long at = timestamp + settings.gatewayRetentionMs();
         forgetAt.update(at);
@@ -264,8 +272,8 @@ public final class TrackGateway extends KeyedProcessFunction<String, PoaInput, G
         return settings.livenessPeriods() * period;
     }
 
-    private GatewayView view(String gatewayId, List<String> members) throws IOException {
+    private GatewayView view(String gatewayId, List<String> members, int part, int parts) throws IOException {
         return new GatewayView(gatewayId, Boolean.TRUE.equals(active.value()), Boolean.TRUE.equals(draining.value()),
-                hello.value(), lastLoad.value(), lastStats.value(), members, false);
+                hello.value(), lastLoad.value(), lastStats.value(), members, part, parts, false);
     }
 }
