@@ -58,6 +58,8 @@ public final class GatewayCore implements AutoCloseable {
     private long pingWindowMs;
     private long lastWindowStartNanos;
     private ScheduledFuture<?> nextWindow;
+    /** Windows closed since the last that listed the nodes ({@link PingWindow#listsNodes}). */
+    private int windowsUnlisted;
     // The gateway list: confined to the thread that reads the core's records.
     private List<GatewayEndpoints> gatewayList = List.of();
     private long gatewayListSentMs;
@@ -263,15 +265,22 @@ public final class GatewayCore implements AutoCloseable {
     }
 
     private void closeWindow(long sentAtMicros, long windowMs) {
+        int serving = 0;
+        for (SessionShard shard : shards) {
+            serving += shard.serving();
+        }
+        boolean listed = PingWindow.listsNodes(windowsUnlisted, serving);
+        windowsUnlisted = listed ? 0 : windowsUnlisted + 1;
         List<CompletableFuture<PingWindow.Part>> parts = new ArrayList<>(shards.length);
         for (SessionShard shard : shards) {
             CompletableFuture<PingWindow.Part> part = new CompletableFuture<>();
-            shard.execute(() -> part.complete(shard.closeWindow(sentAtMicros)));
+            shard.execute(() -> part.complete(shard.closeWindow(sentAtMicros, listed)));
             parts.add(part);
         }
         CompletableFuture.allOf(parts.toArray(CompletableFuture[]::new)).thenRun(() -> {
             List<PingWindow.Part> all = parts.stream().map(CompletableFuture::join).toList();
-            for (var report : PingWindow.report(config.gatewayId(), sentAtMicros, windowMs, all, config.reportChunk())) {
+            for (var report : PingWindow.report(config.gatewayId(), sentAtMicros, windowMs, all, config.reportChunk(),
+                    listed)) {
                 publisher.connections(report);
             }
             metrics.pingWindows.inc();

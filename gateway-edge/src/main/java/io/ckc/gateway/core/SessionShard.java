@@ -307,9 +307,9 @@ public final class SessionShard {
         pings.open(sentAtMicros, startNanos, windowMs, maxPinged, serving);
     }
 
-    /** Closes this shard's share of the window: the serving nodes now, and what they answered. */
-    PingWindow.Part closeWindow(long sentAtMicros) {
-        return pings.close(sentAtMicros);
+    /** Closes this shard's share of the window: the serving nodes now (listed or counted), and what they answered. */
+    PingWindow.Part closeWindow(long sentAtMicros, boolean listed) {
+        return pings.close(sentAtMicros, listed, serving);
     }
 
     /** Nodes serving here now: announced and not leaving after a handover. Any thread. */

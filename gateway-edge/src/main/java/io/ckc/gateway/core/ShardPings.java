@@ -88,20 +88,28 @@ final class ShardPings {
         }
     }
 
-    /** Closes this shard's share of the window: the serving nodes now, and what they answered. */
-    PingWindow.Part close(long sentAtMicros) {
-        List<UUID> connected = new ArrayList<>(sessions.size());
-        for (Session session : sessions.values()) {
-            if (session.isServing()) {
-                connected.add(session.mnId);
+    /**
+     * Closes this shard's share of the window: its {@code serving} nodes now, listed if {@code listed}
+     * (a walk over every session), and what they answered.
+     */
+    PingWindow.Part close(long sentAtMicros, boolean listed, int serving) {
+        List<UUID> connected = List.of();
+        if (listed) {
+            connected = new ArrayList<>(sessions.size());
+            for (Session session : sessions.values()) {
+                if (session.isServing()) {
+                    connected.add(session.mnId);
+                }
             }
+            serving = connected.size();
         }
         PingWindow closing = window;
         if (closing == null || closing.sentAtMicros() != sentAtMicros) {
-            return new PingWindow.Part(connected, Map.of(), Map.of()); // this shard never opened it, or a newer one
+            // this shard never opened it, or a newer one
+            return new PingWindow.Part(connected, serving, Map.of(), Map.of());
         }
         window = null;
-        return closing.closePart(connected);
+        return closing.closePart(connected, serving);
     }
 
     /** The gateway stops: no more pings, and pongs still coming are late. */

@@ -60,6 +60,37 @@ class PingWindowTest {
     }
 
     @Test
+    void aWindowThatDoesNotListTheNodesCountsThemInOnePart() {
+        PingWindow window = new PingWindow(SENT_MICROS, START_NANOS, 1_000);
+        window.pinged(a, START_NANOS);
+        window.pinged(b, START_NANOS);
+        window.onPong(a, SENT_MICROS, START_NANOS + millis(4));
+        PingWindow.Part other = new PingWindow(SENT_MICROS, START_NANOS, 1_000).closePart(List.of(), 30_000);
+
+        List<ConnectionReport> reports = PingWindow.report("gw-1", SENT_MICROS, 1_000,
+                List.of(window.closePart(List.of(), 25_000), other), 3, false);
+        assertThat(reports).singleElement().satisfies(r -> {
+            assertThat(r.listed()).isFalse();
+            assertThat(r.connected()).isEmpty();
+            assertThat(r.connectedCount()).isEqualTo(55_000);
+            assertThat(r.parts()).isEqualTo(1);
+            assertThat(r.pinged()).isEqualTo(2);
+            assertThat(r.pongArrivalMicros()).containsOnlyKeys(a.toString());
+        });
+    }
+
+    @Test
+    void aLargeGatewayListsItsNodesEveryFewWindowsASmallOneInEach() {
+        int per = PingWindow.NODES_LISTED_PER_WINDOW;
+        assertThat(PingWindow.listsNodes(0, 0)).isTrue();
+        assertThat(PingWindow.listsNodes(0, per)).isTrue();
+        assertThat(PingWindow.listsNodes(0, per + 1)).isFalse();
+        assertThat(PingWindow.listsNodes(1, per + 1)).isTrue();
+        assertThat(PingWindow.listsNodes(48, 50 * per)).isFalse();
+        assertThat(PingWindow.listsNodes(49, 50 * per)).as("a million nodes: every 50th window").isTrue();
+    }
+
+    @Test
     void aNodePingedLateInAPacedWindowReportsItsOwnRoundTrip() {
         PingWindow window = new PingWindow(SENT_MICROS, START_NANOS, 1_000);
         window.pinged(a, START_NANOS + millis(300));

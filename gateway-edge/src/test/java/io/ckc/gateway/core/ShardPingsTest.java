@@ -50,7 +50,7 @@ class ShardPingsTest {
         serving(1_000);
         for (int i = 0; i < 3; i++) {
             pings.open(1_000L + i, System.nanoTime(), 1_000, 100, sessions.size());
-            PingWindow.Part part = pings.close(1_000L + i);
+            PingWindow.Part part = pings.close(1_000L + i, true, 0);
             assertThat(part.connected()).hasSize(1_000);
             assertThat(part.pingedAtNanos().size()).as("pinged in window %d", i).isBetween(50, 170);
         }
@@ -64,7 +64,7 @@ class ShardPingsTest {
         assertThat(pinged(links)).isEqualTo(20);
         pings.pong(links.get(0).session, 7L);
         pings.pong(links.get(1).session, 6L); // answers another window
-        PingWindow.Part part = pings.close(7L);
+        PingWindow.Part part = pings.close(7L, true, 0);
         pings.pong(links.get(2).session, 7L); // after the close
 
         assertThat(part.pingedAtNanos()).hasSize(20);
@@ -88,13 +88,13 @@ class ShardPingsTest {
         loop.runScheduledPendingTasks();
 
         assertThat(pinged(links)).isEqualTo(links.size() - 2);
-        assertThat(pings.close(9L).pingedAtNanos()).hasSize(links.size() - 2);
+        assertThat(pings.close(9L, true, 0).pingedAtNanos()).hasSize(links.size() - 2);
     }
 
     @Test
     void aShardThatNeverOpenedTheWindowStillReportsItsServingNodes() {
         serving(3);
-        PingWindow.Part part = pings.close(11L);
+        PingWindow.Part part = pings.close(11L, true, 0);
 
         assertThat(part.connected()).hasSize(3);
         assertThat(part.pingedAtNanos()).isEmpty();

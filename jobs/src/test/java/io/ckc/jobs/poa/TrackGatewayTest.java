@@ -112,6 +112,19 @@ class TrackGatewayTest {
     }
 
     @Test
+    void aWindowThatCountsItsNodesGivesTheirNumberAndNoMembers() throws Exception {
+        push(PoaInput.of(load(10_000)));
+        long sentMicros = 9_990 * 1_000L;
+        push(PoaInput.of(new ConnectionReport("gw-1", sentMicros, 1_000, 0, 1, 2,
+                Map.of("a", sentMicros + 3_000), List.of(), 40_000)));
+        ConnectionStatistics s = harness.getSideOutput(TrackGateway.STATISTICS).peek().getValue();
+        assertThat(s.connected()).isEqualTo(40_000);
+        assertThat(s.answered()).isEqualTo(1);
+        assertThat(s.complete()).isTrue();
+        assertThat(last().members()).as("the nodes listed last stay as they were").isNull();
+    }
+
+    @Test
     void aPongAfterTheWindowIsNotCountedAndAMissingPartIsReportedIncomplete() throws Exception {
         push(PoaInput.of(load(10_000)));
         push(PoaInput.of(window(9_990, 0, 2, Map.of("a", 2_000L, "late", 1_500_000L), List.of("a", "late"))));

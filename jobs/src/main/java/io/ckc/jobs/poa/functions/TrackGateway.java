@@ -120,6 +120,10 @@ public final class TrackGateway extends KeyedProcessFunction<String, PoaInput, G
             if (members == null) {
                 return; // the window is not complete yet
             }
+            if (members.isEmpty()) {
+                out.collect(view(ctx.getCurrentKey(), null, 0, 0)); // a window that counted its nodes, not listed them
+                return;
+            }
             // Why: a view per part, not one of every node: a million nodes in one record are 40 MB for the network
             // stack to spill to disk and read back byte by byte, every window.
             for (int part = 0; part < members.size(); part++) {
@@ -133,7 +137,10 @@ public final class TrackGateway extends KeyedProcessFunction<String, PoaInput, G
         out.collect(view(ctx.getCurrentKey(), null, 0, 0));
     }
 
-    /** Returns the window's members, by the parts that came, once it is complete, else null. */
+    /**
+     * Returns the window's members, by the parts that came, once it is complete (none if it did not list them), else
+     * null.
+     */
     private List<List<String>> onConnectionReport(ConnectionReport part, Context ctx, long now) throws Exception {
         if (isStale(part.pingSentAtMicros() / 1000 + part.windowMs(), now)) {
             staleReports.inc();
@@ -163,7 +170,11 @@ public final class TrackGateway extends KeyedProcessFunction<String, PoaInput, G
             }
             // Why: a part's nodes are written once, on their own; kept in the assembly they would be read and written
             // again with every later part, quadratic in the parts (a million nodes are 500 parts of 2,000).
-            windowMembers.put(part.part(), part.connected());
+            if (part.listed()) {
+                windowMembers.put(part.part(), part.connected());
+            }
+            assembly.listed &= part.listed();
+            assembly.connected += part.connectedCount();
             assembly.pinged += part.pinged();
         }
         if (assembly.complete()) {
@@ -177,17 +188,15 @@ public final class TrackGateway extends KeyedProcessFunction<String, PoaInput, G
     private List<List<String>> finish(WindowAssembly assembly, boolean complete, Context ctx, long now)
             throws Exception {
         List<List<String>> members = new ArrayList<>();
-        int connected = 0;
-        for (int part = 0; part < assembly.parts; part++) {
+        for (int part = 0; part < assembly.parts && assembly.listed; part++) {
             List<String> nodes = windowMembers.get(part);
             if (nodes != null) {
                 members.add(nodes);
-                connected += nodes.size();
             }
         }
         windowMembers.clear();
         ConnectionStatistics stats = LatencyStatistics.of(ctx.getCurrentKey(), assembly.pingSentAtMicros,
-                assembly.windowMs, assembly.latencies(), connected, assembly.pinged, complete);
+                assembly.windowMs, assembly.latencies(), assembly.connected, assembly.pinged, complete);
         ctx.output(STATISTICS, stats);
         lastStats.update(stats);
         if (stats.pingRate() == null || stats.pingRate() >= settings.healthyPingRate()) {
