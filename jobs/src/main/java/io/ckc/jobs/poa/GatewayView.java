@@ -9,7 +9,7 @@ import java.util.List;
 /**
  * What the per-gateway step tells the global step about one gateway.
  *
- * @param active   passed its latest liveness check
+ * @param active       passed its latest liveness check
  * @param members      part {@code membersPart} of {@code membersParts} of its nodes as of its latest ping window (a
  *                     window's views carry one part each, in order); null when unchanged since the last view
  * @param gone         inactive for the retention time and forgotten by the per-gateway step: forget it too
