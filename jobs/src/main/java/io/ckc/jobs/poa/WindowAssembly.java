@@ -17,8 +17,6 @@ public class WindowAssembly {
     public int pinged;
     /** The connected nodes of the parts so far, listed or counted. */
     public int connected;
-    /** Whether the parts list their nodes (a gateway of many lists them only every few windows). */
-    public boolean listed = true;
     public Set<Integer> partsSeen = new HashSet<>();
     public List<Long> latenciesMicros = new ArrayList<>();
 

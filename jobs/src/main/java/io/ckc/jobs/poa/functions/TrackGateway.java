@@ -173,7 +173,6 @@ public final class TrackGateway extends KeyedProcessFunction<String, PoaInput, G
             if (part.listed()) {
                 windowMembers.put(part.part(), part.connected());
             }
-            assembly.listed &= part.listed();
             assembly.connected += part.connectedCount();
             assembly.pinged += part.pinged();
         }
@@ -188,7 +187,7 @@ public final class TrackGateway extends KeyedProcessFunction<String, PoaInput, G
     private List<List<String>> finish(WindowAssembly assembly, boolean complete, Context ctx, long now)
             throws Exception {
         List<List<String>> members = new ArrayList<>();
-        for (int part = 0; part < assembly.parts && assembly.listed; part++) {
+        for (int part = 0; part < assembly.parts; part++) { // none stored when the window counted its nodes
             List<String> nodes = windowMembers.get(part);
             if (nodes != null) {
                 members.add(nodes);
