@@ -49,6 +49,9 @@ public final class Session {
     Bucket messageTokens;
     Bucket byteTokens;
 
+    /** Where the session is in its shard's array ({@link ShardSessions}). */
+    int slot;
+
     /** What the node's credential lets it publish and groupcast to. */
     final Grants grants;
 

@@ -46,7 +46,7 @@ public final class SessionShard {
     private final CoreOptions config;
     private final CorePublisher publisher;
     private final GatewayMetrics metrics;
-    private final Map<UUID, Session> sessions = new HashMap<>();
+    private final ShardSessions sessions = new ShardSessions();
     /** When each session times out unless heard from: looked at once per timeout, not at every sweep. */
     private final Deadlines<Session> timeouts = new Deadlines<>(this::timesOutAt,
             session -> sessions.get(session.mnId) == session);
@@ -154,7 +154,7 @@ public final class SessionShard {
             close(existing, "replaced", UnsentMessage.Reason.SESSION_REPLACED);
         }
         Session session = new Session(mnId, epoch, grants, linkFactory, nowMs());
-        sessions.put(mnId, session);
+        sessions.put(session);
         timeouts.add(session, nowMs());
         metrics.sessions.inc();
         metrics.connects.inc();
@@ -304,7 +304,7 @@ public final class SessionShard {
 
     /** Opens this shard's share of a ping window and pings its serving nodes, or a sample of them ({@link ShardPings}). */
     void openWindow(long sentAtMicros, long startNanos, long windowMs, int maxPinged) {
-        pings.open(sentAtMicros, startNanos, windowMs, maxPinged, serving);
+        pings.open(sentAtMicros, startNanos, windowMs, maxPinged);
     }
 
     /** Closes this shard's share of the window: the serving nodes now (listed or counted), and what they answered. */
@@ -381,7 +381,7 @@ public final class SessionShard {
     }
 
     private boolean forget(Session session) {
-        if (!sessions.remove(session.mnId, session)) {
+        if (!sessions.remove(session)) {
             return false;
         }
         if (session.isServing()) {

@@ -27,10 +27,10 @@ final class ShardPings {
 
     private final EventLoop loop;
     private final GatewayMetrics metrics;
-    private final Map<UUID, Session> sessions;
+    private final ShardSessions sessions;
     private PingWindow window;
 
-    ShardPings(EventLoop loop, GatewayMetrics metrics, Map<UUID, Session> sessions) {
+    ShardPings(EventLoop loop, GatewayMetrics metrics, ShardSessions sessions) {
         this.loop = loop;
         this.metrics = metrics;
         this.sessions = sessions;
@@ -38,22 +38,15 @@ final class ShardPings {
 
     /**
      * Opens this shard's share of a window and pings, paced, its serving nodes: all of them, or a
-     * uniform random sample of {@code maxPinged} when there are more than that of the {@code serving}.
+     * uniform random sample of {@code maxPinged} when there are more than that.
      * The window's statistics (latency, share answered) are estimates from the sample either way; what
      * pinging every node would add is two datagrams per node per window, the largest idle cost of a
      * gateway and its nodes.
      */
-    void open(long sentAtMicros, long startNanos, long windowMs, int maxPinged, int serving) {
+    void open(long sentAtMicros, long startNanos, long windowMs, int maxPinged) {
         PingWindow opened = new PingWindow(sentAtMicros, startNanos, windowMs);
         window = opened;
-        double share = serving <= maxPinged ? 1.0 : (double) maxPinged / serving;
-        ThreadLocalRandom random = ThreadLocalRandom.current();
-        List<Session> pinged = new ArrayList<>(Math.min(sessions.size(), maxPinged + maxPinged / 8 + 16));
-        for (Session session : sessions.values()) {
-            if (session.isServing() && (share >= 1.0 || random.nextDouble() < share)) {
-                pinged.add(session);
-            }
-        }
+        List<Session> pinged = sessions.sample(maxPinged, Session::isServing, ThreadLocalRandom.current());
         long slices = Math.max(1, windowMs / 2 / PING_SLICE_MS);
         int perSlice = (int) Math.max(PING_BURST, (pinged.size() + slices - 1) / slices);
         slice(opened, pinged, 0, perSlice);

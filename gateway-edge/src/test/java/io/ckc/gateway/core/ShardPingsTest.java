@@ -21,7 +21,7 @@ class ShardPingsTest {
 
     private final EmbeddedChannel loop = new EmbeddedChannel();
     private final GatewayMetrics metrics = new GatewayMetrics("gw-t", new PrometheusRegistry());
-    private final Map<UUID, Session> sessions = new HashMap<>();
+    private final ShardSessions sessions = new ShardSessions();
     private final ShardPings pings = new ShardPings(loop.eventLoop(), metrics, sessions);
 
     @AfterEach
@@ -35,7 +35,7 @@ class ShardPingsTest {
         for (int i = 0; i < count; i++) {
             Session session = new Session(UUID.randomUUID(), 1, Grants.ALL, FakeLink::new, SessionShard.nowMs());
             session.announced = true;
-            sessions.put(session.mnId, session);
+            sessions.put(session);
             links.add((FakeLink) session.link);
         }
         return links;
@@ -46,20 +46,28 @@ class ShardPingsTest {
     }
 
     @Test
-    void aWindowPingsARandomSampleOfItsNodesAndReportsHowManyItPinged() {
-        serving(1_000);
-        for (int i = 0; i < 3; i++) {
-            pings.open(1_000L + i, System.nanoTime(), 1_000, 100, sessions.size());
+    void aWindowPingsARandomSampleOfItsServingNodesAndReportsWhomItPinged() {
+        List<FakeLink> links = serving(1_000);
+        links.get(0).session.leavingDeadlineMs = SessionShard.nowMs() + 5_000; // handed over: never pinged
+        Map<UUID, Integer> timesPinged = new HashMap<>();
+        int windows = 200;
+        for (int i = 0; i < windows; i++) {
+            pings.open(1_000L + i, System.nanoTime(), 1_000, 100);
             PingWindow.Part part = pings.close(1_000L + i, true, 0);
-            assertThat(part.connected()).hasSize(1_000);
-            assertThat(part.pingedAtNanos().size()).as("pinged in window %d", i).isBetween(50, 170);
+            assertThat(part.connected()).hasSize(999);
+            assertThat(part.pingedAtNanos()).as("pinged in window %d", i).hasSize(100)
+                    .doesNotContainKey(links.get(0).session.mnId());
+            part.pingedAtNanos().keySet().forEach(node -> timesPinged.merge(node, 1, Integer::sum));
         }
+        // uniform: each serving node about 20 times in 200 windows of 100 of 999 (binomial, sd 4.2)
+        assertThat(timesPinged).hasSize(999);
+        assertThat(timesPinged.values()).allSatisfy(times -> assertThat(times).isBetween(2, 45));
     }
 
     @Test
     void aWindowWithFewerNodesThanTheSamplePingsThemAllAndKeepsTheirPongs() {
         List<FakeLink> links = serving(20);
-        pings.open(7L, System.nanoTime(), 1_000, 100, sessions.size());
+        pings.open(7L, System.nanoTime(), 1_000, 100);
 
         assertThat(pinged(links)).isEqualTo(20);
         pings.pong(links.get(0).session, 7L);
@@ -76,11 +84,11 @@ class ShardPingsTest {
     void pingsLeaveInPacedSlicesAndSkipNodesThatLeftMeanwhile() {
         loop.freezeTime();
         List<FakeLink> links = serving(2 * ShardPings.PING_BURST + 500);
-        pings.open(9L, System.nanoTime(), 1_000, 10_000, sessions.size());
+        pings.open(9L, System.nanoTime(), 1_000, 10_000);
         assertThat(pinged(links)).as("the first slice").isEqualTo(ShardPings.PING_BURST);
 
         List<FakeLink> notYetPinged = links.stream().filter(l -> !l.calls.contains("ping")).toList();
-        sessions.remove(notYetPinged.get(0).session.mnId()); // closed before its slice
+        sessions.remove(notYetPinged.get(0).session); // closed before its slice
         notYetPinged.get(1).session.leavingDeadlineMs = SessionShard.nowMs() + 5_000; // handed over
         loop.advanceTimeBy(ShardPings.PING_SLICE_MS, TimeUnit.MILLISECONDS);
         loop.runScheduledPendingTasks();
