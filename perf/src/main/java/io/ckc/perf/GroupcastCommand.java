@@ -42,8 +42,6 @@ import java.util.concurrent.atomic.AtomicLong;
         description = "Time groupcasts to a large group of simulated nodes and check each reached exactly the members.")
 final class GroupcastCommand implements Callable<Integer> {
 
-    /** Context reports sent per second before the groupcasts, so the nodes' sockets keep up with them. */
-    private static final int REPORTS_PER_SECOND = 5_000;
     /** Warm-up groupcasts sent beyond {@code --warm-ups} while the last one still misses members. */
     private static final int MORE_WARM_UPS = 5;
     private static final Context MEMBER_PLACE = new Context(-22.905, -43.175, 0.8, Map.of());
@@ -97,6 +95,10 @@ final class GroupcastCommand implements Callable<Integer> {
     @Option(names = "--timed", defaultValue = "5", description = "Groupcasts timed one after another (default ${DEFAULT-VALUE})")
     int timed;
 
+    @Option(names = "--reports-per-second", defaultValue = "5000", description = "Context reports sent per second "
+            + "before the groupcasts, paced so the nodes' sockets keep up with them (default ${DEFAULT-VALUE})")
+    int reportsPerSecond;
+
     @Option(names = "--io-threads", defaultValue = "2", description = "Simulator I/O threads (default ${DEFAULT-VALUE})")
     int ioThreads;
 
@@ -145,10 +147,10 @@ final class GroupcastCommand implements Callable<Integer> {
             fleet.connectAll((long) (connectIntervalMs * 1000));
             Fleet.waitFor(() -> fleet.connected() >= total, 180, progress);
             out.printf(Locale.ROOT, "%n%d of %d nodes connected in %.1f s; reporting context at %d/s...%n",
-                    fleet.connected(), total, (System.nanoTime() - start) / 1e9, REPORTS_PER_SECOND);
+                    fleet.connected(), total, (System.nanoTime() - start) / 1e9, reportsPerSecond);
             // Why paced: all at once, the reports of 25,000 nodes waited over 5 s for their sockets' congestion
             // windows, the SDK shed them, and 11,000 nodes were never grouped.
-            Schedule.run(total, 1, 60.0 * REPORTS_PER_SECOND / total, Schedule.Arrivals.CONSTANT, (node, seq) ->
+            Schedule.run(total, 1, 60.0 * reportsPerSecond / total, Schedule.Arrivals.CONSTANT, (node, seq) ->
                     fleet.reportContext(node, channel, node < members ? memberContext : otherContext), reports.sent,
                     progress);
             Fleet.waitFor(() -> grouped.size() >= total, 180, progress);
