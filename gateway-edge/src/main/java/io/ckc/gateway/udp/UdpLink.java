@@ -31,6 +31,10 @@ final class UdpLink implements NodeLink {
     private final UdpShard shard;
     InetSocketAddress peer;
     private boolean closed;
+    /** When its shard looks at its retransmission timers next ({@link UdpShard}); {@link Long#MAX_VALUE}: never. */
+    long lookAtMs = Long.MAX_VALUE;
+    /** Whether it waits in its shard's queue for room in the socket's congestion window. */
+    boolean waitingForWindow;
 
     UdpLink(Session session, UdpShard shard, InetSocketAddress peer, ReliabilityConfig reliability) {
         this.session = session;
@@ -113,6 +117,10 @@ final class UdpLink implements NodeLink {
             }
         }
         return unacknowledged;
+    }
+
+    boolean closed() {
+        return closed;
     }
 
     private void sendReliably(Body body) {

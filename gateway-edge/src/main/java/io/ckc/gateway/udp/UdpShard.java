@@ -24,12 +24,12 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.net.InetSocketAddress;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.Iterator;
-import java.util.LinkedHashSet;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
-import java.util.Set;
+import java.util.PriorityQueue;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -49,7 +49,16 @@ final class UdpShard {
     private final GatewayMetrics metrics;
     /** What each node's credential grants it; everything in the insecure mode. */
     private final java.util.function.Function<java.util.UUID, Grants> grantsOf;
-    private final Set<UdpLink> inFlight = new LinkedHashSet<>();
+    /**
+     * When each link with frames in flight is looked at next, earliest first: a link is looked at when a frame of its
+     * may be due for retransmission, not at every tick. An entry is stale once its link was scheduled earlier, looked
+     * at, or closed ({@link UdpLink#lookAtMs}). Why: every tick (100 a second) looked at every link with anything in
+     * flight, and a groupcast to 100,000 members puts a frame in flight on every one of their links: a third of a
+     * gateway's CPU went to that walk (JFR, 2026-11-28), its sockets overflowed, and nodes gave their sessions up.
+     */
+    private final PriorityQueue<LookAt> lookAts = new PriorityQueue<>(Comparator.comparingLong(LookAt::atMs));
+    /** Links with frames queued for room in the socket's congestion window, served in turn as it has room. */
+    private final ArrayDeque<UdpLink> waitingForWindow = new ArrayDeque<>();
     /** Bounds the deliveries all nodes of this shard's socket have unacknowledged. */
     final CongestionWindow window = CongestionWindow.forSocket();
     private FrameWriter out;
@@ -116,6 +125,7 @@ final class UdpShard {
             }
         } else if (frame instanceof Frame.Ack ack) {
             Body acked = link.reliable.onAck(ack.seq(), SessionShard.nowMs());
+            retransmitting(link); // the ack made room: what was queued may have left
             if (acked instanceof Body.Delivery delivery) {
                 core.delivered(session, delivery.messageId());
             } else if (acked instanceof Body.Handover) {
@@ -128,7 +138,9 @@ final class UdpShard {
         } else if (frame instanceof Frame.Disconnect) {
             core.disconnect(session);
         } else if (frame instanceof Frame.Error error && error.code() == ErrorCode.EXPIRED && error.seq() > 0) {
-            if (link.reliable.onRefused(error.seq(), SessionShard.nowMs(), false) instanceof Body.Delivery delivery) {
+            Body refused = link.reliable.onRefused(error.seq(), SessionShard.nowMs(), false);
+            retransmitting(link);
+            if (refused instanceof Body.Delivery delivery) {
                 core.expired(session, delivery.messageId());
             }
         } else if (frame instanceof Frame.Error error) {
@@ -182,12 +194,25 @@ final class UdpShard {
         return gateway.endpoint(Endpoint.UDP).map(e -> new GatewayAddress(gateway.gatewayId(), e.host(), e.port()));
     }
 
-    void retransmitting(UdpLink link) {
-        inFlight.add(link);
+    private record LookAt(long atMs, UdpLink link) {
     }
 
+    /** The link sent, or was answered: it is looked at by its next retransmission deadline, and queued for room. */
+    void retransmitting(UdpLink link) {
+        long at = link.reliable.nextDeadline();
+        if (at < link.lookAtMs) {
+            link.lookAtMs = at;
+            lookAts.add(new LookAt(at, link));
+        }
+        if (!link.waitingForWindow && link.reliable.queued() > 0) {
+            link.waitingForWindow = true;
+            waitingForWindow.add(link);
+        }
+    }
+
+    /** The link closed: its entries are dropped when they come up. */
     void stopRetransmitting(UdpLink link) {
-        inFlight.remove(link);
+        link.lookAtMs = Long.MAX_VALUE;
     }
 
     /** Retransmits what is due; a link that ran out of retries fails its session. */
@@ -200,33 +225,39 @@ final class UdpShard {
             metrics.downlinkWindowReductions.inc(window.reductions() - reductionsCounted);
             reductionsCounted = window.reductions();
         }
-        if (inFlight.isEmpty()) {
-            return;
-        }
         long now = SessionShard.nowMs();
-        List<UdpLink> broken = null;
-        for (Iterator<UdpLink> it = inFlight.iterator(); it.hasNext(); ) {
-            UdpLink link = it.next();
-            long before = link.reliable.retransmissions();
-            ReliableSession.TickResult result = link.reliable.tick(now);
-            long resent = link.reliable.retransmissions() - before;
-            if (resent > 0) {
-                metrics.retransmissions.inc(resent);
-            }
-            if (result == ReliableSession.TickResult.BROKEN) {
-                it.remove();
-                if (broken == null) {
-                    broken = new ArrayList<>();
-                }
-                broken.add(link);
-            } else if (result == ReliableSession.TickResult.IDLE && !link.reliable.hasInFlight()) {
-                it.remove();
+        List<UdpLink> broken = new ArrayList<>(0);
+        while (!lookAts.isEmpty() && lookAts.peek().atMs() <= now) {
+            LookAt next = lookAts.poll();
+            UdpLink link = next.link();
+            if (next.atMs() == link.lookAtMs && !link.closed()) {
+                link.lookAtMs = Long.MAX_VALUE;
+                tick(link, now, broken);
             }
         }
-        if (broken != null) {
-            for (UdpLink link : broken) {
-                core.fail(link.session, "broken");
+        for (int turns = waitingForWindow.size(); turns > 0 && window.inFlight() < window.limit(); turns--) {
+            UdpLink link = waitingForWindow.poll();
+            link.waitingForWindow = false;
+            if (!link.closed()) {
+                tick(link, now, broken); // sends what the window has room for; still waiting, it goes to the back
             }
+        }
+        for (UdpLink link : broken) {
+            core.fail(link.session, "broken");
+        }
+    }
+
+    private void tick(UdpLink link, long now, List<UdpLink> broken) {
+        long before = link.reliable.retransmissions();
+        ReliableSession.TickResult result = link.reliable.tick(now);
+        long resent = link.reliable.retransmissions() - before;
+        if (resent > 0) {
+            metrics.retransmissions.inc(resent);
+        }
+        if (result == ReliableSession.TickResult.BROKEN) {
+            broken.add(link);
+        } else {
+            retransmitting(link);
         }
     }
 

@@ -20,6 +20,7 @@ import io.ckc.protocol.records.MnEvent;
 import io.ckc.protocol.records.Receipt;
 import io.ckc.protocol.records.Unicast;
 import io.ckc.protocol.records.UnsentMessage;
+import io.ckc.testing.Await;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.embedded.EmbeddedChannel;
 import io.netty.channel.socket.DatagramPacket;
@@ -33,6 +34,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -215,6 +217,57 @@ class UdpAdapterTest {
 
         assertThat(publisher.of(Receipt.class)).singleElement()
                 .satisfies(r -> assertThat(r.outcome()).isEqualTo(Receipt.Outcome.DELIVERED));
+    }
+
+    @Test
+    void anUnacknowledgedDeliveryIsSentAgainWhenItsTimeoutPasses() throws InterruptedException {
+        connect();
+        core.command(new GatewayCommand.Deliver(new Unicast(UUID.randomUUID().toString(), "app", node.toString(),
+                "hello".getBytes(), null, System.currentTimeMillis(), true), 1, null));
+        Frame.Data first = (Frame.Data) sent().get(0).frame();
+        List<Frame> later = new ArrayList<>();
+
+        Await.until("the delivery sent again", 10, () -> {
+            channel.advanceTimeBy(UdpShard.TICK_MS, TimeUnit.MILLISECONDS);
+            channel.runScheduledPendingTasks();
+            sent().forEach(s -> later.add(s.frame()));
+            return !later.isEmpty();
+        });
+
+        assertThat(later).singleElement().isInstanceOfSatisfying(Frame.Data.class,
+                again -> assertThat(again.seq()).isEqualTo(first.seq()));
+        assertThat(metrics.retransmissions.get()).isEqualTo(1.0);
+        receive(new Frame.Ack(node, 1, first.seq()), NODE);
+        assertThat(publisher.of(Receipt.class)).hasSize(1);
+    }
+
+    @Test
+    void deliveriesQueuedBehindTheSocketsWindowLeaveOnceOtherNodesAcknowledgementsMakeRoom() {
+        int nodes = 300;
+        List<UUID> ids = new ArrayList<>();
+        for (int i = 0; i < nodes; i++) {
+            UUID id = UUID.randomUUID();
+            receive(new Frame.Connect(id, 1), new InetSocketAddress("10.0." + i / 200 + "." + (i % 200 + 1), 40000));
+            ids.add(id);
+        }
+        assertThat(sent()).hasSize(nodes).allSatisfy(s -> assertThat(s.frame()).isInstanceOf(Frame.ConnectAck.class));
+        for (UUID id : ids) {
+            core.command(new GatewayCommand.Deliver(new Unicast(UUID.randomUUID().toString(), "app", id.toString(),
+                    "hello".getBytes(), null, System.currentTimeMillis(), true), 1, null));
+        }
+        List<Frame.Data> first = sent().stream().map(s -> (Frame.Data) s.frame()).toList();
+        int window = shard.window.limit();
+        assertThat(first).hasSize(window);
+
+        for (int i = 0; i < nodes - window; i++) { // each acknowledgement frees a slot its own node does not need
+            Frame.Data data = first.get(i);
+            receive(new Frame.Ack(data.mnId(), 1, data.seq()), new InetSocketAddress("10.0." + i / 200 + "." + (i % 200 + 1), 40000));
+        }
+        channel.advanceTimeBy(UdpShard.TICK_MS, TimeUnit.MILLISECONDS);
+        channel.runScheduledPendingTasks();
+
+        assertThat(sent()).as("the deliveries that waited for room").hasSize(nodes - window)
+                .allSatisfy(s -> assertThat(s.frame()).isInstanceOf(Frame.Data.class));
     }
 
     @Test

@@ -365,6 +365,14 @@ public final class ReliableSession {
         return unacked.isEmpty() ? TickResult.IDLE : TickResult.IN_FLIGHT;
     }
 
+    /**
+     * When {@link #tick} may next have a frame to retransmit: no later than the earliest deadline of a frame in flight
+     * (earlier once that frame was acknowledged), {@link Long#MAX_VALUE} once a tick found none in flight.
+     */
+    public long nextDeadline() {
+        return nextDeadline;
+    }
+
     public boolean hasInFlight() {
         return !unacked.isEmpty() || !queued.isEmpty();
     }
