@@ -31,6 +31,7 @@ import java.util.Queue;
 import java.util.UUID;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -151,12 +152,24 @@ final class DtlsClientHandler extends ChannelDuplexHandler {
             try {
                 DtlsSession session = DtlsPeers.connect(connection.queue, key.identity(), key.key(),
                         connection.connectionId);
-                ctx.executor().execute(() -> established(connection, session));
+                if (!onChannelLoop(() -> established(connection, session))) {
+                    session.close();
+                }
             } catch (IOException | RuntimeException e) {
                 LOG.debug("DTLS handshake of node {} with {} failed: {}", connection.node, connection.gateway, e.toString());
-                ctx.executor().execute(() -> failed(connection));
+                onChannelLoop(() -> failed(connection));
             }
         });
+    }
+
+    /** Hands a handshake's outcome to the channel's loop; false once that loop has shut down (the simulator stops). */
+    private boolean onChannelLoop(Runnable task) {
+        try {
+            ctx.executor().execute(task);
+            return true;
+        } catch (RejectedExecutionException e) {
+            return false;
+        }
     }
 
     private void established(Connection connection, DtlsSession session) {

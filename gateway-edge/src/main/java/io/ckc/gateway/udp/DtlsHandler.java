@@ -188,6 +188,20 @@ final class DtlsHandler extends ChannelDuplexHandler {
     }
 
     private void queue(DtlsSessions.Peer peer, ByteBuf datagram, InetSocketAddress sender) {
+        if (peer.owner == this && owned.get(peer.node()) == peer) {
+            // the session lives on this loop: opened at once, without a copy, when nothing queued waits before it
+            DtlsSession.Opened opened;
+            try {
+                opened = peer.session.openNow(datagram, sender, (plaintext, from, newest) -> open(peer, plaintext, from, newest));
+            } catch (IOException e) {
+                ended(peer, e);
+                return;
+            }
+            if (opened != null) {
+                opened(peer, opened);
+                return;
+            }
+        }
         if (!peer.queue.offer(ByteBufUtil.getBytes(datagram), sender)) {
             sessions.metrics.dtlsDropped.labelValues("queue_full").inc();
             return;
@@ -212,11 +226,14 @@ final class DtlsHandler extends ChannelDuplexHandler {
         try {
             opened = peer.session.drain((plaintext, sender, newest) -> open(peer, plaintext, sender, newest));
         } catch (IOException e) {
-            LOG.debug("DTLS session of {} ended: {}", peer.node(), e.toString());
-            owned.remove(peer.node(), peer);
-            closeQuietly(peer);
+            ended(peer, e);
             return;
         }
+        opened(peer, opened);
+    }
+
+    /** What a drain or an immediate open read: the node heard from, forgeries counted, what it made written. */
+    private void opened(DtlsSessions.Peer peer, DtlsSession.Opened opened) {
         if (opened.authenticated() > 0) {
             peer.heardMs = SessionShard.nowMs();
         }
@@ -224,6 +241,12 @@ final class DtlsHandler extends ChannelDuplexHandler {
             sessions.metrics.dtlsDropped.labelValues("forged").inc(opened.unauthenticated());
         }
         flushIfWritten();
+    }
+
+    private void ended(DtlsSessions.Peer peer, IOException e) {
+        LOG.debug("DTLS session of {} ended: {}", peer.node(), e.toString());
+        owned.remove(peer.node(), peer);
+        closeQuietly(peer);
     }
 
     private void open(DtlsSessions.Peer peer, ByteBuf plaintext, InetSocketAddress sender, boolean newest) {

@@ -50,6 +50,13 @@ public final class DatagramQueue implements DatagramTransport {
     private int lastLength;
     /** Datagrams the record layer has read, on the thread that reads. */
     private long read;
+    /**
+     * The sequence numbers of epoch {@value SessionRecords#EPOCH} in the last record Bouncy Castle's record layer
+     * wrote (-1 before any), and in the last datagram it read (-1 unless it was one record of that epoch): where
+     * {@link SessionRecords} goes on from when it takes over.
+     */
+    private long lastWrittenSequence = -1;
+    private long lastReadSequence = -1;
 
     public DatagramQueue(Consumer<byte[]> out) {
         this.out = out;
@@ -119,6 +126,7 @@ public final class DatagramQueue implements DatagramTransport {
             }
         }
         read++;
+        lastReadSequence = sequenceOfEpochOne(next.bytes(), 0, next.bytes().length, -1);
         lastSender = next.sender();
         lastLength = next.bytes().length;
         if (next.bytes().length > len) {
@@ -130,9 +138,57 @@ public final class DatagramQueue implements DatagramTransport {
 
     @Override
     public void send(byte[] buf, int off, int len) {
+        lastWrittenSequence = sequenceOfEpochOne(buf, off, len, lastWrittenSequence);
         byte[] datagram = new byte[len];
         System.arraycopy(buf, off, datagram, 0, len);
         out.accept(datagram);
+    }
+
+    /** Writes a datagram that {@link SessionRecords} sealed. */
+    void write(byte[] datagram) {
+        out.accept(datagram);
+    }
+
+    /** Takes the next datagram queued, or null; once the session is up, on the thread that reads. */
+    byte[] poll() {
+        Datagram next = in.poll();
+        if (next == null) {
+            return null;
+        }
+        read++;
+        lastSender = next.sender();
+        return next.bytes();
+    }
+
+    long lastWrittenSequence() {
+        return lastWrittenSequence;
+    }
+
+    long lastReadSequence() {
+        return lastReadSequence;
+    }
+
+    /**
+     * The sequence number of the datagram's record if it holds one record, of epoch {@value SessionRecords#EPOCH}, else
+     * the given. Why one: a datagram of several records may join a forged one to a genuine one, and the record layer
+     * authenticates only the genuine; the number read must be that of the record it opened.
+     */
+    private static long sequenceOfEpochOne(byte[] bytes, int offset, int length, long otherwise) {
+        if (length < DtlsRecords.HEADER_BYTES
+                || ((bytes[offset + 3] & 0xFF) << 8 | bytes[offset + 4] & 0xFF) != SessionRecords.EPOCH) {
+            return otherwise;
+        }
+        int header = (bytes[offset] & 0xFF) == DtlsRecords.TLS12_CID
+                ? DtlsRecords.HEADER_BYTES + DtlsRecords.CONNECTION_ID_BYTES : DtlsRecords.HEADER_BYTES;
+        if (length < header
+                || header + ((bytes[offset + header - 2] & 0xFF) << 8 | bytes[offset + header - 1] & 0xFF) != length) {
+            return otherwise;
+        }
+        long sequence = 0;
+        for (int i = 5; i < 11; i++) {
+            sequence = sequence << 8 | bytes[offset + i] & 0xFF;
+        }
+        return sequence;
     }
 
     @Override

@@ -28,6 +28,12 @@ import java.util.Arrays;
  */
 final class DtlsCrypto extends JcaTlsCrypto {
 
+    /**
+     * Where the handshake running on this thread wants its session's AES-GCM ciphers (the sealing one, then the
+     * opening one), to hand their keys to {@link SessionRecords}; unset outside a handshake.
+     */
+    static final ThreadLocal<RecordCipher[]> HANDSHAKE_CIPHERS = new ThreadLocal<>();
+
     DtlsCrypto(SecureRandom random) {
         super(new DefaultJcaJceHelper(), random, random);
     }
@@ -50,7 +56,12 @@ final class DtlsCrypto extends JcaTlsCrypto {
     protected TlsAEADCipherImpl createAEADCipher(String cipherName, String algorithm, int keySize, boolean isEncrypting)
             throws GeneralSecurityException {
         if (cipherName.equals(RecordCipher.AES_GCM)) {
-            return new RecordCipher(keySize, isEncrypting);
+            RecordCipher cipher = new RecordCipher(keySize, isEncrypting);
+            RecordCipher[] created = HANDSHAKE_CIPHERS.get();
+            if (created != null) {
+                created[isEncrypting ? 0 : 1] = cipher;
+            }
+            return cipher;
         }
         return super.createAEADCipher(cipherName, algorithm, keySize, isEncrypting);
     }

@@ -60,34 +60,69 @@ public final class DtlsPeers {
     public static Accepted accept(DatagramQueue queue, DTLSRequest request, long connectionId,
                                   Function<Identity, Optional<byte[]>> keys) throws IOException {
         NodeServer server = new NodeServer(keys, connectionId);
-        DTLSTransport transport = new DTLSServerProtocol().accept(server, queue, request);
+        RecordCipher[] ciphers = new RecordCipher[2];
+        DtlsCrypto.HANDSHAKE_CIPHERS.set(ciphers);
+        DTLSTransport transport;
+        try {
+            transport = new DTLSServerProtocol().accept(server, queue, request);
+        } finally {
+            DtlsCrypto.HANDSHAKE_CIPHERS.remove();
+        }
         if (server.identity == null || !server.usesConnectionIds()) {
             transport.close();
             throw new IOException("the peer did not agree to connection IDs");
         }
         queue.stopWaiting();
+        long peerConnectionId = server.peerConnectionId();
         server.forgetHandshake();
-        return new Accepted(new DtlsSession(transport, queue, connectionId), server.identity);
+        return new Accepted(new DtlsSession(transport, queue, connectionId, peerConnectionId,
+                peerConnectionId == -1 ? null : ciphers), server.identity);
     }
 
     /** Runs a node's side of a handshake; blocks until it ends. */
     public static DtlsSession connect(DatagramQueue queue, Identity identity, byte[] key, long connectionId)
             throws IOException {
         NodeClient client = new NodeClient(identity, key, connectionId);
-        DTLSTransport transport = new DTLSClientProtocol().connect(client, queue);
+        RecordCipher[] ciphers = new RecordCipher[2];
+        DtlsCrypto.HANDSHAKE_CIPHERS.set(ciphers);
+        DTLSTransport transport;
+        try {
+            transport = new DTLSClientProtocol().connect(client, queue);
+        } finally {
+            DtlsCrypto.HANDSHAKE_CIPHERS.remove();
+        }
         if (!client.usesConnectionIds()) {
             transport.close();
             throw new IOException("the gateway did not agree to connection IDs");
         }
         queue.stopWaiting();
+        long peerConnectionId = client.peerConnectionId();
         client.forgetHandshake();
-        return new DtlsSession(transport, queue, connectionId);
+        return new DtlsSession(transport, queue, connectionId, peerConnectionId, peerConnectionId == -1 ? null : ciphers);
     }
 
     /** Whether both ends agreed on connection IDs: the gateway finds sessions by them, so a session needs them. */
     private static boolean usesConnectionIds(TlsContext context) {
         return context.getSecurityParametersConnection().getConnectionIDLocal() != null
                 && context.getSecurityParametersConnection().getConnectionIDPeer() != null;
+    }
+
+    /**
+     * The connection ID the peer chose (the one this end puts in its records), or -1 when it is not of the
+     * {@value DtlsRecords#CONNECTION_ID_BYTES} bytes CKC's peers choose: then Bouncy Castle's record layer keeps the
+     * session, as {@link SessionRecords} writes IDs of that length only. Bouncy Castle calls it the local ID: the one
+     * in the records this end writes ("peer" is the one the peer writes, ours).
+     */
+    private static long peerConnectionId(TlsContext context) {
+        byte[] peer = context.getSecurityParametersConnection().getConnectionIDLocal();
+        if (peer.length != DtlsRecords.CONNECTION_ID_BYTES) {
+            return -1;
+        }
+        long id = 0;
+        for (byte b : peer) {
+            id = id << 8 | b & 0xFF;
+        }
+        return id;
     }
 
     private static final class NodeServer extends PSKTlsServer {
@@ -140,6 +175,10 @@ public final class DtlsPeers {
             return DtlsPeers.usesConnectionIds(context);
         }
 
+        long peerConnectionId() {
+            return DtlsPeers.peerConnectionId(context);
+        }
+
         /**
          * Drops what only the handshake read: the record layer keeps this object for the session's life (a gateway
          * holds one per node), and the extensions both ends sent were a dozen hash table entries of it.
@@ -183,6 +222,10 @@ public final class DtlsPeers {
 
         boolean usesConnectionIds() {
             return DtlsPeers.usesConnectionIds(context);
+        }
+
+        long peerConnectionId() {
+            return DtlsPeers.peerConnectionId(context);
         }
 
         /** Drops what only the handshake read, as the gateway's end does ({@link NodeServer#forgetHandshake}). */

@@ -15,6 +15,8 @@ import java.net.InetSocketAddress;
  * dropped by the record layer without a word: {@link #drain} says how many datagrams it read and how many records
  * passed authentication, so the caller knows how many were dropped. An authenticated record need not carry data: a
  * retransmitted Finished of a peer that did not hear ours in time is answered by the record layer itself.
+ * <p>Bouncy Castle's record layer opens and seals until the peer's first data record shows that its handshake is
+ * done; then {@link SessionRecords} takes over, which keeps only what an established session needs.
  */
 public final class DtlsSession {
 
@@ -40,9 +42,15 @@ public final class DtlsSession {
         void record(ByteBuf plaintext, InetSocketAddress sender, boolean newest);
     }
 
-    private final DTLSTransport transport;
     private final DatagramQueue queue;
     private final long connectionId;
+    private final long peerConnectionId;
+    /** Bouncy Castle's record layer, until {@link #records} takes over; then null. */
+    private DTLSTransport transport;
+    /** The handshake's AES-GCM ciphers (sealing, opening) whose keys {@link #records} takes; null for other suites. */
+    private RecordCipher[] ciphers;
+    /** Our own record layer, once the peer's first data record proved its handshake done. */
+    private SessionRecords records;
     /**
      * Buffers of the thread that opens and seals, shared by all its sessions: a session's own would cost 17 KB per
      * node, idle or not. A receiver gets the plaintext only until it returns.
@@ -58,10 +66,13 @@ public final class DtlsSession {
         authenticated++;
     };
 
-    DtlsSession(DTLSTransport transport, DatagramQueue queue, long connectionId) {
+    DtlsSession(DTLSTransport transport, DatagramQueue queue, long connectionId, long peerConnectionId,
+                RecordCipher[] ciphers) {
         this.transport = transport;
         this.queue = queue;
         this.connectionId = connectionId;
+        this.peerConnectionId = peerConnectionId;
+        this.ciphers = ciphers;
     }
 
     /** The ID the peer puts in every record it sends us. */
@@ -82,24 +93,81 @@ public final class DtlsSession {
     public Opened drain(Receiver receiver) throws IOException {
         authenticated = 0;
         long readBefore = queue.read();
-        byte[] plaintext = PLAINTEXT.get();
-        while (true) {
-            flags = DTLSRecordFlags.NONE;
-            int length;
-            try {
-                length = transport.receive(plaintext, 0, plaintext.length, 1, callback);
-            } catch (DatagramQueue.Drained e) {
-                return new Opened((int) (queue.read() - readBefore), authenticated);
-            }
-            if (length >= 0) {
-                receiver.record(Unpooled.wrappedBuffer(plaintext, 0, length), queue.lastSender(),
-                        (flags & DTLSRecordFlags.IS_NEWEST) != 0);
+        if (records == null) {
+            byte[] plaintext = PLAINTEXT.get();
+            while (records == null) {
+                flags = DTLSRecordFlags.NONE;
+                int length;
+                try {
+                    length = transport.receive(plaintext, 0, plaintext.length, 1, callback);
+                } catch (DatagramQueue.Drained e) {
+                    return new Opened((int) (queue.read() - readBefore), authenticated);
+                }
+                if (length >= 0) {
+                    boolean newest = (flags & DTLSRecordFlags.IS_NEWEST) != 0;
+                    receiver.record(Unpooled.wrappedBuffer(plaintext, 0, length), queue.lastSender(), newest);
+                    if (newest) {
+                        takeOver();
+                    }
+                }
             }
         }
+        byte[] datagram;
+        while ((datagram = queue.poll()) != null) {
+            InetSocketAddress sender = queue.lastSender();
+            authenticated += records.open(Unpooled.wrappedBuffer(datagram),
+                    (plaintext, newest) -> receiver.record(plaintext, sender, newest));
+        }
+        return new Opened((int) (queue.read() - readBefore), authenticated);
+    }
+
+    /**
+     * Opens a datagram just read, without queuing it, if the session can: our record layer has taken over and no
+     * datagram queued before it waits (order holds). Null when it cannot: then queue it and {@link #drain}.
+     *
+     * @throws IOException when the session is over (the peer closed it)
+     */
+    public Opened openNow(ByteBuf datagram, InetSocketAddress sender, Receiver receiver) throws IOException {
+        if (records == null || queue.waiting() > 0) {
+            return null;
+        }
+        int opened = records.open(datagram, (plaintext, newest) -> receiver.record(plaintext, sender, newest));
+        return new Opened(1, opened);
+    }
+
+    /**
+     * Our record layer takes over from Bouncy Castle's, if it can: the session's suite is AES-GCM, and the record just
+     * opened, the peer's newest, is the one record of the last datagram read, so the replay window starts at it.
+     * Records of the datagrams read before were all older, so none of them can be opened again.
+     */
+    private void takeOver() {
+        long read = queue.lastReadSequence();
+        long written = queue.lastWrittenSequence();
+        if (ciphers == null || ciphers[0] == null || ciphers[1] == null || read < 0 || written < 0) {
+            return;
+        }
+        byte[] writeSalt = ciphers[0].salt();
+        byte[] readSalt = ciphers[1].salt();
+        if (writeSalt == null || readSalt == null) {
+            return;
+        }
+        records = new SessionRecords(ciphers[0].key(), writeSalt, ciphers[1].key(), readSalt, peerConnectionId,
+                connectionId, written + 1, read);
+        transport = null;
+        ciphers = null;
+    }
+
+    /** Whether our own record layer has taken over from Bouncy Castle's. */
+    boolean ownRecords() {
+        return records != null;
     }
 
     /** Seals the bytes into one record and writes it to the peer. */
     public void send(ByteBuf frame) throws IOException {
+        if (records != null) {
+            queue.write(records.seal(frame));
+            return;
+        }
         int length = frame.readableBytes();
         byte[][] holder = SEALED.get();
         if (holder[0].length < length) {
@@ -113,7 +181,11 @@ public final class DtlsSession {
     /** Tells the peer the session is over (close_notify) and forgets its keys. */
     public void close() {
         try {
-            transport.close();
+            if (records != null) {
+                queue.write(records.closeNotify());
+            } else {
+                transport.close();
+            }
         } catch (IOException e) {
             // the session is gone either way
         }

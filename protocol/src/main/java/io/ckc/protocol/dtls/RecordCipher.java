@@ -8,6 +8,7 @@ import javax.crypto.spec.GCMParameterSpec;
 import javax.crypto.spec.SecretKeySpec;
 import java.security.GeneralSecurityException;
 import java.security.NoSuchAlgorithmException;
+import java.util.Arrays;
 
 /**
  * AES-GCM for one direction of one session's records, holding only its key: the JDK cipher that does the work is one
@@ -24,6 +25,7 @@ final class RecordCipher implements TlsAEADCipherImpl {
 
     /** GCM's full tag, the only one TLS 1.2 uses, until {@link #init} says otherwise. */
     private static final int TAG_BYTES = 16;
+    static final int SALT_BYTES = 4;
 
     private static final ThreadLocal<Cipher> CIPHERS = ThreadLocal.withInitial(() -> {
         try {
@@ -32,6 +34,11 @@ final class RecordCipher implements TlsAEADCipherImpl {
             throw new IllegalStateException("the JDK has no " + AES_GCM, e);
         }
     });
+
+    /** The thread's AES-GCM cipher, shared by every session's records on it (and by {@link SessionRecords}). */
+    static Cipher threadCipher() {
+        return CIPHERS.get();
+    }
 
     private final int keySize;
     private final int mode;
@@ -59,6 +66,19 @@ final class RecordCipher implements TlsAEADCipherImpl {
         this.macSize = macSize;
     }
 
+    /** The key, once the handshake set it. */
+    byte[] key() {
+        return key.getEncoded();
+    }
+
+    /**
+     * The salt of this direction's nonces (RFC 5288: the first 4 bytes, from the key block), once the record layer
+     * sealed or opened a record with it; null before.
+     */
+    byte[] salt() {
+        return nonce == null ? null : Arrays.copyOf(nonce, SALT_BYTES);
+    }
+
     @Override
     public int getOutputSize(int inputLength) {
         return mode == Cipher.ENCRYPT_MODE ? inputLength + macSize : Math.max(0, inputLength - macSize);
@@ -67,7 +87,7 @@ final class RecordCipher implements TlsAEADCipherImpl {
     @Override
     public int doFinal(byte[] additionalData, byte[] input, int inputOffset, int inputLength, byte[] output,
                        int outputOffset) {
-        Cipher cipher = CIPHERS.get();
+        Cipher cipher = threadCipher();
         try {
             cipher.init(mode, key, new GCMParameterSpec(macSize * 8, nonce));
             if (additionalData != null && additionalData.length > 0) {

@@ -3,6 +3,7 @@ package io.ckc.protocol.dtls;
 import io.ckc.protocol.auth.NodeKeys;
 import io.ckc.protocol.auth.Identity;
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
 import org.bouncycastle.tls.DTLSRequest;
 import org.bouncycastle.tls.DTLSVerifier;
@@ -171,9 +172,12 @@ class DtlsPeersTest {
         assertFalse(new String(sealed, StandardCharsets.ISO_8859_1).contains("hello"), "the payload is sealed");
 
         List<Boolean> newest = new ArrayList<>();
+        assertFalse(pair.gateway().ownRecords(), "Bouncy Castle's record layer until the node's first data record");
         assertEquals(List.of("hello"), gatewayOpens(pair.gateway(), NODE_ADDRESS, newest));
         assertEquals(List.of(true), newest);
+        assertTrue(pair.gateway().ownRecords(), "the node's handshake is done: our record layer takes over");
 
+        // sealed by ours, opened by Bouncy Castle's
         gatewaySent.clear();
         pair.gateway().send(text("welcome"));
         assertEquals(0x1111L, DtlsRecords.connectionId(Unpooled.wrappedBuffer(gatewaySent.get(0))),
@@ -181,6 +185,19 @@ class DtlsPeersTest {
         List<String> atNode = new ArrayList<>();
         pair.node().drain((plaintext, sender, isNewest) -> atNode.add(plaintext.toString(StandardCharsets.UTF_8)));
         assertEquals(List.of("welcome"), atNode);
+        assertTrue(pair.node().ownRecords());
+
+        // ours at both ends, both ways, until the gateway closes the session
+        pair.node().send(text("ping"));
+        assertEquals(0x2222L, DtlsRecords.connectionId(Unpooled.wrappedBuffer(toGateway.peek())));
+        assertEquals(List.of("ping"), gatewayOpens(pair.gateway(), NODE_ADDRESS, new ArrayList<>()));
+        pair.gateway().send(text("pong"));
+        pair.gateway().close();
+        atNode.clear();
+        assertThrows(IOException.class, () -> pair.node().drain(
+                (plaintext, sender, isNewest) -> atNode.add(plaintext.toString(StandardCharsets.UTF_8))),
+                "close_notify ends the node's session");
+        assertEquals(List.of("pong"), atNode, "after what was sent before it");
     }
 
     @Test
@@ -216,6 +233,31 @@ class DtlsPeersTest {
         newest.clear();
         assertEquals(List.of("four", "three"), gatewayOpens(pair.gateway(), MOVED_ADDRESS, newest));
         assertEquals(List.of(true, false), newest);
+    }
+
+    @Test
+    void onceOursTakesOverADatagramIsOpenedAtOnceUnlessQueuedOnesWaitBeforeIt() throws Exception {
+        Pair pair = handshake(Identity.of(NODE), KEY, Map.of(Identity.of(NODE), KEY));
+        List<String> opened = new ArrayList<>();
+        DtlsSession.Receiver receiver = (plaintext, sender, isNewest) -> opened.add(plaintext.toString(StandardCharsets.UTF_8));
+        pair.node().send(text("first"));
+        ByteBuf first = Unpooled.wrappedBuffer(toGateway.poll());
+        assertEquals(null, pair.gateway().openNow(first, NODE_ADDRESS, receiver), "Bouncy Castle's reads from the queue");
+        pair.gateway().queue().offer(ByteBufUtil.getBytes(first), NODE_ADDRESS);
+        pair.gateway().drain(receiver);
+
+        pair.node().send(text("second"));
+        pair.node().send(text("third"));
+        pair.gateway().queue().offer(toGateway.poll(), NODE_ADDRESS);
+        ByteBuf third = Unpooled.wrappedBuffer(toGateway.poll());
+        assertEquals(null, pair.gateway().openNow(third, NODE_ADDRESS, receiver), "the second waits before it");
+        pair.gateway().queue().offer(ByteBufUtil.getBytes(third), NODE_ADDRESS);
+        assertEquals(new DtlsSession.Opened(2, 2), pair.gateway().drain(receiver));
+
+        pair.node().send(text("fourth"));
+        assertEquals(new DtlsSession.Opened(1, 1),
+                pair.gateway().openNow(Unpooled.wrappedBuffer(toGateway.poll()), NODE_ADDRESS, receiver));
+        assertEquals(List.of("first", "second", "third", "fourth"), opened);
     }
 
     @Test
