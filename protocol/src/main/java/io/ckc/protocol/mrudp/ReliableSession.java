@@ -78,10 +78,15 @@ public final class ReliableSession {
     private boolean countedAsFlow;
 
     private int nextSendSeq = 1;
-    private final LinkedHashMap<Integer, Outgoing> unacked = new LinkedHashMap<>();
-    private final ArrayDeque<Queued> queued = new ArrayDeque<>();
+    /*
+     * The frames in flight, those waiting for a slot, and those received ahead of a missing one: each null while
+     * empty. Why: a gateway holds a session per node, a million of them idle, and the three empty collections were
+     * about 200 bytes of each (an array deque's 16 slots, a hash map's table kept after its last entry left).
+     */
+    private LinkedHashMap<Integer, Outgoing> unacked;
+    private ArrayDeque<Queued> queued;
     private int nextExpected = 1;
-    private final TreeMap<Integer, Body> reorderBuffer = new TreeMap<>();
+    private TreeMap<Integer, Body> reorderBuffer;
     /**
      * The refusals of the latest received frames the owner refused, by sequence number: a peer whose
      * copy of the refusal was lost sends the frame again, and must get the refusal again, not an ack
@@ -147,9 +152,12 @@ public final class ReliableSession {
      * it), a refusal too (it did not).
      */
     public void send(Body body, long now, long expiresAtMs) {
-        if (queued.isEmpty() && mayTransmit()) {
+        if (queued == null && mayTransmit()) {
             transmitNew(body, expiresAtMs, now);
         } else {
+            if (queued == null) {
+                queued = new ArrayDeque<>(4);
+            }
             queued.add(new Queued(body, now, expiresAtMs));
         }
         syncFlow();
@@ -161,12 +169,12 @@ public final class ReliableSession {
      * letting the queue, and every later message's latency, grow without bound.
      */
     public List<Body> expireQueued(long now, long maxDelayMs) {
-        if (queued.isEmpty() || now - queued.peekFirst().sinceMs() < maxDelayMs) {
+        if (queued == null || now - queued.peekFirst().sinceMs() < maxDelayMs) {
             return List.of();
         }
         List<Body> expired = new ArrayList<>();
-        while (!queued.isEmpty() && now - queued.peekFirst().sinceMs() >= maxDelayMs) {
-            expired.add(queued.pollFirst().body());
+        while (queued != null && now - queued.peekFirst().sinceMs() >= maxDelayMs) {
+            expired.add(pollQueued().body());
         }
         syncFlow();
         return expired;
@@ -184,7 +192,7 @@ public final class ReliableSession {
     /** Handles an acknowledgement; returns the acknowledged body, or null for an unknown or repeated ack. */
     public Body onAck(int seq, long now) {
         heard(now);
-        Outgoing acked = unacked.remove(seq);
+        Outgoing acked = removeUnacked(seq);
         if (acked == null) {
             return null;
         }
@@ -205,7 +213,7 @@ public final class ReliableSession {
      */
     public Body onRefused(int seq, long now, boolean congested) {
         heard(now);
-        Outgoing refused = unacked.remove(seq);
+        Outgoing refused = removeUnacked(seq);
         if (refused == null) {
             return null;
         }
@@ -235,7 +243,7 @@ public final class ReliableSession {
         if (distance >= config.receiveWindow()) {
             return List.of(); // beyond the window: the sender retransmits
         }
-        Body buffered = reorderBuffer.get(seq);
+        Body buffered = reorderBuffer == null ? null : reorderBuffer.get(seq);
         if (buffered != null) {
             // A delivery held behind a missing frame, sent again as Expired: its deadline passed while it waited, so it
             // goes up as that question, not with its content (under 20% loss one reached its node 2.9 s late).
@@ -245,19 +253,26 @@ public final class ReliableSession {
             }
             return List.of(); // already buffered: the sender retransmits until it is answered
         }
-        reorderBuffer.put(seq, body);
         if (seq != nextExpected) {
+            if (reorderBuffer == null) {
+                reorderBuffer = new TreeMap<>();
+            }
+            reorderBuffer.put(seq, body);
             return List.of();
         }
         List<Received> ready = new ArrayList<>(1);
-        Body next;
-        while ((next = reorderBuffer.remove(nextExpected)) != null) {
+        Body next = body;
+        while (next != null) {
             ready.add(new Received(nextExpected, next));
             if (unanswered == null) {
                 unanswered = new HashSet<>();
             }
             unanswered.add(nextExpected);
             nextExpected++;
+            next = reorderBuffer == null ? null : reorderBuffer.remove(nextExpected);
+        }
+        if (reorderBuffer != null && reorderBuffer.isEmpty()) {
+            reorderBuffer = null;
         }
         return ready;
     }
@@ -268,7 +283,9 @@ public final class ReliableSession {
      * one's with its window.
      */
     public void useWindow(CongestionWindow next) {
-        unacked.forEach((seq, out) -> leaveWindow(out, false));
+        if (unacked != null) {
+            unacked.forEach((seq, out) -> leaveWindow(out, false));
+        }
         if (countedAsFlow) {
             countedAsFlow = false;
             if (window != null) {
@@ -276,7 +293,7 @@ public final class ReliableSession {
             }
         }
         window = next;
-        if (next != null) {
+        if (next != null && unacked != null) {
             unacked.forEach((seq, out) -> out.holdsSlot = true);
             next.adopt(unacked.size());
         }
@@ -321,14 +338,15 @@ public final class ReliableSession {
         if (broken) {
             return TickResult.BROKEN;
         }
-        if (!queued.isEmpty()) {
+        if (queued != null) {
             fillWindow(now); // a slot may have opened: another session of the socket had an ack
         }
         if (now < nextDeadline) { // the common case, every tick of every session: nothing is due
-            return unacked.isEmpty() ? TickResult.IDLE : TickResult.IN_FLIGHT;
+            return unacked == null ? TickResult.IDLE : TickResult.IN_FLIGHT;
         }
         long earliest = Long.MAX_VALUE;
-        for (Map.Entry<Integer, Outgoing> entry : unacked.entrySet()) {
+        for (Map.Entry<Integer, Outgoing> entry : unacked == null ? Set.<Map.Entry<Integer, Outgoing>>of()
+                : unacked.entrySet()) {
             Outgoing out = entry.getValue();
             if (out.deadline > now) {
                 earliest = Math.min(earliest, out.deadline);
@@ -362,7 +380,7 @@ public final class ReliableSession {
         }
         nextDeadline = earliest;
         syncFlow();
-        return unacked.isEmpty() ? TickResult.IDLE : TickResult.IN_FLIGHT;
+        return unacked == null ? TickResult.IDLE : TickResult.IN_FLIGHT;
     }
 
     /**
@@ -374,17 +392,17 @@ public final class ReliableSession {
     }
 
     public boolean hasInFlight() {
-        return !unacked.isEmpty() || !queued.isEmpty();
+        return unacked != null || queued != null;
     }
 
     /** Frames sent and not acknowledged yet. */
     public int unacknowledged() {
-        return unacked.size();
+        return unacked == null ? 0 : unacked.size();
     }
 
     /** Frames waiting for room in the send or congestion window, not sent yet. */
     public int queued() {
-        return queued.size();
+        return queued == null ? 0 : queued.size();
     }
 
     public long retransmissions() {
@@ -426,22 +444,26 @@ public final class ReliableSession {
      */
     public NavigableMap<Integer, Body> drainUnacknowledgedBySeq() {
         NavigableMap<Integer, Body> unsent = new TreeMap<>();
-        unacked.forEach((seq, out) -> unsent.put(seq, out.body));
-        unacked.forEach((seq, out) -> leaveWindow(out, false));
-        unacked.clear();
+        if (unacked != null) {
+            unacked.forEach((seq, out) -> unsent.put(seq, out.body));
+            unacked.forEach((seq, out) -> leaveWindow(out, false));
+            unacked = null;
+        }
         nextDeadline = Long.MAX_VALUE;
         int next = nextSendSeq;
-        for (Queued waiting : queued) {
-            unsent.put(next++, waiting.body());
+        if (queued != null) {
+            for (Queued waiting : queued) {
+                unsent.put(next++, waiting.body());
+            }
+            queued = null;
         }
-        queued.clear();
         syncFlow();
         return unsent;
     }
 
     private void fillWindow(long now) {
-        while (!queued.isEmpty() && mayTransmit()) {
-            Queued next = queued.poll();
+        while (queued != null && mayTransmit()) {
+            Queued next = pollQueued();
             transmitNew(next.body(), next.expiresAtMs(), now);
         }
         syncFlow();
@@ -449,13 +471,37 @@ public final class ReliableSession {
 
     /** Whether a new frame may leave now; takes its congestion-window slot if so. */
     private boolean mayTransmit() {
-        return unacked.size() < config.sendWindow() && (window == null || window.tryAcquire());
+        return unacknowledged() < config.sendWindow() && (window == null || window.tryAcquire());
+    }
+
+    /** Takes the first queued body; the queue goes when it is empty. */
+    private Queued pollQueued() {
+        Queued first = queued.poll();
+        if (queued.isEmpty()) {
+            queued = null;
+        }
+        return first;
+    }
+
+    /** Takes a frame out of flight, if it is in flight; the map goes when it is empty. */
+    private Outgoing removeUnacked(int seq) {
+        if (unacked == null) {
+            return null;
+        }
+        Outgoing out = unacked.remove(seq);
+        if (unacked.isEmpty()) {
+            unacked = null;
+        }
+        return out;
     }
 
     private void transmitNew(Body body, long expiresAtMs, long now) {
         int seq = nextSendSeq++;
         Outgoing out = new Outgoing(body, expiresAtMs, rtoMs, now, config.jitter());
         out.holdsSlot = window != null;
+        if (unacked == null) {
+            unacked = new LinkedHashMap<>(4);
+        }
         unacked.put(seq, out);
         nextDeadline = Math.min(nextDeadline, out.deadline);
         output.accept(new Frame.Data(mnId, epoch, seq, onTheWire(body, expiresAtMs, now)));
