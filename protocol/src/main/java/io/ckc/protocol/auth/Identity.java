@@ -38,7 +38,8 @@ public record Identity(String fleet, UUID node) {
             if (!node.toString().equals(id)) {
                 return Optional.empty(); // one spelling per node, the one keys are derived from
             }
-            String fleet = slash < 0 ? null : text.substring(0, slash);
+            // one string per fleet name, not one per node: a gateway keeps each session's identity for its life
+            String fleet = slash < 0 ? null : text.substring(0, slash).intern();
             if (fleet != null && fleet.isEmpty()) {
                 return Optional.empty();
             }
