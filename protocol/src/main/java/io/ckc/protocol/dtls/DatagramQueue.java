@@ -4,8 +4,7 @@ import org.bouncycastle.tls.DatagramTransport;
 
 import java.io.InterruptedIOException;
 import java.net.InetSocketAddress;
-import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.BlockingQueue;
+import java.util.ArrayDeque;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 
@@ -37,10 +36,12 @@ public final class DatagramQueue implements DatagramTransport {
     }
 
     /**
-     * Linked, not an array: a session holds its queue for life, mostly empty, and an array of {@value #CAPACITY}
-     * slots was a kilobyte of every session's heap.
+     * The datagrams waiting, oldest first; null while none waits, guarded by this queue's monitor (offered on any
+     * event loop, read on the owner's, waited for by a handshake's thread). Why not a blocking queue: a session holds
+     * its queue for life, mostly empty, and a linked blocking queue's two locks, conditions and head were about 250
+     * bytes of every session's heap (an array of {@value #CAPACITY} slots, a kilobyte).
      */
-    private final BlockingQueue<Datagram> in = new LinkedBlockingQueue<>(CAPACITY);
+    private ArrayDeque<Datagram> in;
     /** One for every queue: it carries no stack and no state, and a queue's own was 40 bytes of every session. */
     private static final Drained DRAINED = new Drained();
     private final Consumer<byte[]> out;
@@ -64,13 +65,47 @@ public final class DatagramQueue implements DatagramTransport {
     }
 
     /** Queues a datagram of this peer; false when the queue is full and it was dropped. */
-    public boolean offer(byte[] datagram, InetSocketAddress sender) {
-        return in.offer(new Datagram(datagram, sender));
+    public synchronized boolean offer(byte[] datagram, InetSocketAddress sender) {
+        if (in == null) {
+            in = new ArrayDeque<>(4);
+        } else if (in.size() >= CAPACITY) {
+            return false;
+        }
+        in.add(new Datagram(datagram, sender));
+        if (waits) {
+            notifyAll(); // a handshake's thread may wait for it
+        }
+        return true;
     }
 
     /** Datagrams queued and not yet read. */
-    public int waiting() {
-        return in.size();
+    public synchronized int waiting() {
+        return in == null ? 0 : in.size();
+    }
+
+    /** Takes the oldest datagram waiting, or null; the deque goes when it is empty. */
+    private Datagram take() {
+        if (in == null) {
+            return null;
+        }
+        Datagram next = in.poll();
+        if (in.isEmpty()) {
+            in = null;
+        }
+        return next;
+    }
+
+    /** Waits up to the time given for a datagram, for a handshake's thread. */
+    private synchronized Datagram take(int waitMillis) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(Math.max(0, waitMillis));
+        while (in == null) {
+            long leftMs = TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime());
+            if (leftMs <= 0) {
+                return null;
+            }
+            wait(leftMs);
+        }
+        return take();
     }
 
     /** From now on reads never wait: the session is up and read on its event loop. */
@@ -98,7 +133,10 @@ public final class DatagramQueue implements DatagramTransport {
         if (waits) {
             return DtlsRecords.MAX_RECORD_BYTES;
         }
-        Datagram head = in.peek();
+        Datagram head;
+        synchronized (this) {
+            head = in == null ? null : in.peek();
+        }
         return Math.max(DtlsRecords.HEADER_BYTES, Math.max(lastLength, head == null ? 0 : head.bytes().length));
     }
 
@@ -112,7 +150,7 @@ public final class DatagramQueue implements DatagramTransport {
         Datagram next;
         if (waits) {
             try {
-                next = in.poll(waitMillis, TimeUnit.MILLISECONDS);
+                next = take(waitMillis);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 throw new InterruptedIOException("interrupted while waiting for a datagram");
@@ -121,7 +159,9 @@ public final class DatagramQueue implements DatagramTransport {
                 return -1;
             }
         } else {
-            next = in.poll();
+            synchronized (this) {
+                next = take();
+            }
             if (next == null) {
                 throw DRAINED;
             }
@@ -152,7 +192,10 @@ public final class DatagramQueue implements DatagramTransport {
 
     /** Takes the next datagram queued, or null; once the session is up, on the thread that reads. */
     byte[] poll() {
-        Datagram next = in.poll();
+        Datagram next;
+        synchronized (this) {
+            next = take();
+        }
         if (next == null) {
             return null;
         }
@@ -193,7 +236,7 @@ public final class DatagramQueue implements DatagramTransport {
     }
 
     @Override
-    public void close() {
-        in.clear();
+    public synchronized void close() {
+        in = null;
     }
 }

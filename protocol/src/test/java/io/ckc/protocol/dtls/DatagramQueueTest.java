@@ -2,9 +2,12 @@ package io.ckc.protocol.dtls;
 
 import org.junit.jupiter.api.Test;
 
+import java.io.InterruptedIOException;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -39,5 +42,33 @@ class DatagramQueueTest {
                 .isEqualTo(500);
         queue.send(new byte[] {1, 2, 3, 4}, 1, 2);
         assertThat(written).singleElement().isEqualTo(new byte[] {2, 3});
+    }
+
+    @Test
+    void aHandshakeWaitsForTheNextDatagramAndAFullQueueDropsNewerOnes() throws Exception {
+        DatagramQueue queue = new DatagramQueue(datagram -> { });
+        byte[] buffer = new byte[DtlsRecords.MAX_RECORD_BYTES];
+        assertThat(queue.receive(buffer, 0, buffer.length, 1)).as("nothing came in time").isEqualTo(-1);
+        CompletableFuture<Integer> reader = CompletableFuture.supplyAsync(() -> {
+            try {
+                return queue.receive(buffer, 0, buffer.length, 10_000);
+            } catch (InterruptedIOException e) {
+                throw new IllegalStateException(e);
+            }
+        });
+        queue.offer(new byte[77], A);
+        assertThat(reader.get(5, TimeUnit.SECONDS)).as("woken by the offer").isEqualTo(77);
+
+        for (int i = 0; i < DatagramQueue.CAPACITY; i++) {
+            assertThat(queue.offer(new byte[] {(byte) i}, A)).isTrue();
+        }
+        assertThat(queue.offer(new byte[1], A)).as("past its capacity").isFalse();
+        assertThat(queue.waiting()).isEqualTo(DatagramQueue.CAPACITY);
+        queue.stopWaiting();
+        for (int i = 0; i < DatagramQueue.CAPACITY; i++) {
+            assertThat(queue.poll()).as("in order").isEqualTo(new byte[] {(byte) i});
+        }
+        assertThat(queue.poll()).isNull();
+        assertThat(queue.waiting()).isZero();
     }
 }
