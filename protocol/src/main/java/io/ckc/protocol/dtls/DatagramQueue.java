@@ -32,7 +32,7 @@ public final class DatagramQueue implements DatagramTransport {
         }
     }
 
-    private record Datagram(byte[] bytes, InetSocketAddress sender) {
+    record Datagram(byte[] bytes, InetSocketAddress sender) {
     }
 
     /**
@@ -190,18 +190,24 @@ public final class DatagramQueue implements DatagramTransport {
         out.accept(datagram);
     }
 
-    /** Takes the next datagram queued, or null; once the session is up, on the thread that reads. */
-    byte[] poll() {
+    /**
+     * Takes the next datagram queued, or null; once the session is up, on the thread that reads. Its sender is not
+     * kept: a session that keeps the sender of its last datagram keeps a second address object for life.
+     */
+    Datagram poll() {
         Datagram next;
         synchronized (this) {
             next = take();
         }
-        if (next == null) {
-            return null;
+        if (next != null) {
+            read++;
         }
-        read++;
-        lastSender = next.sender();
-        return next.bytes();
+        return next;
+    }
+
+    /** Bouncy Castle's record layer reads no more: forgets the sender of its last datagram. */
+    void forgetSender() {
+        lastSender = null;
     }
 
     long lastWrittenSequence() {

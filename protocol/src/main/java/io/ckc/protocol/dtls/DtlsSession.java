@@ -112,10 +112,10 @@ public final class DtlsSession {
                 }
             }
         }
-        byte[] datagram;
+        DatagramQueue.Datagram datagram;
         while ((datagram = queue.poll()) != null) {
-            InetSocketAddress sender = queue.lastSender();
-            authenticated += records.open(Unpooled.wrappedBuffer(datagram),
+            InetSocketAddress sender = datagram.sender();
+            authenticated += records.open(Unpooled.wrappedBuffer(datagram.bytes()),
                     (plaintext, newest) -> receiver.record(plaintext, sender, newest));
         }
         return new Opened((int) (queue.read() - readBefore), authenticated);
@@ -155,6 +155,7 @@ public final class DtlsSession {
                 connectionId, written + 1, read);
         transport = null;
         ciphers = null;
+        queue.forgetSender();
     }
 
     /** Whether our own record layer has taken over from Bouncy Castle's. */

@@ -66,7 +66,7 @@ class DatagramQueueTest {
         assertThat(queue.waiting()).isEqualTo(DatagramQueue.CAPACITY);
         queue.stopWaiting();
         for (int i = 0; i < DatagramQueue.CAPACITY; i++) {
-            assertThat(queue.poll()).as("in order").isEqualTo(new byte[] {(byte) i});
+            assertThat(queue.poll().bytes()).as("in order").isEqualTo(new byte[] {(byte) i});
         }
         assertThat(queue.poll()).isNull();
         assertThat(queue.waiting()).isZero();
