@@ -80,6 +80,8 @@ public final class MobileNode {
     private Body.Outgoing retryProbe;
     /** When they, and the outbox behind them, go to the open session again. */
     private long outboxRetryAtMs = Long.MAX_VALUE;
+    /** When the transport ticks this node next; Long.MAX_VALUE when it needs no tick. Owned by the transport. */
+    long tickAtMs = Long.MAX_VALUE;
     private final RecentIds recentIds;
     private final LivenessProbe liveness;
     private final ConnectBackoff backoff;
@@ -432,6 +434,21 @@ public final class MobileNode {
             }
         }
         return session.hasInFlight() || !outbox.isEmpty() || !retrying.isEmpty();
+    }
+
+    /**
+     * When a node that {@link #tick} kept active needs its next tick: one connecting, handing over, retrying refused
+     * messages or with messages waiting for room in the window every tick; one with frames in flight when its next
+     * retransmission may be due or its outbox may be retried, and at most {@link ClientTransport#MAX_TICK_GAP_MS} on
+     * (its liveness probe, whose intervals are seconds, runs that much late at most).
+     */
+    long nextTickMs(long now) {
+        long soon = now + ClientTransport.TICK_MS;
+        if (state != State.CONNECTED || handover.draining() || session.queued() > 0 || !retrying.isEmpty()) {
+            return soon;
+        }
+        long next = Math.min(now + ClientTransport.MAX_TICK_GAP_MS, Math.min(session.nextDeadline(), outboxRetryAtMs));
+        return Math.max(soon, next);
     }
 
     /**

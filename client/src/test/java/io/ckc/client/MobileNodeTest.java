@@ -168,6 +168,26 @@ class MobileNodeTest {
     }
 
     @Test
+    void aNodeWithAFrameInFlightIsTickedWhenItsRetransmissionIsDueNotEveryTick() throws Exception {
+        FakeGateway gateway = gateway("gw-a");
+        ClientTransport transport = transport(null);
+        // a first retransmission timeout of 1 s: nothing is due for a while after a send
+        MobileNode node = connected(transport, gateway, new Recorder(),
+                ClientConfig.DEFAULT.withReliability(new ReliabilityConfig(1_000, 2_000, 12, 64, 256, 0)));
+        gateway.holdAcks(true);
+        send(node, 1);
+        long gap = onLoop(transport, () -> node.nextTickMs(MobileNode.nowMs()) - MobileNode.nowMs());
+        assertThat(gap).as("its liveness probe and outbox are looked at this often at least")
+                .isBetween(ClientTransport.MAX_TICK_GAP_MS - 5, ClientTransport.MAX_TICK_GAP_MS);
+        int window = 64; // its send window, as configured above
+        send(node, window + 10); // more than its send window: some wait for room, looked at every tick
+        assertThat(onLoop(transport, () -> node.nextTickMs(MobileNode.nowMs()) - MobileNode.nowMs()))
+                .isLessThanOrEqualTo(ClientTransport.TICK_MS);
+        gateway.holdAcks(false);
+        Await.until("all delivered", 10, () -> call(() -> gateway.receivedFrom(node.id()).size() == window + 11));
+    }
+
+    @Test
     void messagesThatWaitTooLongForRoomInTheWindowGoBackToTheApplicationAsUnsent() throws Exception {
         FakeGateway gateway = gateway("gw-a");
         Recorder recorder = new Recorder();
