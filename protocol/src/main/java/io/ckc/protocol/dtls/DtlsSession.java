@@ -114,9 +114,7 @@ public final class DtlsSession {
         }
         DatagramQueue.Datagram datagram;
         while ((datagram = queue.poll()) != null) {
-            InetSocketAddress sender = datagram.sender();
-            authenticated += records.open(Unpooled.wrappedBuffer(datagram.bytes()),
-                    (plaintext, newest) -> receiver.record(plaintext, sender, newest));
+            authenticated += records.open(Unpooled.wrappedBuffer(datagram.bytes()), datagram.sender(), receiver);
         }
         return new Opened((int) (queue.read() - readBefore), authenticated);
     }
@@ -131,8 +129,7 @@ public final class DtlsSession {
         if (records == null || queue.waiting() > 0) {
             return null;
         }
-        int opened = records.open(datagram, (plaintext, newest) -> receiver.record(plaintext, sender, newest));
-        return new Opened(1, opened);
+        return new Opened(1, records.open(datagram, sender, receiver));
     }
 
     /**

@@ -8,6 +8,7 @@ import javax.crypto.Cipher;
 import javax.crypto.spec.GCMParameterSpec;
 import javax.crypto.spec.SecretKeySpec;
 import java.io.IOException;
+import java.net.InetSocketAddress;
 import java.security.GeneralSecurityException;
 import java.util.Arrays;
 
@@ -46,12 +47,6 @@ final class SessionRecords {
     /** The thread's copy of a record from a buffer without an array, and the plaintext it opens to. */
     private static final ThreadLocal<byte[][]> SCRATCH = ThreadLocal.withInitial(() -> new byte[][] {
             new byte[DtlsRecords.MAX_RECORD_BYTES], new byte[DtlsRecords.MAX_RECORD_BYTES]});
-
-    /** Told each opened data record's plaintext (valid until it returns) and whether it is the newest yet. */
-    @FunctionalInterface
-    interface Opener {
-        void data(ByteBuf plaintext, boolean newest);
-    }
 
     /** The write key, the read key, the write salt, the read salt. */
     private final byte[] secrets;
@@ -126,13 +121,14 @@ final class SessionRecords {
     }
 
     /**
-     * Opens every record of a datagram, in order, and hands each data record's plaintext on. A record that is not
+     * Opens every record of a datagram from the sender, in order, and hands each data record's plaintext on (valid
+     * until the receiver returns). A record that is not
      * ours (another type, epoch or connection ID), fails authentication or was seen before is skipped.
      *
      * @return how many records passed authentication and the replay window, data or not
      * @throws IOException when the peer closed the session (close_notify) or ended it with a fatal alert
      */
-    int open(ByteBuf datagram, Opener opener) throws IOException {
+    int open(ByteBuf datagram, InetSocketAddress sender, DtlsSession.Receiver receiver) throws IOException {
         byte[][] scratch = SCRATCH.get();
         byte[] bytes;
         int offset;
@@ -153,7 +149,7 @@ final class SessionRecords {
             if (recordEnd > end) {
                 break; // cut short: nothing after it can be read either
             }
-            if (opensRecord(bytes, offset, encryptedLength, scratch[1], opener)) {
+            if (opensRecord(bytes, offset, encryptedLength, scratch[1], sender, receiver)) {
                 authenticated++;
             }
             offset = recordEnd;
@@ -161,7 +157,8 @@ final class SessionRecords {
         return authenticated;
     }
 
-    private boolean opensRecord(byte[] bytes, int offset, int encryptedLength, byte[] plaintext, Opener opener)
+    private boolean opensRecord(byte[] bytes, int offset, int encryptedLength, byte[] plaintext,
+                                InetSocketAddress sender, DtlsSession.Receiver receiver)
             throws IOException {
         if ((bytes[offset] & 0xFF) != DtlsRecords.TLS12_CID
                 || (bytes[offset + 1] & 0xFF) != 0xFE || (bytes[offset + 2] & 0xFF) != 0xFD
@@ -196,7 +193,7 @@ final class SessionRecords {
         boolean newest = sequence > readNewest;
         markSeen(sequence);
         switch (type) {
-            case DtlsRecords.APPLICATION_DATA -> opener.data(Unpooled.wrappedBuffer(plaintext, 0, opened), newest);
+            case DtlsRecords.APPLICATION_DATA -> receiver.record(Unpooled.wrappedBuffer(plaintext, 0, opened), sender, newest);
             case DtlsRecords.ALERT -> {
                 if (opened >= 2 && (plaintext[0] != ALERT_WARNING || plaintext[1] == CLOSE_NOTIFY)) {
                     throw new IOException(plaintext[1] == CLOSE_NOTIFY ? "the peer closed the session"

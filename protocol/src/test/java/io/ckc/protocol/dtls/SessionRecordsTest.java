@@ -36,7 +36,7 @@ class SessionRecordsTest {
     private final List<Boolean> newest = new ArrayList<>();
 
     private int open(SessionRecords at, byte[] datagram) throws IOException {
-        return at.open(Unpooled.wrappedBuffer(datagram), (plaintext, isNewest) -> {
+        return at.open(Unpooled.wrappedBuffer(datagram), null, (plaintext, sender, isNewest) -> {
             opened.add(plaintext.toString(StandardCharsets.UTF_8));
             newest.add(isNewest);
         });
