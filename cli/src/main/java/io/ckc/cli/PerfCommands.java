@@ -407,7 +407,8 @@ final class PerfCommands implements Runnable {
 
         @Override
         public Integer call() {
-            return withoutResultsFolder(this, List.of("--bootstrap", KafkaBroker.BOOTSTRAP));
+            return withoutResultsFolder(this, List.of("--bootstrap", KafkaBroker.BOOTSTRAP, "--pids-dir",
+                    Home.current().pids.toString()));
         }
     }
 

@@ -12,7 +12,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -164,7 +163,7 @@ final class CapacityCommand implements Callable<Integer> {
      */
     private Row measure(JvmProbe probe, int nodes, int connected, long gatewayPid, OSProcess gatewayProcess,
                         long simulatorPid, Map<String, Integer> stack) throws InterruptedException {
-        Map<String, Double> idleCpu = idleCpuPercent(gatewayProcess, stack);
+        Map<String, Double> idleCpu = idleCpuPercent(gatewayPid, stack);
         double gatewayHeap = gatewayPid < 0 ? Double.NaN : probe.look(gatewayPid).heapAfterGcMb();
         return new Row(nodes, connected, gatewayHeap, rssMb(gatewayProcess), idleCpu.getOrDefault(GATEWAY, Double.NaN),
                 probe.look(simulatorPid).heapAfterGcMb(), sumOf(idleCpu, "flink"), sumOf(idleCpu, "kafka"));
@@ -246,35 +245,21 @@ final class CapacityCommand implements Callable<Integer> {
      * After the settle time, the CPU over the measuring time, only idle traffic running, in % of a core: of the gateway
      * (as {@link #GATEWAY}) and of the stack's other processes by their pid files' names.
      */
-    private Map<String, Double> idleCpuPercent(OSProcess gatewayProcess, Map<String, Integer> stack)
+    private Map<String, Double> idleCpuPercent(long gatewayPid, Map<String, Integer> stack)
             throws InterruptedException {
         Thread.sleep(settleSeconds * 1000L); // a measuring pause, not a wait on a condition: connections are done
-        Map<String, OSProcess> processes = new LinkedHashMap<>();
-        if (gatewayProcess != null) {
-            processes.put(GATEWAY, gatewayProcess);
+        Map<String, Integer> processes = new LinkedHashMap<>();
+        if (gatewayPid >= 0) {
+            processes.put(GATEWAY, (int) gatewayPid);
         }
-        var os = new SystemInfo().getOperatingSystem();
         stack.forEach((name, pid) -> {
-            OSProcess process = os.getProcess(pid);
-            if (process != null && !name.startsWith("gateway") && !name.equals(ProcessSampler.LOAD_GENERATOR)) {
-                processes.put(name, process);
+            if (!name.startsWith("gateway") && !name.equals(ProcessSampler.LOAD_GENERATOR)) {
+                processes.put(name, pid);
             }
         });
-        Map<String, Long> cpuBefore = new HashMap<>();
-        processes.forEach((name, process) -> {
-            process.updateAttributes();
-            cpuBefore.put(name, process.getKernelTime() + process.getUserTime());
-        });
-        long wallBefore = System.nanoTime();
+        CpuTimes before = CpuTimes.now(processes);
         Thread.sleep(measureSeconds() * 1000L);
-        double wallMs = (System.nanoTime() - wallBefore) / 1e6;
-        Map<String, Double> percent = new HashMap<>();
-        processes.forEach((name, process) -> {
-            process.updateAttributes();
-            long cpuMs = process.getKernelTime() + process.getUserTime() - cpuBefore.get(name);
-            percent.put(name, 100.0 * cpuMs / wallMs);
-        });
-        return percent;
+        return CpuTimes.now(processes).percentSince(before);
     }
 
     private static double rssMb(OSProcess process) {

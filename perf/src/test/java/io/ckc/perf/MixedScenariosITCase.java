@@ -79,9 +79,10 @@ class MixedScenariosITCase {
             groupcastCommand.out = new PrintStream(groupcastPrinted, true, StandardCharsets.UTF_8);
             String groupcast = run(groupcastCommand, groupcastPrinted, addresses, "--topic-prefix", topics.prefix(),
                     "--members", "20", "--others", "6",
-                    "--warm-ups", "1", "--timed", "2", "--drain-seconds", "20");
+                    "--warm-ups", "1", "--timed", "2", "--drain-seconds", "20", "--idle-seconds", "1");
             assertThat(groupcast).contains("26 of 26 nodes connected")
-                    .containsPattern("RESULT members=20 timed=2 delivered=20 missed=0 extra=0 ");
+                    .containsPattern("RESULT members=20 timed=2 delivered=20 missed=0 extra=0 .* "
+                            + "cpu_us_per_delivery_simulator=-?\\d+\\.\\d\\b");
 
             RebalanceCommand rebalanceCommand = new RebalanceCommand();
             ByteArrayOutputStream rebalancePrinted = new ByteArrayOutputStream();
