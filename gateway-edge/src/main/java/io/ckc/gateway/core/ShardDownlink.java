@@ -5,6 +5,7 @@ import io.ckc.protocol.records.Unicast;
 import io.ckc.protocol.records.UnsentMessage;
 
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayDeque;
 import java.util.HashSet;
 import java.util.UUID;
 
@@ -56,7 +57,7 @@ final class ShardDownlink {
             return;
         }
         UUID deliveryId = deliveryIdOf(unicast.messageId());
-        if (session.unacknowledged.put(deliveryId, unicast) == null) {
+        if (session.hold(deliveryId, unicast)) {
             open++;
         }
         if (!routed) {
@@ -80,6 +81,9 @@ final class ShardDownlink {
                     System.currentTimeMillis()));
         }
         if (config.miniBuffer()) {
+            if (session.recentlyAcknowledged == null) {
+                session.recentlyAcknowledged = new ArrayDeque<>(2);
+            }
             if (session.recentlyAcknowledged.size() == 2) {
                 session.recentlyAcknowledged.removeFirst();
             }
@@ -117,7 +121,7 @@ final class ShardDownlink {
 
     /** Takes a delivery the link answered off the session's open ones: its unicast, or null if it was not open. */
     private Unicast settle(Session session, UUID deliveryId) {
-        Unicast unicast = session.unacknowledged.remove(deliveryId);
+        Unicast unicast = session.release(deliveryId);
         if (unicast != null) {
             open--;
         }
@@ -130,10 +134,13 @@ final class ShardDownlink {
      * drops the duplicates by message id.
      */
     void connectionFailed(Session session) {
+        if (session.recentlyAcknowledged == null) {
+            return;
+        }
         for (Unicast unicast : session.recentlyAcknowledged) {
             unsent(unicast, session.epoch, UnsentMessage.Reason.CONNECTION_BROKEN, true, false); // taken in again
         }
-        session.recentlyAcknowledged.clear();
+        session.recentlyAcknowledged = null;
     }
 
     /**
@@ -141,17 +148,17 @@ final class ShardDownlink {
      * unsent, first those the link had sent (in the link's order), then those it never sent.
      */
     void closed(Session session, UnsentMessage.Reason reason) {
-        open -= session.unacknowledged.size();
+        open -= session.held().size();
         for (UUID deliveryId : session.link.close()) {
-            Unicast unicast = session.unacknowledged.remove(deliveryId);
+            Unicast unicast = session.release(deliveryId);
             if (unicast != null) { // sent: its acknowledgement may be what was lost
                 unsent(unicast, session.epoch, reason, true, !session.broadcasts.contains(deliveryId));
             }
         }
-        for (var left : session.unacknowledged.entrySet()) {
+        for (var left : session.held().entrySet()) {
             unsent(left.getValue(), session.epoch, reason, false, !session.broadcasts.contains(left.getKey()));
         }
-        session.unacknowledged.clear();
+        session.releaseAll();
         session.broadcasts.clear();
     }
 

@@ -124,10 +124,10 @@ final class DtlsSessions {
         handshakesFrom.computeIfPresent(source, (address, inProgress) -> inProgress <= 1 ? null : inProgress - 1);
     }
 
-    /** What the node's credential grants it: read by the shard that opens the node's session. */
-    Grants grants(UUID node) {
+    /** The node as its handshake authenticated it, and what its credential grants it: read by the shard that opens its session. */
+    UdpShard.NodeRights rights(UUID node) {
         Peer peer = byNode.get(node);
-        return peer == null ? Grants.DEFAULT : peer.grants;
+        return peer == null ? new UdpShard.NodeRights(node, Grants.DEFAULT) : new UdpShard.NodeRights(peer.node(), peer.grants);
     }
 
     void close() {

@@ -57,7 +57,7 @@ public final class UdpAdapter implements ProtocolAdapter {
         UdpShard[] shards = new UdpShard[core.shardCount()];
         for (int i = 0; i < shards.length; i++) {
             shards[i] = new UdpShard(core.shard(i), options.reliability(), metrics,
-                    dtls == null ? node -> Grants.ALL : dtls::grants);
+                    dtls == null ? node -> new UdpShard.NodeRights(node, Grants.ALL) : dtls::rights);
         }
         UdpInitializer initializer = new UdpInitializer(new UdpFrameHandler(core, shards, metrics, dtls == null),
                 metrics, dtls, linkHook);

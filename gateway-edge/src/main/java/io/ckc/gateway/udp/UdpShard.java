@@ -30,7 +30,9 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
 import java.util.PriorityQueue;
+import java.util.UUID;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
 
 /**
  * The reliable-UDP adapter's side of one core shard, on that shard's event loop: turns each frame of
@@ -47,8 +49,8 @@ final class UdpShard {
     final SessionShard core;
     private final ReliabilityConfig reliability;
     private final GatewayMetrics metrics;
-    /** What each node's credential grants it; everything in the insecure mode. */
-    private final java.util.function.Function<java.util.UUID, Grants> grantsOf;
+    /** Each node's id as its handshake authenticated it, and what its credential grants it; everything in the insecure mode. */
+    private final Function<UUID, NodeRights> rightsOf;
     /**
      * When each link with frames in flight is looked at next, earliest first: a link is looked at when a frame of its
      * may be due for retransmission, not at every tick. An entry is stale once its link was scheduled earlier, looked
@@ -71,9 +73,15 @@ final class UdpShard {
     private List<GatewayEndpoints> gatewayList = List.of();
     private List<GatewayAddress> udpGatewayList = List.of();
 
-    UdpShard(SessionShard core, ReliabilityConfig reliability, GatewayMetrics metrics,
-             java.util.function.Function<java.util.UUID, Grants> grantsOf) {
-        this.grantsOf = grantsOf;
+    /**
+     * A node a session may be opened for: its id, the very object its handshake's identity holds (the session keeps
+     * that one, not a second copy from the Connect frame: 32 bytes a node), and what its credential grants it.
+     */
+    record NodeRights(UUID node, Grants grants) {
+    }
+
+    UdpShard(SessionShard core, ReliabilityConfig reliability, GatewayMetrics metrics, Function<UUID, NodeRights> rightsOf) {
+        this.rightsOf = rightsOf;
         this.core = core;
         this.reliability = reliability;
         this.metrics = metrics;
@@ -173,8 +181,8 @@ final class UdpShard {
                     ? "too many sessions of this node lately: try again later" : "gateway busy: try again later"), peer);
             return;
         }
-        core.open(connect.mnId(), connect.epoch(), grantsOf.apply(connect.mnId()),
-                session -> new UdpLink(session, this, peer, reliability));
+        NodeRights rights = rightsOf.apply(connect.mnId());
+        core.open(rights.node(), connect.epoch(), rights.grants(), session -> new UdpLink(session, this, peer, reliability));
     }
 
     /**

@@ -10,6 +10,7 @@ import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import org.junit.jupiter.api.Test;
 
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
 
@@ -55,6 +56,7 @@ class ShardDownlinkTest {
                 .containsExactly(tuple("m1", Receipt.Outcome.DELIVERED, "gw-t"),
                         tuple("m2", Receipt.Outcome.DELIVERED, "gw-t"));
         assertThat(session.broadcasts).isEmpty();
+        assertThat(session.held()).as("no map kept for none").isSameAs(Map.of());
         assertThat(metrics.messagesOut.get()).isEqualTo(4.0);
     }
 
@@ -66,7 +68,7 @@ class ShardDownlinkTest {
         }
         downlink.deliver(session, unicast("b1", false), 3, null, false); // a broadcast's copy
         UUID notYetSent = ShardDownlink.deliveryIdOf("m3");
-        session.unacknowledged.put(notYetSent, unicast("m3", false)); // taken, the link has not sent it
+        session.hold(notYetSent, unicast("m3", false)); // taken, the link has not sent it
 
         downlink.closed(session, UnsentMessage.Reason.SESSION_REPLACED);
 
@@ -78,7 +80,7 @@ class ShardDownlinkTest {
                 .as("sent ones may have arrived, their acknowledgement lost").containsExactly(true, true, true, false);
         assertThat(publisher.of(UnsentMessage.class)).extracting(UnsentMessage::routed)
                 .as("the job takes a broadcast's copy in; a routed one it holds already").containsExactly(true, true, false, true);
-        assertThat(session.unacknowledged).isEmpty();
+        assertThat(session.held()).as("no map kept for none").isSameAs(Map.of());
         assertThat(metrics.unsent.labelValues("SESSION_REPLACED").get()).isEqualTo(4.0);
     }
 
@@ -111,7 +113,7 @@ class ShardDownlinkTest {
                 UnsentMessage::epoch).containsExactly(tuple("m1", UnsentMessage.Reason.EXPIRED, 3L));
         assertThat(publisher.of(Receipt.class)).isEmpty();
         assertThat(downlink.open()).isZero();
-        assertThat(session.unacknowledged).isEmpty();
+        assertThat(session.held()).as("no map kept for none").isSameAs(Map.of());
         assertThat(session.broadcasts).isEmpty();
     }
 

@@ -17,6 +17,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * The nodes that may connect, as the operator provisions them: a JSON file of nodes, each with its key (derived from
@@ -51,7 +52,22 @@ public final class CredentialStore {
         }
     }
 
-    private record Snapshot(Map<UUID, NodeEntry> nodes, Map<String, FleetEntry> fleets, long modified) {
+    /**
+     * The file as read. {@code grants}: one {@link Grants} object for each distinct set of rights a lookup handed out,
+     * so the sessions of a fleet's million nodes share one (with its lists, about 70 bytes a session otherwise).
+     */
+    private record Snapshot(Map<UUID, NodeEntry> nodes, Map<String, FleetEntry> fleets, long modified,
+                            Map<Grants, Grants> grants) {
+
+        Snapshot(Map<UUID, NodeEntry> nodes, Map<String, FleetEntry> fleets, long modified) {
+            this(nodes, fleets, modified, new ConcurrentHashMap<>());
+        }
+
+        Grants grants(List<String> publish, List<String> groupcast) {
+            Grants grants = new Grants(publish == null ? Grants.DEFAULT.publish() : publish,
+                    groupcast == null ? Grants.DEFAULT.groupcast() : groupcast);
+            return this.grants.computeIfAbsent(grants, g -> g);
+        }
     }
 
     private static final ObjectMapper JSON = new ObjectMapper()
@@ -79,11 +95,12 @@ public final class CredentialStore {
         Snapshot current = current();
         if (identity.fleet() == null) {
             NodeEntry entry = current.nodes().get(identity.node());
-            return Optional.ofNullable(entry).map(e -> new Credential(identity, decode(e.key()), grants(e.publish(), e.groupcast())));
+            return Optional.ofNullable(entry).map(e -> new Credential(identity, decode(e.key()),
+                    current.grants(e.publish(), e.groupcast())));
         }
         FleetEntry fleet = current.fleets().get(identity.fleet());
         return Optional.ofNullable(fleet).map(f -> new Credential(identity,
-                NodeKeys.fleetNodeKey(decode(f.key()), f.fleet(), identity.node()), grants(f.publish(), f.groupcast())));
+                NodeKeys.fleetNodeKey(decode(f.key()), f.fleet(), identity.node()), current.grants(f.publish(), f.groupcast())));
     }
 
     /** A fleet's key, for the program that runs its nodes (the simulator). */
@@ -175,11 +192,6 @@ public final class CredentialStore {
         } catch (IOException e) {
             throw new UncheckedIOException("cannot write the credential store " + file, e);
         }
-    }
-
-    private static Grants grants(List<String> publish, List<String> groupcast) {
-        return new Grants(publish == null ? Grants.DEFAULT.publish() : publish,
-                groupcast == null ? Grants.DEFAULT.groupcast() : groupcast);
     }
 
     private static byte[] decode(String key) {

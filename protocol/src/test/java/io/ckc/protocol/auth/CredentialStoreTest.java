@@ -38,6 +38,8 @@ class CredentialStoreTest {
             assertThat(c.key()).isEqualTo(NodeKeys.fleetNodeKey(fleetKey, "sim", member));
             assertThat(c.grants().mayGroupcast("grid/a")).isTrue();
         });
+        assertThat(store.lookup(Identity.of("sim", UUID.randomUUID())).orElseThrow().grants())
+                .as("a fleet's nodes share one Grants").isSameAs(store.lookup(Identity.of("sim", member)).orElseThrow().grants());
         assertThat(store.lookup(Identity.of(member))).isEmpty();
         assertThat(store.lookup(Identity.of("other", member))).isEmpty();
         assertThat(store.fleetKey("sim")).hasValue(fleetKey);
