@@ -51,7 +51,7 @@ public final class UdpSessionTarget {
         EmbeddedChannel channel = new EmbeddedChannel();
         GatewayCore core = new GatewayCore(CONFIG.core(), new DiscardingPublisher(), METRICS,
                 List.of(channel.eventLoop()));
-        UdpShard shard = new UdpShard(core.shard(0), CONFIG.reliability(), METRICS, node -> io.ckc.protocol.auth.Grants.ALL);
+        UdpShard shard = new UdpShard(core.shard(0), CONFIG.reliability(), METRICS, UdpShard.NodeRights.INSECURE);
         channel.pipeline().addLast(new UdpInitializer(
                 new UdpFrameHandler(core, new UdpShard[]{shard}, METRICS, true), METRICS, null, null));
         channel.runPendingTasks();

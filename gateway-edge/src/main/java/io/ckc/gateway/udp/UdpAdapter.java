@@ -1,6 +1,5 @@
 package io.ckc.gateway.udp;
 
-import io.ckc.protocol.auth.Grants;
 import io.ckc.gateway.core.GatewayCore;
 import io.ckc.gateway.core.ProtocolAdapter;
 import io.ckc.gateway.core.GatewayMetrics;
@@ -57,7 +56,7 @@ public final class UdpAdapter implements ProtocolAdapter {
         UdpShard[] shards = new UdpShard[core.shardCount()];
         for (int i = 0; i < shards.length; i++) {
             shards[i] = new UdpShard(core.shard(i), options.reliability(), metrics,
-                    dtls == null ? node -> new UdpShard.NodeRights(node, Grants.ALL) : dtls::rights);
+                    dtls == null ? UdpShard.NodeRights.INSECURE : dtls::rights);
         }
         UdpInitializer initializer = new UdpInitializer(new UdpFrameHandler(core, shards, metrics, dtls == null),
                 metrics, dtls, linkHook);

@@ -64,8 +64,7 @@ class UdpAdapterTest {
         }
         channel = new EmbeddedChannel();
         core = new GatewayCore(config.core(), publisher, metrics, List.of(channel.eventLoop()));
-        shard = new UdpShard(core.shard(0), config.reliability(), metrics,
-                node -> new UdpShard.NodeRights(node, io.ckc.protocol.auth.Grants.ALL));
+        shard = new UdpShard(core.shard(0), config.reliability(), metrics, UdpShard.NodeRights.INSECURE);
         UdpShard[] shards = {shard};
         channel.pipeline().addLast(new UdpInitializer(new UdpFrameHandler(core, shards, metrics, true), metrics, null, null));
         channel.runPendingTasks(); // the initializer installs the pipeline
