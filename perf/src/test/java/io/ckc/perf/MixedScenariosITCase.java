@@ -82,7 +82,7 @@ class MixedScenariosITCase {
                     "--warm-ups", "1", "--timed", "2", "--drain-seconds", "20", "--idle-seconds", "1");
             assertThat(groupcast).contains("26 of 26 nodes connected")
                     .containsPattern("RESULT members=20 timed=2 delivered=20 missed=0 extra=0 .* "
-                            + "cpu_us_per_delivery_simulator=-?\\d+\\.\\d\\b");
+                            + "cpu_us_per_delivery_simulator=-?\\d+\\.\\d cpu_us_per_delivery_with_idle_simulator=\\d+\\.\\d\\b");
 
             RebalanceCommand rebalanceCommand = new RebalanceCommand();
             ByteArrayOutputStream rebalancePrinted = new ByteArrayOutputStream();
