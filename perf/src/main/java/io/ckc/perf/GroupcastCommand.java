@@ -186,19 +186,16 @@ final class GroupcastCommand implements Callable<Integer> {
             Thread.sleep(idleSeconds * 1000L); // a measuring window, not a wait on a condition
             Map<String, Double> idlePercent = CpuTimes.now(processes).percentSince(idleFrom);
             List<Arrivals> runs = new ArrayList<>();
-            Map<String, Double> busyMs = new LinkedHashMap<>();
-            Map<String, Double> allMs = new LinkedHashMap<>();
+            Map<String, Long> cpuMs = new LinkedHashMap<>();
+            double seconds = 0;
             long deliveries = 0;
             for (int i = 1; i <= timed; i++) {
                 CpuTimes before = CpuTimes.now(processes);
                 Arrivals run = send(app, group);
                 await(run, progress);
                 CpuTimes after = CpuTimes.now(processes);
-                double seconds = after.secondsSince(before);
-                after.cpuMsSince(before).forEach((name, ms) -> {
-                    allMs.merge(name, (double) ms, Double::sum);
-                    busyMs.merge(name, ms - idlePercent.getOrDefault(name, 0.0) * 10 * seconds, Double::sum);
-                });
+                seconds += after.secondsSince(before);
+                after.cpuMsSince(before).forEach((name, ms) -> cpuMs.merge(name, ms, Long::sum));
                 deliveries += run.delivered();
                 Thread.sleep(2_000); // room for a late duplicate or an extra before the next one
                 Histogram latency = run.latency();
@@ -211,12 +208,15 @@ final class GroupcastCommand implements Callable<Integer> {
             StringBuilder cpu = new StringBuilder();
             StringBuilder readable = new StringBuilder();
             long delivered = Math.max(1, deliveries);
-            busyMs.forEach((name, ms) -> {
-                double all = allMs.get(name) * 1000 / delivered;
+            double timedSeconds = seconds;
+            cpuMs.forEach((name, ms) -> {
+                double idle = idlePercent.getOrDefault(name, 0.0);
+                double all = ms * 1000.0 / delivered;
+                double busy = (ms - idle * 10 * timedSeconds) * 1000 / delivered; // % of a core over s: % x 10 ms
                 cpu.append(String.format(Locale.ROOT, " cpu_us_per_delivery_%s=%.1f cpu_us_per_delivery_with_idle_%s=%.1f",
-                        name, ms * 1000 / delivered, name, all));
+                        name, busy, name, all));
                 readable.append(String.format(Locale.ROOT, "%n  %-16s %8.1f µs a delivery, %8.1f with its idle CPU (idle: "
-                        + "%.1f%% of a core)", name, ms * 1000 / delivered, all, idlePercent.getOrDefault(name, 0.0)));
+                        + "%.1f%% of a core)", name, busy, all, idle));
             });
             // Why both: traffic stands in for keepalives, so a node's idle work partly stops while it takes a groupcast;
             // the truth is between the two figures.
