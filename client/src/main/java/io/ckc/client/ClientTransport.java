@@ -49,7 +49,7 @@ public final class ClientTransport implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(ClientTransport.class);
 
-    /** Retransmission timers are checked this often. */
+    /** Retransmission timers are checked this often at most, while a node has something due. */
     static final long TICK_MS = 10;
     /** Keepalive and silence checks run this often. */
     static final long SWEEP_MS = 500;
@@ -72,6 +72,19 @@ public final class ClientTransport implements AutoCloseable {
     private final FrameWriter writer;
     private final AtomicLong malformed = new AtomicLong();
     private final List<Future<?>> timers = new ArrayList<>();
+    /**
+     * The tick armed for the earliest {@link #due} node, or null while none is due. Why not a tick every
+     * {@value #TICK_MS} ms: a fleet of idle nodes has nothing due, and a million of them over a thousand sockets
+     * woke a hundred thousand times a second for nothing.
+     */
+    private Future<?> tick;
+    /** When {@link #tick} runs; Long.MAX_VALUE while none is armed. */
+    private long tickAtMs = Long.MAX_VALUE;
+    /** When the last tick ran: the next one runs {@value #TICK_MS} ms later at the earliest. */
+    private long lastTickMs = Long.MIN_VALUE / 2;
+    private final AtomicLong ticks = new AtomicLong();
+    private final AtomicLong sweeps = new AtomicLong();
+    private volatile boolean closed;
     /** Bounds the frames all nodes of this socket have unacknowledged: a saturated gateway gets fewer, not more. */
     private final CongestionWindow window = CongestionWindow.forSocket();
 
@@ -108,7 +121,6 @@ public final class ClientTransport implements AutoCloseable {
                 .channel();
         writer = new FrameWriter(channel);
         EventLoop loop = channel.eventLoop();
-        timers.add(loop.scheduleAtFixedRate(this::tickActive, TICK_MS, TICK_MS, TimeUnit.MILLISECONDS));
         timers.add(loop.scheduleAtFixedRate(this::sweep, SWEEP_MS, SWEEP_MS, TimeUnit.MILLISECONDS));
     }
 
@@ -146,6 +158,16 @@ public final class ClientTransport implements AutoCloseable {
 
     public InetSocketAddress localAddress() {
         return (InetSocketAddress) channel.localAddress();
+    }
+
+    /** Ticks run so far: each handles the nodes whose retransmissions, probes or connects are due. */
+    long ticks() {
+        return ticks.get();
+    }
+
+    /** Sweeps run so far (keepalives and silence checks, every {@value #SWEEP_MS} ms). */
+    long sweeps() {
+        return sweeps.get();
     }
 
     /** Datagrams dropped as malformed. */
@@ -244,7 +266,21 @@ public final class ClientTransport implements AutoCloseable {
         if (atMs < node.tickAtMs) {
             node.tickAtMs = atMs;
             due.add(new Due(atMs, node));
+            armTick(atMs);
         }
+    }
+
+    /** Has a tick run at {@code atMs} ({@value #TICK_MS} ms after the last one at the earliest) unless one runs before. */
+    private void armTick(long atMs) {
+        long at = Math.max(atMs, lastTickMs + TICK_MS);
+        if (at >= tickAtMs || closed) {
+            return;
+        }
+        if (tick != null) {
+            tick.cancel(false);
+        }
+        tickAtMs = at;
+        tick = eventLoop().schedule(this::tickActive, Math.max(0, at - MobileNode.nowMs()), TimeUnit.MILLISECONDS);
     }
 
     private record Due(long atMs, MobileNode node) {
@@ -256,6 +292,10 @@ public final class ClientTransport implements AutoCloseable {
 
     private void tickActive() {
         long now = MobileNode.nowMs();
+        ticks.incrementAndGet();
+        tick = null;
+        tickAtMs = Long.MAX_VALUE;
+        lastTickMs = now;
         Due next;
         while ((next = due.peek()) != null && next.atMs() <= now) { // taken first: a node's tick may activate others
             due.poll();
@@ -271,10 +311,14 @@ public final class ClientTransport implements AutoCloseable {
             }
         }
         ticking.clear();
+        if ((next = due.peek()) != null) {
+            armTick(next.atMs());
+        }
     }
 
     private void sweep() {
         long now = MobileNode.nowMs();
+        sweeps.incrementAndGet();
         for (MobileNode node : nodes.values()) { // reused, not a new copy every sweep of every node
             ticking.add(node);                    // a node that lost its gateway may detach
         }
@@ -313,8 +357,14 @@ public final class ClientTransport implements AutoCloseable {
      */
     @Override
     public void close() throws InterruptedException {
+        closed = true;
         timers.forEach(t -> t.cancel(false));
-        channel.eventLoop().submit(channel::flush).sync(); // after every task queued before this call
+        channel.eventLoop().submit(() -> {
+            if (tick != null) {
+                tick.cancel(false);
+            }
+            channel.flush();
+        }).sync(); // after every task queued before this call
         channel.close().sync();
         if (ownedGroup != null) {
             ownedGroup.shutdownGracefully(0, 1, TimeUnit.SECONDS).sync();

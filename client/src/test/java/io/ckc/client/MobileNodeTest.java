@@ -188,6 +188,21 @@ class MobileNodeTest {
     }
 
     @Test
+    void aSocketTicksOnlyWhileOneOfItsNodesHasSomethingDue() throws Exception {
+        FakeGateway gateway = gateway("gw-a");
+        ClientTransport transport = transport(null);
+        MobileNode node = connected(transport, gateway, new Recorder(), ClientConfig.DEFAULT);
+        long sweeps = transport.sweeps();
+        Await.until("two sweeps after the connect", 10, () -> transport.sweeps() >= sweeps + 2);
+        long ticks = transport.ticks();
+        Await.until("three sweeps more", 10, () -> transport.sweeps() >= sweeps + 5);
+        assertThat(transport.ticks()).as("ticks while its one node is connected with nothing in flight").isEqualTo(ticks);
+        send(node, 1);
+        Await.until("the message arrived", 10, () -> call(() -> gateway.receivedFrom(node.id()).size() == 1));
+        Await.until("a tick for the frame in flight", 10, () -> transport.ticks() > ticks);
+    }
+
+    @Test
     void messagesThatWaitTooLongForRoomInTheWindowGoBackToTheApplicationAsUnsent() throws Exception {
         FakeGateway gateway = gateway("gw-a");
         Recorder recorder = new Recorder();
