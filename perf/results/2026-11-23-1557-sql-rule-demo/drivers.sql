@@ -1,3 +1,0 @@
-SELECT mnId, 'drivers' AS grp
-FROM context_reports
-WHERE JSON_VALUE(raw, '$.context.attributes.role') = 'driver'
