@@ -53,11 +53,13 @@ public final class GatewaySettings {
      * Why 1 and not 0: at 0 nearly every node message was a produce request of its own. A B A B at 2,000 msg/s
      * (perf/results/2026-11-28-0738-ab): at 1 ms the gateway used 193 against 208 µs of CPU per round trip, Flink 280
      * against 292, Kafka 329 against 341, and the round trip's p50 was 5.8 against 8.2 ms (less contention for the
-     * cores than the millisecond it waits).
+     * cores than the millisecond it waits). At a few hundred messages a second the wait is all cost: with this and the
+     * jobs' --linger-ms at 0 the round trip at 200 msg/s fell from 5.9 to 3.2 ms (perf/results/2026-11-29-0832-ab).
      */
     public static final Setting KAFKA_LINGER_MS = Setting.of("CKC_KAFKA_LINGER_MS", 1,
             "the Kafka producer's linger, ms: how long a node's message may wait for others to share its request "
-                    + "(0: a request each, more CPU per message)");
+                    + "(0: a request each, more CPU per message; with the jobs' --linger-ms 0 too, a stack that "
+                    + "carries a few hundred messages a second halves its round trip)");
     public static final Setting REPORT_PERIOD_MS = Setting.of("CKC_REPORT_PERIOD_MS", 2_000,
             "the LoadReport period; the PoA manager counts missed periods of it");
     public static final Setting PING_INTERVAL_MS = Setting.of("CKC_PING_INTERVAL_MS", 5_000,
