@@ -79,7 +79,7 @@ public final class ClientTransport implements AutoCloseable {
      */
     private Future<?> tick;
     /** When {@link #tick} runs; Long.MAX_VALUE while none is armed. */
-    private long tickAtMs = Long.MAX_VALUE;
+    private long armedAtMs = Long.MAX_VALUE;
     /** When the last tick ran: the next one runs {@value #TICK_MS} ms later at the earliest. */
     private long lastTickMs = Long.MIN_VALUE / 2;
     private final AtomicLong ticks = new AtomicLong();
@@ -273,13 +273,13 @@ public final class ClientTransport implements AutoCloseable {
     /** Has a tick run at {@code atMs} ({@value #TICK_MS} ms after the last one at the earliest) unless one runs before. */
     private void armTick(long atMs) {
         long at = Math.max(atMs, lastTickMs + TICK_MS);
-        if (at >= tickAtMs || closed) {
+        if (at >= armedAtMs || closed) {
             return;
         }
         if (tick != null) {
             tick.cancel(false);
         }
-        tickAtMs = at;
+        armedAtMs = at;
         tick = eventLoop().schedule(this::tickActive, Math.max(0, at - MobileNode.nowMs()), TimeUnit.MILLISECONDS);
     }
 
@@ -294,7 +294,7 @@ public final class ClientTransport implements AutoCloseable {
         long now = MobileNode.nowMs();
         ticks.incrementAndGet();
         tick = null;
-        tickAtMs = Long.MAX_VALUE;
+        armedAtMs = Long.MAX_VALUE;
         lastTickMs = now;
         Due next;
         while ((next = due.peek()) != null && next.atMs() <= now) { // taken first: a node's tick may activate others
