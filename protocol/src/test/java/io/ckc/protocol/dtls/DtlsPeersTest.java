@@ -298,6 +298,33 @@ class DtlsPeersTest {
         assertEquals(List.of("after"), gatewayOpens(pair.gateway(), NODE_ADDRESS, new ArrayList<>()));
     }
 
+    /**
+     * A ClientHello the gateway never answers goes again after {@link DtlsPeers#NODE_HANDSHAKE_RESEND_MS}, not after
+     * Bouncy Castle's second: a dead gateway's nodes lost one in a handshake with the next gateway and came back a
+     * second late.
+     */
+    @Test
+    void anUnansweredClientHelloGoesAgainWithinAQuarterSecond() throws Exception {
+        BlockingQueue<Long> sentAtNanos = new LinkedBlockingQueue<>();
+        DatagramQueue unanswered = new DatagramQueue(datagram -> sentAtNanos.add(System.nanoTime()));
+        CompletableFuture<?> connect = CompletableFuture.runAsync(() -> {
+            try {
+                DtlsPeers.connect(unanswered, Identity.of(NODE), KEY, 0x1111L);
+            } catch (IOException e) {
+                throw new RuntimeException(e);
+            }
+        }, threads);
+        Long first = sentAtNanos.poll(10, TimeUnit.SECONDS);
+        Long second = sentAtNanos.poll(10, TimeUnit.SECONDS);
+        unanswered.close();
+        assertNotNull(first, "the node sent its ClientHello");
+        assertNotNull(second, "the node sent its ClientHello again");
+        long gapMs = TimeUnit.NANOSECONDS.toMillis(second - first);
+        assertTrue(gapMs >= DtlsPeers.NODE_HANDSHAKE_RESEND_MS - 10 && gapMs < 900,
+                "sent again after " + gapMs + " ms");
+        assertFalse(connect.isDone(), "the handshake still waits for the gateway"); // stopped by stop()
+    }
+
     @Test
     void aWrongKeyOrAnUnknownNodeGetsNoSession() {
         Map<Identity, byte[]> store = Map.of(Identity.of(NODE), KEY);
