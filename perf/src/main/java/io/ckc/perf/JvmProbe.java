@@ -8,6 +8,7 @@ import oshi.software.os.OSProcess;
 import oshi.software.os.OperatingSystem;
 
 import javax.management.MBeanServerConnection;
+import javax.management.ObjectName;
 import javax.management.remote.JMXConnector;
 import javax.management.remote.JMXConnectorFactory;
 import javax.management.remote.JMXServiceURL;
@@ -27,6 +28,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * What a soak watches in one JVM of the stack: its live heap, resident memory, open file descriptors and threads.
@@ -52,6 +55,8 @@ final class JvmProbe implements AutoCloseable {
                 double fileBackedMb) {
     }
 
+    /** A row of a class histogram: its rank, instances, bytes and class name (then, maybe, the module). */
+    private static final Pattern HISTOGRAM_ROW = Pattern.compile("\\s*\\d+:\\s+\\d+\\s+(\\d+)\\s+(\\S+).*");
     private final Map<Long, JMXConnector> connections = new HashMap<>();
     private final OperatingSystem os = new SystemInfo().getOperatingSystem();
 
@@ -90,6 +95,33 @@ final class JvmProbe implements AutoCloseable {
             forget(pid);
             return List.of();
         }
+    }
+
+    /**
+     * Bytes of live objects by class, as {@code jcmd GC.class_histogram} gives them (a full collection first), over the
+     * JVM's diagnostic command MBean; empty if it cannot be read: what a growing live heap is made of.
+     */
+    Map<String, Long> liveBytesByClass(long pid) {
+        try {
+            Object text = beans(pid).invoke(new ObjectName("com.sun.management:type=DiagnosticCommand"),
+                    "gcClassHistogram", new Object[] {new String[0]}, new String[] {String[].class.getName()});
+            return classHistogram(String.valueOf(text));
+        } catch (Exception e) {
+            forget(pid);
+            return Map.of();
+        }
+    }
+
+    /** Bytes by class name of a class histogram's rows ({@code    1:   120   4800  [B (java.base@17)}). */
+    static Map<String, Long> classHistogram(String text) {
+        Map<String, Long> bytes = new HashMap<>();
+        for (String line : text.split("\\R")) {
+            Matcher row = HISTOGRAM_ROW.matcher(line);
+            if (row.matches()) {
+                bytes.merge(row.group(2), Long.parseLong(row.group(1)), Long::sum);
+            }
+        }
+        return bytes;
     }
 
     /** The file-backed part of a process's resident memory ({@code RssFile} of Linux's status file); NaN elsewhere. */

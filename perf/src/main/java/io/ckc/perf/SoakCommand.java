@@ -17,6 +17,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -181,11 +182,13 @@ public final class SoakCommand implements Callable<Integer> {
             long began = System.nanoTime();
             load.start();
             Map<String, List<String>> threadsAfterWarmUp = null;
+            Map<String, Map<String, Long>> heapAfterWarmUp = null;
             for (int n = 1; n * sampleSeconds <= seconds; n++) {
                 long due = began + TimeUnit.SECONDS.toNanos((long) n * sampleSeconds);
                 TimeUnit.NANOSECONDS.sleep(Math.max(0, due - System.nanoTime()));
                 if (threadsAfterWarmUp == null && n * sampleSeconds / 60.0 > warmUpMinutes) {
                     threadsAfterWarmUp = threadNames(probe);
+                    heapAfterWarmUp = liveBytesByClass(probe);
                 }
                 double minute = n * sampleSeconds / 60.0;
                 List<Sample> now = sample(minute, probe, admin);
@@ -195,6 +198,7 @@ public final class SoakCommand implements Callable<Integer> {
             }
             load.join();
             Map<String, List<String>> threadsAtEnd = threadNames(probe);
+            Map<String, Map<String, Long>> heapAtEnd = liveBytesByClass(probe);
             out.println("load over; waiting for the last echoes...");
             trips.awaitEchoes(drainSeconds, fleet::shed, () -> { });
             writeCsv(results.dir().resolve("soak.csv"), samples);
@@ -214,6 +218,7 @@ public final class SoakCommand implements Callable<Integer> {
             long lost = trips.lost();
             if (threadsAfterWarmUp != null) {
                 lines.addAll(threadCensus(threadsAfterWarmUp, threadsAtEnd));
+                lines.addAll(heapCensus(heapAfterWarmUp, heapAtEnd));
             }
             lines.add(String.format(Locale.ROOT, "RESULT scenario=soak minutes=%d nodes=%d rate=%d sent=%d lost=%d unsent=%d "
                             + "series=%d growing=%d%s", minutes, nodes, rate, trips.sent.get(), lost, fleet.shed(),
@@ -356,6 +361,48 @@ public final class SoakCommand implements Callable<Integer> {
                 List<String> parts = new ArrayList<>();
                 change.forEach((name, n) -> parts.add(String.format(Locale.ROOT, "%+d '%s'", n, name)));
                 lines.add("threads of " + process + ", end against the end of the warm-up: " + String.join(", ", parts));
+            }
+        });
+        return lines;
+    }
+
+    private Map<String, Map<String, Long>> liveBytesByClass(JvmProbe probe) throws IOException {
+        Map<String, Map<String, Long>> classes = new TreeMap<>();
+        ProcessSampler.stackProcesses(stack.pidsDir).forEach((name, pid) -> classes.put(name,
+                probe.liveBytesByClass(pid)));
+        return classes;
+    }
+
+    /** A class counts in the heap census when its live objects grew or shrank by this much. */
+    static final long HEAP_CENSUS_MIN_BYTES = 64 * 1024;
+    /** The heap census names this many classes per process at most, the largest changes first. */
+    static final int HEAP_CENSUS_CLASSES = 5;
+
+    /**
+     * Per process, the classes whose live objects changed most from the end of the warm-up to the end (at least
+     * {@value #HEAP_CENSUS_MIN_BYTES} bytes), hidden classes' addresses left out: what a live heap's slope is made of.
+     */
+    static List<String> heapCensus(Map<String, Map<String, Long>> before, Map<String, Map<String, Long>> after) {
+        List<String> lines = new ArrayList<>();
+        after.forEach((process, classes) -> {
+            Map<String, Long> earlier = before.getOrDefault(process, Map.of());
+            if (classes.isEmpty() || earlier.isEmpty()) {
+                return;
+            }
+            Map<String, Long> change = new TreeMap<>();
+            classes.forEach((name, bytes) -> change.merge(name.replaceAll("0x\\p{XDigit}+", "#"), bytes, Long::sum));
+            earlier.forEach((name, bytes) -> change.merge(name.replaceAll("0x\\p{XDigit}+", "#"), -bytes, Long::sum));
+            List<String> parts = change.entrySet().stream()
+                    .filter(e -> Math.abs(e.getValue()) >= HEAP_CENSUS_MIN_BYTES)
+                    .sorted(Comparator.comparingLong((Map.Entry<String, Long> e) -> -Math.abs(e.getValue()))
+                            .thenComparing(Map.Entry::getKey))
+                    .limit(HEAP_CENSUS_CLASSES)
+                    .map(e -> String.format(Locale.ROOT, "%+.2f MB '%s'", e.getValue() / 1048576.0, e.getKey()))
+                    .toList();
+            if (!parts.isEmpty()) {
+                long total = change.values().stream().mapToLong(Long::longValue).sum();
+                lines.add(String.format(Locale.ROOT, "live heap of %s, end against the end of the warm-up: %+.2f MB; %s",
+                        process, total / 1048576.0, String.join(", ", parts)));
             }
         });
         return lines;

@@ -86,6 +86,48 @@ class SoakCommandTest {
     }
 
     @Test
+    void theHeapCensusNamesTheClassesThatGrewMostWithoutHiddenClassAddresses() {
+        long mb = 1024 * 1024;
+        Map<String, Map<String, Long>> before = Map.of(
+                "flink-jobmanager", Map.of("[B", 10 * mb, "java.util.HashMap$Node", 2 * mb, "Foo$$Lambda/0x1f", mb),
+                "kafka", Map.of("[B", 100 * mb));
+        Map<String, Map<String, Long>> after = Map.of(
+                "flink-jobmanager", Map.of("[B", 10 * mb + 1024, "java.util.HashMap$Node", 3 * mb,
+                        "Foo$$Lambda/0x2e", mb, "CheckpointStatistics", mb / 2),
+                "kafka", Map.of("[B", 100 * mb),
+                "gateway-1", Map.of("[B", mb));
+
+        assertThat(SoakCommand.heapCensus(before, after)).containsExactly(
+                "live heap of flink-jobmanager, end against the end of the warm-up: +1.50 MB; "
+                        + "+1.00 MB 'java.util.HashMap$Node', +0.50 MB 'CheckpointStatistics'");
+    }
+
+    @Test
+    void aClassHistogramIsReadAsBytesByClass() {
+        String histogram = String.join("\n",
+                "12345:",
+                " num     #instances         #bytes  class name (module)",
+                "-------------------------------------------------------",
+                "   1:         41210        5217080  [B (java.base@17.0.17)",
+                "   2:           120           4800  java.lang.String (java.base@17.0.17)",
+                "   3:             2             64  io.ckc.Foo",
+                "Total         41332        5221944");
+
+        assertThat(JvmProbe.classHistogram(histogram)).containsOnly(Map.entry("[B", 5217080L),
+                Map.entry("java.lang.String", 4800L), Map.entry("io.ckc.Foo", 64L));
+    }
+
+    @Test
+    void aRunningJvmsLiveHeapIsReadByClass() {
+        try (JvmProbe probe = new JvmProbe()) {
+            Map<String, Long> classes = probe.liveBytesByClass(ProcessHandle.current().pid());
+
+            assertThat(classes).containsKey("java.lang.String");
+            assertThat(classes.get("java.lang.String")).isPositive();
+        }
+    }
+
+    @Test
     void aLinuxStatusLineIsReadInKilobytes() {
         List<String> status = List.of("Name:\tjava", "VmRSS:\t 1295476 kB", "RssAnon:\t 1263488 kB",
                 "RssFile:\t   31988 kB");
