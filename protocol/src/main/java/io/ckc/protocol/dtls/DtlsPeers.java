@@ -48,8 +48,10 @@ public final class DtlsPeers {
      * each resend, as Bouncy Castle does). Why not Bouncy Castle's 1 s (RFC 6347's SHOULD, which RFC 9147 lets a
      * deployment's profile shorten): a node whose gateway died counts its handshake with the next one toward being back
      * within 5 s, and one lost flight cost it a second, and the nodes whose handshakes with that gateway waited behind
-     * it on a shared socket too: a dead gateway's nodes took a median 0.14 s to a new session and the slowest 1.03-1.17
-     * s (perf/results/2026-11-28-0149-faults). A path slower than this costs a resent flight, not a failed handshake.
+     * it on a shared socket too. From giving up a dead gateway to a new session, the slowest of its nodes took
+     * 1.03-1.17 s at 1 s (perf faults of 2026-11-28 at 4bc46bb), 0.26-0.30 s at 250 ms
+     * (perf/results/2026-11-29-1103-faults).
+     * A path slower than this costs a resent flight, not a failed handshake.
      */
     static final int NODE_HANDSHAKE_RESEND_MS = 250;
 
