@@ -1,5 +1,7 @@
 package io.ckc.perf;
 
+import org.knowm.xchart.AnnotationLine;
+import org.knowm.xchart.AnnotationText;
 import org.knowm.xchart.CategoryChart;
 import org.knowm.xchart.CategoryChartBuilder;
 import org.knowm.xchart.XYChart;
@@ -65,6 +67,13 @@ final class Charts {
         }
     }
 
+    /**
+     * An event on a timeline (a fault, a rescale), drawn as a thin vertical line at {@code x} with {@code label} at its
+     * top: not a series, so twenty of them do not fill the legend (the events' table is beside the chart).
+     */
+    record Marker(double x, String label) {
+    }
+
     /** A named set of bars, one per category. */
     record Bars(String name, double[] values) {
     }
@@ -79,6 +88,11 @@ final class Charts {
     }
 
     static String line(String title, String xLabel, String yLabel, Scale scale, List<Series> series) {
+        return line(title, xLabel, yLabel, scale, series, List.of());
+    }
+
+    static String line(String title, String xLabel, String yLabel, Scale scale, List<Series> series,
+                       List<Marker> markers) {
         boolean logX = scale == Scale.LOG_X || scale == Scale.LOG_XY;
         boolean logY = scale == Scale.LOG_Y || scale == Scale.LOG_XY;
         XYChart chart = new XYChartBuilder().width(WIDTH).height(HEIGHT).title(title).xAxisTitle(xLabel)
@@ -119,7 +133,30 @@ final class Charts {
         if (!any) {
             return "<p class=\"note\">" + escape(title) + ": no data.</p>";
         }
-        return image(chart, title, series.stream().map(Series::name).toList());
+        mark(chart, markers, series, logY);
+        List<String> names = new ArrayList<>(series.stream().map(Series::name).toList());
+        if (!markers.isEmpty()) {
+            names.add("events " + String.join(", ", markers.stream().map(Marker::label).toList()));
+        }
+        return image(chart, title, names);
+    }
+
+    /** Each marker as a vertical line over the whole plot, its label just below the highest point drawn. */
+    private static void mark(XYChart chart, List<Marker> markers, List<Series> series, boolean logY) {
+        if (markers.isEmpty()) {
+            return;
+        }
+        chart.getStyler().setAnnotationLineColor(REFERENCE);
+        chart.getStyler().setAnnotationLineStroke(new java.awt.BasicStroke(0.8f, java.awt.BasicStroke.CAP_BUTT,
+                java.awt.BasicStroke.JOIN_ROUND, 10f, new float[] {2f, 3f}, 0f));
+        chart.getStyler().setAnnotationTextFont(new Font(Font.SANS_SERIF, Font.PLAIN, 9));
+        chart.getStyler().setAnnotationTextFontColor(Color.DARK_GRAY);
+        double top = series.stream().flatMapToDouble(s -> java.util.Arrays.stream(s.y()))
+                .filter(v -> !Double.isNaN(v) && !Double.isInfinite(v) && (!logY || v > 0)).max().orElse(1);
+        for (Marker marker : markers) {
+            chart.addAnnotation(new AnnotationLine(marker.x(), true, false));
+            chart.addAnnotation(new AnnotationText(marker.label(), marker.x(), top, false));
+        }
     }
 
     static String bars(String title, String yLabel, List<String> categories, List<Bars> bars, boolean logY) {

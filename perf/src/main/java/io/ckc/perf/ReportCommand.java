@@ -412,10 +412,12 @@ final class ReportCommand implements Callable<Integer> {
                 overloadSection(html, results, overloaded);
             }
             if (Files.exists(results.dir().resolve("rescale.csv"))) {
-                timelineSection(html, results, "rescale", "Rescaling under load", RESCALE_NOTE, "while rescaling");
+                timelineSection(html, results, "rescale", "Rescaling under load", RESCALE_NOTE, "while rescaling",
+                        Double.NaN);
             }
             if (Files.exists(results.dir().resolve("faults.csv"))) {
-                timelineSection(html, results, "faults", "Faults under load", FAULTS_NOTE, "under faults");
+                timelineSection(html, results, "faults", "Faults under load", FAULTS_NOTE, "under faults",
+                        FaultsCommand.P99_LIMIT_MS);
             }
             if (Files.exists(results.dir().resolve("soak.csv"))) {
                 soakSection(html, results);
@@ -730,8 +732,13 @@ final class ReportCommand implements Callable<Integer> {
          * A run under a constant load with events (rescales, faults) marked: its RESULT lines; delivered echoes and
          * p99 RTT second by second beside the load sent, each event a vertical line.
          */
+        /**
+         * A timeline scenario: its RESULT lines, then delivered echoes and p99 per second with a marker per event
+         * (numbered as in the lines), the p99 before the first event and, where given, the p99 a recovery must get
+         * under.
+         */
         private static void timelineSection(StringBuilder html, Results results, String name, String title, String note,
-                                            String during) throws IOException {
+                                            String during, double recoveredP99Ms) throws IOException {
             html.append("<h2>").append(Charts.escape(title)).append("</h2><p class=\"note\">")
                     .append(Charts.escape(note)).append("</p><pre>");
             Path text = results.dir().resolve(name + ".txt");
@@ -744,26 +751,39 @@ final class ReportCommand implements Callable<Integer> {
             double[] t = rows.stream().mapToDouble(r -> Double.parseDouble(r[0])).toArray();
             double[] delivered = rows.stream().mapToDouble(r -> Double.parseDouble(r[1])).toArray();
             double[] p99 = rows.stream().mapToDouble(r -> Double.parseDouble(r[3])).toArray();
-            double maxDelivered = java.util.Arrays.stream(delivered).max().orElse(1);
-            double maxP99 = java.util.Arrays.stream(p99).filter(v -> !Double.isNaN(v)).max().orElse(1);
-            double minP99 = java.util.Arrays.stream(p99).filter(v -> v > 0).min().orElse(1);
             List<Charts.Series> throughput = new ArrayList<>(List.of(Charts.Series.of("ckc", t, delivered)));
             if (rows.stream().allMatch(r -> r.length > 5)) { // sent per second: runs since it was recorded
                 throughput.add(Charts.Series.reference("sent", t, rows.stream().mapToDouble(r -> Double.parseDouble(r[5])).toArray()));
             }
             List<Charts.Series> latency = new ArrayList<>(List.of(Charts.Series.of("ckc", t, p99)));
+            double[] span = {t.length == 0 ? 0 : t[0], t.length == 0 ? 0 : t[t.length - 1]};
+            baselineP99(text).ifPresent(baseline -> latency.add(Charts.Series.reference("p99 before the first event",
+                    span, new double[] {baseline, baseline})));
+            if (!Double.isNaN(recoveredP99Ms)) {
+                latency.add(Charts.Series.reference(String.format(Locale.ROOT, "%.0f ms: recovered", recoveredP99Ms),
+                        span, new double[] {recoveredP99Ms, recoveredP99Ms}));
+            }
+            List<Charts.Marker> markers = new ArrayList<>();
             for (String[] r : rows) {
                 if (r.length > 4 && !r[4].isBlank()) {
-                    double at = Double.parseDouble(r[0]);
-                    throughput.add(Charts.Series.reference(r[4], new double[] {at, at}, new double[] {0, maxDelivered}));
-                    latency.add(Charts.Series.reference(r[4], new double[] {at, at}, new double[] {minP99, maxP99}));
+                    markers.add(new Charts.Marker(Double.parseDouble(r[0]), r[4].replaceFirst(":.*", "")));
                 }
             }
             html.append(Charts.line("Delivered " + during, "time (s)", "delivered echoes (msg/s)", Charts.Scale.LINEAR,
-                    throughput));
+                    throughput, markers));
             html.append(Charts.line("p99 RTT " + during, "time (s)", "p99 RTT (ms, log scale)", Charts.Scale.LOG_Y,
-                    latency));
+                    latency, markers));
             html.append("</div>");
+        }
+
+        /** The {@code RESULT baseline_p99_ms=..} of a scenario's text, if it has one. */
+        static java.util.OptionalDouble baselineP99(Path text) throws IOException {
+            if (!Files.exists(text)) {
+                return java.util.OptionalDouble.empty();
+            }
+            return Files.readAllLines(text, StandardCharsets.UTF_8).stream()
+                    .map(l -> java.util.regex.Pattern.compile("^RESULT baseline_p99_ms=([0-9.]+)").matcher(l))
+                    .filter(java.util.regex.Matcher::find).mapToDouble(m -> Double.parseDouble(m.group(1))).findFirst();
         }
 
         /** The soak: its RESULT lines, and each metric over time, a line per process, group or job. */

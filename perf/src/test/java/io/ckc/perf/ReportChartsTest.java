@@ -1,12 +1,18 @@
 package io.ckc.perf;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** Which runs a report's charts draw: each CKC configuration beside the baseline with its nodes and load. */
+/**
+ * Which runs a report's charts draw: each CKC configuration beside the baseline with its nodes and load; a timeline's
+ * events and guides.
+ */
 class ReportChartsTest {
 
     private static Results.RunRow run(String config, String path, int nodes) {
@@ -33,5 +39,24 @@ class ReportChartsTest {
 
         assertThat(ReportCommand.chartedConfigs(List.of(k1000))).containsExactly("k1000");
         assertThat(ReportCommand.drawnWith("k1000", List.of(k1000))).containsExactly(k1000);
+    }
+
+    @Test
+    void aTimelineMarksEachFaultByItsNumberBesideThePriorP99AndTheRecoveryLimit(@TempDir Path dir) throws Exception {
+        Results results = new Results(dir);
+        Files.write(dir.resolve("faults.csv"), List.of(FaultsCommand.CSV_HEADER,
+                "1,150,5.0,9.0,,150,0,0", "2,10,5.0,900.0,1:broker-kill,150,0,0", "3,150,5.0,20.0,,150,0,0",
+                "4,150,5.0,12.0,2:gateway-kill gw-1,150,0,0", "5,150,5.0,9.0,,150,0,0"));
+        Files.write(dir.resolve("faults.txt"), List.of("RESULT fault=1 kind=broker-kill",
+                "RESULT baseline_p99_ms=13.6 baseline_seconds=30"));
+
+        ReportCommand.write(results, new java.io.PrintStream(java.io.OutputStream.nullOutputStream()));
+
+        String html = Files.readString(dir.resolve("report.html"));
+        assertThat(html).contains("Faults under load",
+                "alt=\"Delivered under faults (ckc, sent, events 1, 2)\"",
+                "alt=\"p99 RTT under faults (ckc, p99 before the first event, 100 ms: recovered, events 1, 2)\"");
+        assertThat(ReportCommand.Html.baselineP99(dir.resolve("faults.txt"))).hasValue(13.6);
+        assertThat(ReportCommand.Html.baselineP99(dir.resolve("absent.txt"))).isEmpty();
     }
 }
