@@ -61,11 +61,7 @@ final class KafkaBroker {
                 // for it (14 s from kill to serving, perf faults 2026-11-25). With 4 s the old session has
                 // expired before the new process registers; heartbeats every second keep a live one well inside.
                 "broker.session.timeout.ms=4000",
-                "broker.heartbeat.interval.ms=1000",
-                // The controller writes a snapshot of the cluster's metadata every 10 minutes, not every hour: the
-                // first hourly one fell at minute 57 of an hour's soak, and Kafka's open files and heap after GC
-                // stepped up with it, which one hour cannot tell from growth (perf/results/2026-11-28-0043-soak).
-                "metadata.log.max.snapshot.interval.ms=600000", "");
+                "broker.heartbeat.interval.ms=1000", "");
     }
 
     /** Formats a fresh data directory and starts the broker; returns once it serves. */
