@@ -147,8 +147,7 @@ final class Charts {
             return;
         }
         chart.getStyler().setAnnotationLineColor(REFERENCE);
-        chart.getStyler().setAnnotationLineStroke(new java.awt.BasicStroke(0.8f, java.awt.BasicStroke.CAP_BUTT,
-                java.awt.BasicStroke.JOIN_ROUND, 10f, new float[] {2f, 3f}, 0f));
+        chart.getStyler().setAnnotationLineStroke(thinDashes(2f));
         chart.getStyler().setAnnotationTextFont(new Font(Font.SANS_SERIF, Font.PLAIN, 9));
         chart.getStyler().setAnnotationTextFontColor(Color.DARK_GRAY);
         double top = series.stream().flatMapToDouble(s -> java.util.Arrays.stream(s.y()))
@@ -212,10 +211,15 @@ final class Charts {
         }
         XYSeries line = chart.addSeries(name, points[0], points[1]);
         line.setLineColor(colour);
-        line.setLineStyle(new java.awt.BasicStroke(0.8f, java.awt.BasicStroke.CAP_BUTT, java.awt.BasicStroke.JOIN_ROUND,
-                10f, new float[] {3f, 3f}, 0f));
+        line.setLineStyle(thinDashes(3f));
         line.setMarker(SeriesMarkers.NONE);
         line.setShowInLegend(false);
+    }
+
+    /** A thin line of dashes {@code dash} long, 3 apart: a confidence bound, an event marker. */
+    private static java.awt.BasicStroke thinDashes(float dash) {
+        return new java.awt.BasicStroke(0.8f, java.awt.BasicStroke.CAP_BUTT, java.awt.BasicStroke.JOIN_ROUND, 10f,
+                new float[] {dash, 3f}, 0f);
     }
 
     /** The points a chart with these axes can draw. */

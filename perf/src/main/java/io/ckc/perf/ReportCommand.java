@@ -730,12 +730,8 @@ final class ReportCommand implements Callable<Integer> {
 
         /**
          * A run under a constant load with events (rescales, faults) marked: its RESULT lines; delivered echoes and
-         * p99 RTT second by second beside the load sent, each event a vertical line.
-         */
-        /**
-         * A timeline scenario: its RESULT lines, then delivered echoes and p99 per second with a marker per event
-         * (numbered as in the lines), the p99 before the first event and, where given, the p99 a recovery must get
-         * under.
+         * p99 RTT second by second beside the load sent, each event a marker numbered as in the lines, with the p99
+         * before the first event and, where given, the p99 a recovery must get under.
          */
         private static void timelineSection(StringBuilder html, Results results, String name, String title, String note,
                                             String during, double recoveredP99Ms) throws IOException {
@@ -776,13 +772,15 @@ final class ReportCommand implements Callable<Integer> {
             html.append("</div>");
         }
 
+        private static final java.util.regex.Pattern BASELINE_P99 =
+                java.util.regex.Pattern.compile("^RESULT baseline_p99_ms=([0-9.]+)");
+
         /** The {@code RESULT baseline_p99_ms=..} of a scenario's text, if it has one. */
         static java.util.OptionalDouble baselineP99(Path text) throws IOException {
             if (!Files.exists(text)) {
                 return java.util.OptionalDouble.empty();
             }
-            return Files.readAllLines(text, StandardCharsets.UTF_8).stream()
-                    .map(l -> java.util.regex.Pattern.compile("^RESULT baseline_p99_ms=([0-9.]+)").matcher(l))
+            return Files.readAllLines(text, StandardCharsets.UTF_8).stream().map(BASELINE_P99::matcher)
                     .filter(java.util.regex.Matcher::find).mapToDouble(m -> Double.parseDouble(m.group(1))).findFirst();
         }
 

@@ -375,6 +375,9 @@ public final class SoakCommand implements Callable<Integer> {
 
     /** A class counts in the heap census when its live objects grew or shrank by this much. */
     static final long HEAP_CENSUS_MIN_BYTES = 64 * 1024;
+    /** The address in a hidden class's name ({@code Foo$$Lambda/0x1f}), different in every JVM. */
+    private static final java.util.regex.Pattern HIDDEN_CLASS_ADDRESS =
+            java.util.regex.Pattern.compile("0x\\p{XDigit}+");
     /** The heap census names this many classes per process at most, the largest changes first. */
     static final int HEAP_CENSUS_CLASSES = 5;
 
@@ -390,8 +393,10 @@ public final class SoakCommand implements Callable<Integer> {
                 return;
             }
             Map<String, Long> change = new TreeMap<>();
-            classes.forEach((name, bytes) -> change.merge(name.replaceAll("0x\\p{XDigit}+", "#"), bytes, Long::sum));
-            earlier.forEach((name, bytes) -> change.merge(name.replaceAll("0x\\p{XDigit}+", "#"), -bytes, Long::sum));
+            classes.forEach((name, bytes) -> change.merge(HIDDEN_CLASS_ADDRESS.matcher(name).replaceAll("#"), bytes,
+                    Long::sum));
+            earlier.forEach((name, bytes) -> change.merge(HIDDEN_CLASS_ADDRESS.matcher(name).replaceAll("#"), -bytes,
+                    Long::sum));
             List<String> parts = change.entrySet().stream()
                     .filter(e -> Math.abs(e.getValue()) >= HEAP_CENSUS_MIN_BYTES)
                     .sorted(Comparator.comparingLong((Map.Entry<String, Long> e) -> -Math.abs(e.getValue()))
