@@ -61,7 +61,17 @@ final class KafkaBroker {
                 // for it (14 s from kill to serving, perf faults 2026-11-25). With 4 s the old session has
                 // expired before the new process registers; heartbeats every second keep a live one well inside.
                 "broker.session.timeout.ms=4000",
-                "broker.heartbeat.interval.ms=1000", "");
+                "broker.heartbeat.interval.ms=1000",
+                // Kafka keeps every metadata snapshot it wrote open until retention deletes it with the log before
+                // it, and by default writes one an hour and keeps a week: an open file more each hour for a week
+                // (seen as Kafka's open files stepping at minute 57 of an hour's soak, and rising one every 10
+                // minutes with a snapshot every 10 minutes: perf/results/2026-11-29-1123-soak). This single broker
+                // writes one every 5 minutes, rolls its metadata log every 5 minutes and keeps 5 minutes of both
+                // beyond the latest, so about 10 minutes after it starts its files stay level; its metadata is a
+                // few kilobytes and has no follower to serve.
+                "metadata.log.max.snapshot.interval.ms=300000",
+                "metadata.log.segment.ms=300000",
+                "metadata.max.retention.ms=300000", "");
     }
 
     /** Formats a fresh data directory and starts the broker; returns once it serves. */

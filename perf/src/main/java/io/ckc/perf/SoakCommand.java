@@ -32,8 +32,9 @@ import java.util.stream.Collectors;
  * {@code perf soak}: the nominal echo load for a long time (default 60 minutes), and once a sample period (default a
  * minute) every process of the stack looked at ({@link JvmProbe}: heap after GC, resident memory, open file
  * descriptors, threads), each consumer group's lag in Kafka, and of each Flink job its state size (its latest completed
- * checkpoint, and RocksDB's estimate of its live data), what its sources have yet to read, and its RocksDB's memory. The result says, for each series, whether it grows: its slope per hour with the 95% confidence interval
- * ({@link Trend}), fitted after the warm-up. Writes {@code soak.csv} (minute, series, metric, value) and
+ * checkpoint, and RocksDB's estimate of its live data), what its sources have yet to read, and its RocksDB's memory.
+ * The result says, for each series, whether it grows: its slope per hour with the 95% confidence interval
+ * ({@link Trend}, which allows for samples that are not independent), fitted after the warm-up. Writes {@code soak.csv} (minute, series, metric, value) and
  * {@code soak.txt}; the report draws each metric over time. Exit 1 if anything grows or a message was lost.
  */
 @Command(name = "soak", mixinStandardHelpOptions = true, sortOptions = false,
@@ -374,7 +375,7 @@ public final class SoakCommand implements Callable<Integer> {
     }
 
     /** A class counts in the heap census when its live objects grew or shrank by this much. */
-    static final long HEAP_CENSUS_MIN_BYTES = 64 * 1024;
+    static final long HEAP_CENSUS_MIN_BYTES = 16 * 1024;
     /** The address in a hidden class's name ({@code Foo$$Lambda/0x1f}), different in every JVM. */
     private static final java.util.regex.Pattern HIDDEN_CLASS_ADDRESS =
             java.util.regex.Pattern.compile("0x\\p{XDigit}+");
