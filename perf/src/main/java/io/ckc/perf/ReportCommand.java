@@ -714,8 +714,9 @@ final class ReportCommand implements Callable<Integer> {
 
         static final String SOAK_NOTE = "The nominal load for the whole run; each process, consumer group and job "
                 + "sampled once a sample period. A series grows when the whole 95% confidence interval of its slope (per "
-                + "hour, fitted after the warm-up, whose samples are drawn but not fitted) lies above zero; where one sample's residual predicts the next (lag-1 autocorrelation), the samples count as "
-                + "fewer independent ones (n_eff) and the interval is wider.";
+                + "hour, fitted after the warm-up, whose samples are drawn but not fitted) lies above zero; where one "
+                + "sample's residual predicts the next (lag-1 autocorrelation), the samples count as fewer independent "
+                + "ones (n_eff) and the interval is wider.";
 
         static final String FAULTS_NOTE = "A constant load through the echo app, with the paper's mtd_2 beside it (30% "
                 + "of its nodes leave and come back at another gateway; its messages have a TTL), while faults drawn from "

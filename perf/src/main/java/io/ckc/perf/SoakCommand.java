@@ -34,8 +34,9 @@ import java.util.stream.Collectors;
  * descriptors, threads), each consumer group's lag in Kafka, and of each Flink job its state size (its latest completed
  * checkpoint, and RocksDB's estimate of its live data), what its sources have yet to read, and its RocksDB's memory.
  * The result says, for each series, whether it grows: its slope per hour with the 95% confidence interval
- * ({@link Trend}, which allows for samples that are not independent), fitted after the warm-up. Writes {@code soak.csv} (minute, series, metric, value) and
- * {@code soak.txt}; the report draws each metric over time. Exit 1 if anything grows or a message was lost.
+ * ({@link Trend}, which allows for samples that are not independent), fitted after the warm-up. Writes
+ * {@code soak.csv} (minute, series, metric, value) and {@code soak.txt}; the report draws each metric over time. Exit 1
+ * if anything grows or a message was lost.
  */
 @Command(name = "soak", mixinStandardHelpOptions = true, sortOptions = false,
         description = "The nominal load for long: heap after GC, RSS, open files, threads, consumer lag and job state "
