@@ -48,6 +48,8 @@ public final class FlinkRest {
     private final URI base;
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
     private final ObjectMapper mapper = new ObjectMapper();
+    private final Map<String, List<String>> verticesByJob = new java.util.concurrent.ConcurrentHashMap<>();
+    private final Map<String, SubtaskLocations> locationsByJob = new java.util.concurrent.ConcurrentHashMap<>();
 
     public FlinkRest(String url) {
         this.base = URI.create(url.endsWith("/") ? url : url + "/");
@@ -82,7 +84,15 @@ public final class FlinkRest {
 
     /**
      * The state size of each running job by name: the full size of its latest completed checkpoint (not the
-     * increment an incremental checkpoint wrote); jobs without a completed checkpoint are left out.
+     * increment an incremental checkpoint wrote; the JobManager's {@code lastCheckpointFullSize}); jobs without a
+     * completed checkpoint are left out.
+     *
+     * <p>Read from the job's metrics, like every figure a soak samples, not from its checkpoint statistics: each read of
+     * a job's execution graph ({@code jobs/<id>}, {@code jobs/<id>/checkpoints}) makes the JobManager snapshot those
+     * statistics and keep the snapshot, twice the figures of up to the last 10,000 checkpoints of each job (Flink
+     * 2.2's {@code CompletedCheckpointStatsSummary}): 160 bytes more per checkpoint and job until then, what a sample a
+     * minute grew the JobManager's heap by in the soaks up to 2026-11-29 (heap dumps 28 minutes apart: 2 x 26,880 bytes
+     * of {@code double[]} under {@code CheckpointStatsSnapshot}, 4 jobs x 5 histograms x 168 checkpoints x 8 bytes).
      */
     public Map<String, Long> stateSizes() throws IOException {
         Map<String, Long> sizes = new TreeMap<>();
@@ -90,9 +100,11 @@ public final class FlinkRest {
             if (!overview.path("state").asText().equals("RUNNING")) {
                 continue;
             }
-            JsonNode completed = checkpoints(overview.path("jid").asText()).path("latest").path("completed");
-            if (completed.isObject()) {
-                sizes.put(overview.path("name").asText(), completed.path("state_size").asLong());
+            for (JsonNode metric : get("jobs/" + overview.path("jid").asText() + "/metrics?get=lastCheckpointFullSize")) {
+                long bytes = metric.path("value").asLong(-1);
+                if (bytes >= 0) {
+                    sizes.put(overview.path("name").asText(), bytes);
+                }
             }
         }
         return sizes;
@@ -130,7 +142,7 @@ public final class FlinkRest {
         for (JobMetrics job : metricsByJob(id -> id.endsWith(BLOCK_CACHE_METRIC) || id.endsWith(MEMTABLES_METRIC))
                 .values()) {
             Map<String, Long> cachePerSlot = new TreeMap<>();
-            Map<String, String> taskManagers = new TreeMap<>(); // <vertex>/<subtask> to the TaskManager running it
+            Map<String, String> taskManagers = subtaskLocations(job.id());
             for (Map.Entry<String, Long> metric : job.values().entrySet()) {
                 String vertex = metric.getKey().substring(0, metric.getKey().indexOf('/'));
                 String id = metric.getKey().substring(vertex.length() + 1);
@@ -154,6 +166,28 @@ public final class FlinkRest {
         return byTaskManager;
     }
 
+    /**
+     * Where a job's subtasks run, {@code <vertex>/<subtask>} to the TaskManager's resource id, as far as read: filled
+     * per vertex when asked for a subtask it lacks, kept while the job's restart count stays (a restart may place its
+     * subtasks elsewhere), since each read is a snapshot of the job's checkpoint statistics ({@link #stateSizes}).
+     */
+    private record SubtaskLocations(long restarts, Map<String, String> taskManagers) {
+    }
+
+    /** The locations of {@code jobId}'s subtasks read so far, or none if it restarted since ({@link SubtaskLocations}). */
+    private Map<String, String> subtaskLocations(String jobId) throws IOException {
+        long restarts = -1;
+        for (JsonNode metric : get("jobs/" + jobId + "/metrics?get=numRestarts")) {
+            restarts = metric.path("value").asLong(-1);
+        }
+        SubtaskLocations known = locationsByJob.get(jobId);
+        if (known == null || known.restarts() != restarts) {
+            known = new SubtaskLocations(restarts, new java.util.concurrent.ConcurrentHashMap<>());
+            locationsByJob.put(jobId, known);
+        }
+        return known.taskManagers();
+    }
+
     /** The metrics {@code wanted} picks, summed over each running job's operators and subtasks, by job name. */
     private Map<String, Long> sumByJob(java.util.function.Predicate<String> wanted) throws IOException {
         Map<String, Long> sums = new TreeMap<>();
@@ -167,6 +201,22 @@ public final class FlinkRest {
     }
 
     /**
+     * A job's vertex ids, read once per job id: a job's graph does not change while it runs under one id (an in-place
+     * rescale keeps its vertices), and each read of it is a snapshot of its checkpoint statistics ({@link #stateSizes}).
+     */
+    private List<String> vertices(String jobId) throws IOException {
+        List<String> ids = verticesByJob.get(jobId);
+        if (ids == null) {
+            ids = new ArrayList<>();
+            for (JsonNode vertex : get("jobs/" + jobId).path("vertices")) {
+                ids.add(vertex.path("id").asText());
+            }
+            verticesByJob.put(jobId, ids);
+        }
+        return ids;
+    }
+
+    /**
      * The values of the metrics whose ids {@code wanted} picks, per running job (by name); jobs with none are left out.
      */
     private Map<String, JobMetrics> metricsByJob(java.util.function.Predicate<String> wanted) throws IOException {
@@ -177,8 +227,8 @@ public final class FlinkRest {
             }
             String job = overview.path("jid").asText();
             Map<String, Long> values = new TreeMap<>();
-            for (JsonNode vertex : get("jobs/" + job).path("vertices")) {
-                String metrics = "jobs/" + job + "/vertices/" + vertex.path("id").asText() + "/metrics";
+            for (String vertex : vertices(job)) {
+                String metrics = "jobs/" + job + "/vertices/" + vertex + "/metrics";
                 List<String> ids = new ArrayList<>();
                 for (JsonNode metric : get(metrics)) {
                     String id = metric.path("id").asText();
@@ -190,7 +240,7 @@ public final class FlinkRest {
                     String query = java.net.URLEncoder.encode(String.join(",", ids), java.nio.charset.StandardCharsets.UTF_8)
                             .replace("+", "%20");
                     for (JsonNode value : get(metrics + "?get=" + query)) {
-                        values.put(vertex.path("id").asText() + "/" + value.path("id").asText(),
+                        values.put(vertex + "/" + value.path("id").asText(),
                                 value.path("value").asLong());
                     }
                 }
