@@ -87,12 +87,13 @@ public final class FlinkRest {
      * increment an incremental checkpoint wrote; the JobManager's {@code lastCheckpointFullSize}); jobs without a
      * completed checkpoint are left out.
      *
-     * <p>Read from the job's metrics, like every figure a soak samples, not from its checkpoint statistics: each read of
-     * a job's execution graph ({@code jobs/<id>}, {@code jobs/<id>/checkpoints}) makes the JobManager snapshot those
-     * statistics and keep the snapshot, twice the figures of up to the last 10,000 checkpoints of each job (Flink
-     * 2.2's {@code CompletedCheckpointStatsSummary}): 160 bytes more per checkpoint and job until then, what a sample a
-     * minute grew the JobManager's heap by in the soaks up to 2026-11-29 (heap dumps 28 minutes apart: 2 x 26,880 bytes
-     * of {@code double[]} under {@code CheckpointStatsSnapshot}, 4 jobs x 5 histograms x 168 checkpoints x 8 bytes).
+     * <p>Read from the job's metrics, like every figure a soak samples, not from its checkpoint statistics: each read
+     * of a job's execution graph ({@code jobs/<id>}, {@code jobs/<id>/checkpoints}) makes the JobManager snapshot those
+     * statistics and keep the snapshot: two copies of five figures of up to the last 10,000 checkpoints (Flink 2.2's
+     * {@code CompletedCheckpointStatsSummary}), 80 bytes more per checkpoint and job until then, at most 0.8 MB a job.
+     * A sample a minute grew the JobManager's heap so in the soaks up to 2026-11-29: heap dumps 28 minutes apart held
+     * 2 x 26,880 bytes more of {@code double[]} under {@code CheckpointStatsSnapshot}, 4 jobs x 5 figures x 168
+     * checkpoints x 8 bytes.
      */
     public Map<String, Long> stateSizes() throws IOException {
         Map<String, Long> sizes = new TreeMap<>();
@@ -100,7 +101,8 @@ public final class FlinkRest {
             if (!overview.path("state").asText().equals("RUNNING")) {
                 continue;
             }
-            for (JsonNode metric : get("jobs/" + overview.path("jid").asText() + "/metrics?get=lastCheckpointFullSize")) {
+            String job = overview.path("jid").asText();
+            for (JsonNode metric : get("jobs/" + job + "/metrics?get=lastCheckpointFullSize")) {
                 long bytes = metric.path("value").asLong(-1);
                 if (bytes >= 0) {
                     sizes.put(overview.path("name").asText(), bytes);
@@ -174,7 +176,7 @@ public final class FlinkRest {
     private record SubtaskLocations(long restarts, Map<String, String> taskManagers) {
     }
 
-    /** The locations of {@code jobId}'s subtasks read so far, or none if it restarted since ({@link SubtaskLocations}). */
+    /** Where {@code jobId}'s subtasks run as far as read, or nothing if it restarted since ({@link SubtaskLocations}). */
     private Map<String, String> subtaskLocations(String jobId) throws IOException {
         long restarts = -1;
         for (JsonNode metric : get("jobs/" + jobId + "/metrics?get=numRestarts")) {
