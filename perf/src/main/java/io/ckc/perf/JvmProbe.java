@@ -70,6 +70,25 @@ final class JvmProbe implements AutoCloseable {
                 process.getThreadCount(), codeCacheMb(pid), fileBackedMb(pid));
     }
 
+    /**
+     * Calls made reflectively, as the JMX server calls an MXBean's getters and operations, are made fast from the
+     * 16th call of each method on by a class Java 17 generates for it, in the JVM called
+     * ({@code sun.reflect.inflationThreshold}, 15 calls): a probe looking once a minute made each process it watched
+     * load new classes at minute 16, the first minute a soak fits after its 15-minute warm-up (an idle JVM probed in a
+     * loop loaded 5 classes at the 16th look, none after).
+     */
+    static final int REFLECTIVE_CALLS_UNTIL_COMPILED = 16;
+
+    /**
+     * Looks at process {@code pid} {@value #REFLECTIVE_CALLS_UNTIL_COMPILED} times, so that what the probe's own
+     * calls add to it is there before anything is measured, not in the middle of it. Each look is a full collection.
+     */
+    void prime(long pid) {
+        for (int i = 0; i < REFLECTIVE_CALLS_UNTIL_COMPILED; i++) {
+            look(pid);
+        }
+    }
+
     /** The JIT's code cache, committed: its pools ({@code CodeHeap '...'}, or one {@code Code Cache}) summed. */
     private double codeCacheMb(long pid) {
         try {

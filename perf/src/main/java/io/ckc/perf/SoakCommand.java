@@ -181,6 +181,9 @@ public final class SoakCommand implements Callable<Integer> {
                     Thread.currentThread().interrupt();
                 }
             }, "soak-load");
+            for (long pid : ProcessSampler.stackProcesses(stack.pidsDir).values()) {
+                probe.prime(pid);
+            }
             long began = System.nanoTime();
             load.start();
             Map<String, List<String>> threadsAfterWarmUp = null;

@@ -3,6 +3,8 @@ package io.ckc.perf;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -164,6 +166,38 @@ class SoakCommandTest {
             }
         } finally {
             other.destroyForcibly();
+        }
+    }
+
+    /**
+     * A primed probe's looks make the JVM it watches generate no class for them any more: Java 17 generates one per
+     * method called reflectively (as the JMX server calls an MXBean's), at its 16th call; the other JVM logs each class
+     * it loads ({@code -Xlog:class+load}), and the test counts the generated ones.
+     */
+    @Test
+    void aPrimedProbeMakesTheJvmItWatchesGenerateNoClassAnyMore(@TempDir Path dir) throws Exception {
+        Path classes = dir.resolve("classes.log");
+        Process other = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx64m",
+                "-Xlog:class+load:file=" + classes, "-cp", System.getProperty("java.class.path"), IdleJvm.class.getName())
+                .redirectErrorStream(true).start();
+        try (JvmProbe probe = new JvmProbe()) {
+            io.ckc.testing.Await.until("the other JVM's heap after its GC", 30,
+                    () -> !Double.isNaN(probe.look(other.pid()).heapAfterGcMb()));
+            probe.prime(other.pid());
+            long primed = generatedClasses(classes);
+            assertThat(primed).as("classes the priming made it generate").isPositive();
+            for (int i = 0; i < 2 * JvmProbe.REFLECTIVE_CALLS_UNTIL_COMPILED; i++) {
+                probe.look(other.pid());
+            }
+            assertThat(generatedClasses(classes)).as("classes generated for the looks after it").isEqualTo(primed);
+        } finally {
+            other.destroyForcibly();
+        }
+    }
+
+    private static long generatedClasses(Path classLog) throws IOException {
+        try (var lines = Files.lines(classLog)) {
+            return lines.filter(line -> line.contains("GeneratedMethodAccessor")).count();
         }
     }
 
