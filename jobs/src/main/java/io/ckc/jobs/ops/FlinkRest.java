@@ -101,12 +101,9 @@ public final class FlinkRest {
             if (!overview.path("state").asText().equals("RUNNING")) {
                 continue;
             }
-            String job = overview.path("jid").asText();
-            for (JsonNode metric : get("jobs/" + job + "/metrics?get=lastCheckpointFullSize")) {
-                long bytes = metric.path("value").asLong(-1);
-                if (bytes >= 0) {
-                    sizes.put(overview.path("name").asText(), bytes);
-                }
+            long bytes = jobMetric(overview.path("jid").asText(), "lastCheckpointFullSize").orElse(-1);
+            if (bytes >= 0) {
+                sizes.put(overview.path("name").asText(), bytes);
             }
         }
         return sizes;
@@ -178,10 +175,7 @@ public final class FlinkRest {
 
     /** Where {@code jobId}'s subtasks run as far as read, or nothing if it restarted since ({@link SubtaskLocations}). */
     private Map<String, String> subtaskLocations(String jobId) throws IOException {
-        long restarts = -1;
-        for (JsonNode metric : get("jobs/" + jobId + "/metrics?get=numRestarts")) {
-            restarts = metric.path("value").asLong(-1);
-        }
+        long restarts = jobMetric(jobId, "numRestarts").orElse(-1);
         SubtaskLocations known = locationsByJob.get(jobId);
         if (known == null || known.restarts() != restarts) {
             known = new SubtaskLocations(restarts, new java.util.concurrent.ConcurrentHashMap<>());
@@ -254,6 +248,13 @@ public final class FlinkRest {
         return byJob;
     }
 
+    /** A job-level metric of {@code jobId} (the JobManager's, such as {@code numRestarts}); empty if not reported. */
+    private java.util.OptionalLong jobMetric(String jobId, String name) throws IOException {
+        JsonNode metric = get("jobs/" + jobId + "/metrics?get=" + name).path(0);
+        return metric.isMissingNode() ? java.util.OptionalLong.empty()
+                : java.util.OptionalLong.of(metric.path("value").asLong(-1));
+    }
+
     /**
      * Restarts counted so far by the CKC jobs that have not ended, summed (each job's {@code numRestarts} metric).
      */
@@ -261,9 +262,7 @@ public final class FlinkRest {
         long restarts = 0;
         for (JsonNode overview : get("jobs/overview").path("jobs")) {
             if (liveCkcJob(overview.path("name").asText(), overview.path("state").asText())) {
-                for (JsonNode metric : get("jobs/" + overview.path("jid").asText() + "/metrics?get=numRestarts")) {
-                    restarts += metric.path("value").asLong();
-                }
+                restarts += jobMetric(overview.path("jid").asText(), "numRestarts").orElse(0);
             }
         }
         return restarts;
