@@ -60,7 +60,6 @@ final class FlinkRuntime {
 
     private final Home home;
     private final Processes processes;
-    private Map<String, String> flinkEnv;
 
     FlinkRuntime(Home home, Processes processes) {
         this.home = home;
@@ -149,7 +148,7 @@ final class FlinkRuntime {
                 "-cp", home.libClasspath("flink") + ":" + home.jobsJar(), "io.ckc.jobs.EmbeddedFlink",
                 "--conf-dir", conf.toString(), "--rest-port", String.valueOf(EMBEDDED_REST_PORT)));
         command.addAll(shape.stackFlags());
-        processes.start("flink-embedded", home.log("flink-embedded"), flinkProcessEnv(), command);
+        processes.start("flink-embedded", home.log("flink-embedded"), processes.nativeMemoryEnv(), command);
         processes.awaitLog("flink-embedded", home.log("flink-embedded"), "CKC embedded Flink ready", Duration.ofSeconds(120));
         awaitJobsRunning(EMBEDDED_URL, jobCount(shape));
     }
@@ -276,43 +275,6 @@ final class FlinkRuntime {
     }
 
     /**
-     * Where Debian and Ubuntu put jemalloc ({@code apt-get install libjemalloc2}), as Flink's Docker image looks for it.
-     */
-    static final List<Path> JEMALLOC = List.of(Path.of("/usr/lib/x86_64-linux-gnu/libjemalloc.so.2"),
-            Path.of("/usr/lib/aarch64-linux-gnu/libjemalloc.so.2"), Path.of("/usr/lib64/libjemalloc.so.2"));
-
-    /**
-     * The environment of the Flink processes (the cluster's and the embedded one): jemalloc as their malloc where the
-     * machine has it, as in Flink's Docker image, and {@code DISABLE_JEMALLOC=true} keeps glibc's, as there; with
-     * glibc, two arenas instead of eight per core. Why: RocksDB allocates and frees native memory on many threads, and
-     * glibc keeps the freed pieces in its arenas' heaps. With one arena per thread a TaskManager's resident memory grew
-     * by 48-65 MB an hour (its Java heap flat) in the hour-long soak of 2026-11-26; with two, by 29 MB an hour
-     * (perf/results/2026-11-27-1126-soak), an arena's heap growing by 24 MB in three minutes.
-     */
-    static Map<String, String> flinkProcessEnv(Map<String, String> environment, List<Path> jemallocCandidates) {
-        if (!"true".equalsIgnoreCase(environment.get("DISABLE_JEMALLOC"))) {
-            for (Path library : jemallocCandidates) {
-                if (Files.isReadable(library)) {
-                    return Map.of("LD_PRELOAD", library.toString());
-                }
-            }
-        }
-        return Map.of("MALLOC_ARENA_MAX", "2");
-    }
-
-    /** The Flink processes' environment, chosen once (and said once when jemalloc is missing). */
-    private Map<String, String> flinkProcessEnv() {
-        if (flinkEnv == null) {
-            flinkEnv = flinkProcessEnv(System.getenv(), JEMALLOC);
-            if (flinkEnv.containsKey("MALLOC_ARENA_MAX") && !"true".equalsIgnoreCase(System.getenv("DISABLE_JEMALLOC"))) {
-                Ckc.say("no jemalloc here (apt-get install libjemalloc2): Flink runs on glibc's malloc, under which"
-                        + " RocksDB's native memory creeps up by tens of MB an hour");
-            }
-        }
-        return flinkEnv;
-    }
-
-    /**
      * One cluster process with the JVM memory flags and dynamic properties Flink's own scripts compute
      * ({@code BashJavaUtils}, as {@code bin/jobmanager.sh} and {@code bin/taskmanager.sh} call it).
      */
@@ -337,7 +299,7 @@ final class FlinkRuntime {
                 "-cp", home.libClasspath("flink") + ":" + clusterLib() + "/*", mainClass, "--configDir", conf.toString()));
         command.addAll(words(results.get(1)));
         command.addAll(dynamicProperties);
-        processes.start(name, home.logs.resolve(name + ".out"), flinkProcessEnv(), command);
+        processes.start(name, home.logs.resolve(name + ".out"), processes.nativeMemoryEnv(), command);
     }
 
     /** A TaskManager killed: its name, and when its jobs ran again on another (-1: there was none). */

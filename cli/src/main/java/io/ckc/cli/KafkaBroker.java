@@ -10,7 +10,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 
 /**
  * The stack's Kafka: one broker in KRaft combined mode (broker and controller) as its own process, from
@@ -112,7 +111,7 @@ final class KafkaBroker {
         run.add(processes.gcLog("kafka"));
         run.add("kafka.Kafka");
         run.add(home.state.resolve("kafka/server.properties").toString());
-        processes.start("kafka", home.log("kafka"), Map.of(), run);
+        processes.start("kafka", home.log("kafka"), processes.nativeMemoryEnv(), run);
         processes.awaitLog("kafka", home.log("kafka"),
                 () -> Processes.portOpen(PORT) && Processes.containsAfter(serverLog, logged, "Kafka Server started"),
                 Duration.ofSeconds(60), "'Kafka Server started'");

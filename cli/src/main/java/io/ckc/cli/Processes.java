@@ -24,6 +24,7 @@ public final class Processes {
     private static final String SETSID = "/usr/bin/setsid";
 
     private final Home home;
+    private Map<String, String> nativeMemoryEnv;
 
     public Processes(Home home) {
         this.home = home;
@@ -173,6 +174,46 @@ public final class Processes {
      * growth that is bounded, and lets a memory limit be crossed hours after start instead of at it.
      */
     static final String PRE_TOUCH_HEAP = "-XX:+AlwaysPreTouch";
+
+    /**
+     * Where Debian and Ubuntu put jemalloc ({@code apt-get install libjemalloc2}), as Flink's Docker image looks for it.
+     */
+    static final List<Path> JEMALLOC = List.of(Path.of("/usr/lib/x86_64-linux-gnu/libjemalloc.so.2"),
+            Path.of("/usr/lib/aarch64-linux-gnu/libjemalloc.so.2"), Path.of("/usr/lib64/libjemalloc.so.2"));
+
+    /**
+     * The environment of the long-running JVMs whose native memory churns (Flink's, the cluster's and the embedded one,
+     * and Kafka's): jemalloc as their malloc where the machine has it, as in Flink's Docker image, and
+     * {@code DISABLE_JEMALLOC=true} keeps glibc's, as there; with glibc, two arenas instead of eight per core. Why:
+     * RocksDB allocates and frees native memory on many threads, and glibc keeps the freed pieces in its arenas' heaps.
+     * With one arena per thread a TaskManager's resident memory grew by 48-65 MB an hour (its Java heap flat) in the
+     * hour-long soak of 2026-11-26; with two, by 29 MB an hour (perf/results/2026-11-27-1126-soak), an arena's heap
+     * growing by 24 MB in three minutes. Kafka on glibc, its heap touched at start, grew by 2-5 MB an hour beyond its
+     * code cache and mapped files in three soaks of four (perf/results/2026-11-29-1635-soak).
+     */
+    static Map<String, String> nativeMemoryEnv(Map<String, String> environment, List<Path> jemallocCandidates) {
+        if (!"true".equalsIgnoreCase(environment.get("DISABLE_JEMALLOC"))) {
+            for (Path library : jemallocCandidates) {
+                if (Files.isReadable(library)) {
+                    return Map.of("LD_PRELOAD", library.toString());
+                }
+            }
+        }
+        return Map.of("MALLOC_ARENA_MAX", "2");
+    }
+
+    /** {@link #nativeMemoryEnv(Map, List)} for this machine, chosen once (and said once when jemalloc is missing). */
+    Map<String, String> nativeMemoryEnv() {
+        if (nativeMemoryEnv == null) {
+            nativeMemoryEnv = nativeMemoryEnv(System.getenv(), JEMALLOC);
+            if (nativeMemoryEnv.containsKey("MALLOC_ARENA_MAX")
+                    && !"true".equalsIgnoreCase(System.getenv("DISABLE_JEMALLOC"))) {
+                Ckc.say("no jemalloc here (apt-get install libjemalloc2): Flink and Kafka run on glibc's malloc, under"
+                        + " which RocksDB's native memory creeps up by tens of MB an hour");
+            }
+        }
+        return nativeMemoryEnv;
+    }
 
     /**
      * Each JVM logs its garbage-collection pauses (wall clock and uptime), so a latency spike can be laid

@@ -5,8 +5,6 @@ import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.List;
-import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -27,19 +25,5 @@ class FlinkRuntimeTest {
         assertThat(rocksDbLog).doesNotExist();
         assertThat(rocksDbOldLog).doesNotExist();
         assertThat(jobManagerLog).exists();
-    }
-
-    @Test
-    void flinkRunsOnJemallocWhereTheMachineHasItAndOnTwoGlibcArenasOtherwise(@TempDir Path root) throws Exception {
-        Path missing = root.resolve("lib/missing/libjemalloc.so.2");
-        Path present = Files.createDirectories(root.resolve("lib/present")).resolve("libjemalloc.so.2");
-        Files.writeString(present, "elf");
-
-        assertThat(FlinkRuntime.flinkProcessEnv(Map.of(), List.of(missing, present)))
-                .isEqualTo(Map.of("LD_PRELOAD", present.toString()));
-        assertThat(FlinkRuntime.flinkProcessEnv(Map.of("DISABLE_JEMALLOC", "true"), List.of(present)))
-                .isEqualTo(Map.of("MALLOC_ARENA_MAX", "2"));
-        assertThat(FlinkRuntime.flinkProcessEnv(Map.of(), List.of(missing)))
-                .isEqualTo(Map.of("MALLOC_ARENA_MAX", "2"));
     }
 }

@@ -6,6 +6,8 @@ import org.junit.jupiter.api.io.TempDir;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.util.List;
+import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -27,5 +29,20 @@ class ProcessesTest {
         Files.writeString(log, "[4] INFO Kafka Server started\n"); // rolled over: shorter than where the wait began
         assertThat(Processes.containsAfter(log, from + 100, "Kafka Server started")).isTrue();
         assertThat(Processes.containsAfter(dir.resolve("absent.log"), 0, "Kafka Server started")).isFalse();
+    }
+
+    @Test
+    void flinkAndKafkaRunOnJemallocWhereTheMachineHasItAndOnTwoGlibcArenasOtherwise(@TempDir Path root)
+            throws Exception {
+        Path missing = root.resolve("lib/missing/libjemalloc.so.2");
+        Path present = Files.createDirectories(root.resolve("lib/present")).resolve("libjemalloc.so.2");
+        Files.writeString(present, "elf");
+
+        assertThat(Processes.nativeMemoryEnv(Map.of(), List.of(missing, present)))
+                .isEqualTo(Map.of("LD_PRELOAD", present.toString()));
+        assertThat(Processes.nativeMemoryEnv(Map.of("DISABLE_JEMALLOC", "true"), List.of(present)))
+                .isEqualTo(Map.of("MALLOC_ARENA_MAX", "2"));
+        assertThat(Processes.nativeMemoryEnv(Map.of(), List.of(missing)))
+                .isEqualTo(Map.of("MALLOC_ARENA_MAX", "2"));
     }
 }
