@@ -2,6 +2,7 @@ package io.ckc.perf;
 
 import com.sun.management.GarbageCollectorMXBean;
 import com.sun.management.GcInfo;
+import com.sun.management.HotSpotDiagnosticMXBean;
 import com.sun.tools.attach.VirtualMachine;
 import oshi.SystemInfo;
 import oshi.software.os.OSProcess;
@@ -128,6 +129,24 @@ final class JvmProbe implements AutoCloseable {
         } catch (Exception e) {
             forget(pid);
             return Map.of();
+        }
+    }
+
+    /**
+     * Writes the live objects of process {@code pid} to {@code file} (a {@code .hprof}) in HPROF format, as
+     * {@code jcmd GC.heap_dump} does (a full collection first), over the JVM's {@code HotSpotDiagnosticMXBean}; false if
+     * it could not. The census says which classes grew; a dump says what holds them, in a heap analyser (Eclipse MAT,
+     * VisualVM).
+     */
+    boolean dumpHeap(long pid, Path file) {
+        try {
+            Files.deleteIfExists(file);
+            ManagementFactory.getPlatformMXBean(beans(pid), HotSpotDiagnosticMXBean.class)
+                    .dumpHeap(file.toAbsolutePath().toString(), true);
+            return Files.size(file) > 0;
+        } catch (Exception e) {
+            forget(pid);
+            return false;
         }
     }
 

@@ -146,6 +146,12 @@ public final class SoakCommand implements Callable<Integer> {
     @Option(names = "--drain-seconds", defaultValue = "30", description = "After the load, wait this long without an echo for the last (default ${DEFAULT-VALUE})")
     int drainSeconds;
 
+    @Option(names = "--heap-dumps", paramLabel = "DIR",
+            description = "Also write each process's live heap (HPROF) into DIR at the end of the warm-up and at the end "
+                    + "of the load, to see in a heap analyser what holds what the census says grew; tens of MB each, so "
+                    + "not into the results folder (default: none)")
+    Path heapDumps;
+
     @Mixin
     StackOptions stack = new StackOptions();
 
@@ -194,6 +200,7 @@ public final class SoakCommand implements Callable<Integer> {
                 if (threadsAfterWarmUp == null && n * sampleSeconds / 60.0 > warmUpMinutes) {
                     threadsAfterWarmUp = threadNames(probe);
                     heapAfterWarmUp = liveBytesByClass(probe);
+                    dumpHeaps(probe, "warm-up");
                 }
                 double minute = n * sampleSeconds / 60.0;
                 List<Sample> now = sample(minute, probe, admin);
@@ -204,6 +211,7 @@ public final class SoakCommand implements Callable<Integer> {
             load.join();
             Map<String, List<String>> threadsAtEnd = threadNames(probe);
             Map<String, Map<String, Long>> heapAtEnd = liveBytesByClass(probe);
+            dumpHeaps(probe, "end");
             out.println("load over; waiting for the last echoes...");
             trips.awaitEchoes(drainSeconds, fleet::shed, () -> { });
             writeCsv(results.dir().resolve("soak.csv"), samples);
@@ -369,6 +377,19 @@ public final class SoakCommand implements Callable<Integer> {
             }
         });
         return lines;
+    }
+
+    /** With {@code --heap-dumps}: each stack process's heap, as {@code <process>-<when>.hprof}. */
+    private void dumpHeaps(JvmProbe probe, String when) throws IOException {
+        if (heapDumps == null) {
+            return;
+        }
+        Files.createDirectories(heapDumps);
+        ProcessSampler.stackProcesses(stack.pidsDir).forEach((name, pid) -> {
+            Path file = heapDumps.resolve(name + "-" + when + ".hprof").toAbsolutePath();
+            out.println(probe.dumpHeap(pid, file) ? "heap of " + name + " at the " + when + ": " + file
+                    : "heap of " + name + " at the " + when + ": not dumped");
+        });
     }
 
     private Map<String, Map<String, Long>> liveBytesByClass(JvmProbe probe) throws IOException {

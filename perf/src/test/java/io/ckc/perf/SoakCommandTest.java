@@ -177,12 +177,9 @@ class SoakCommandTest {
     @Test
     void aPrimedProbeMakesTheJvmItWatchesGenerateNoClassAnyMore(@TempDir Path dir) throws Exception {
         Path classes = dir.resolve("classes.log");
-        Process other = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx64m",
-                "-Xlog:class+load:file=" + classes, "-cp", System.getProperty("java.class.path"), IdleJvm.class.getName())
-                .redirectErrorStream(true).start();
+        Process other = idleJvm("-Xlog:class+load:file=" + classes);
         try (JvmProbe probe = new JvmProbe()) {
-            io.ckc.testing.Await.until("the other JVM's heap after its GC", 30,
-                    () -> !Double.isNaN(probe.look(other.pid()).heapAfterGcMb()));
+            awaitWatched(probe, other);
             probe.prime(other.pid());
             long primed = generatedClasses(classes);
             assertThat(primed).as("classes the priming made it generate").isPositive();
@@ -193,6 +190,41 @@ class SoakCommandTest {
         } finally {
             other.destroyForcibly();
         }
+    }
+
+    @Test
+    void theProbeDumpsTheLiveHeapOfTheJvmItWatches(@TempDir Path dir) throws Exception {
+        Path gcLog = dir.resolve("gc.log");
+        Process other = idleJvm("-Xlog:gc:file=" + gcLog);
+        try (JvmProbe probe = new JvmProbe()) {
+            awaitWatched(probe, other);
+            Path dump = dir.resolve("idle-end.hprof");
+            Files.writeString(dump, "an older dump");
+
+            assertThat(probe.dumpHeap(other.pid(), dump)).isTrue();
+            byte[] header = new byte[18];
+            try (var in = Files.newInputStream(dump)) {
+                assertThat(in.readNBytes(header, 0, header.length)).isEqualTo(header.length);
+            }
+            assertThat(new String(header, java.nio.charset.StandardCharsets.US_ASCII)).isEqualTo("JAVA PROFILE 1.0.2");
+            assertThat(Files.readString(gcLog)).as("live objects only: a full collection first")
+                    .contains("Heap Dump Initiated GC");
+            assertThat(probe.dumpHeap(ProcessHandle.current().pid() + 1_000_000, dir.resolve("none.hprof")))
+                    .as("no such process").isFalse();
+        } finally {
+            other.destroyForcibly();
+        }
+    }
+
+    /** Another JVM that idles, started with {@code logging} (a {@code -Xlog} flag) for the test to read. */
+    private static Process idleJvm(String logging) throws IOException {
+        return new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx64m", logging,
+                "-cp", System.getProperty("java.class.path"), IdleJvm.class.getName()).redirectErrorStream(true).start();
+    }
+
+    private static void awaitWatched(JvmProbe probe, Process other) throws InterruptedException {
+        io.ckc.testing.Await.until("the other JVM's heap after its GC", 30,
+                () -> !Double.isNaN(probe.look(other.pid()).heapAfterGcMb()));
     }
 
     private static long generatedClasses(Path classLog) throws IOException {
