@@ -192,7 +192,7 @@ public final class Processes {
      * code cache and mapped files in three soaks of four; on jemalloc it was flat (perf/results/2026-11-29-1838-soak).
      */
     static Map<String, String> nativeMemoryEnv(Map<String, String> environment, List<Path> jemallocCandidates) {
-        if (!"true".equalsIgnoreCase(environment.get("DISABLE_JEMALLOC"))) {
+        if (!jemallocDisabled(environment)) {
             for (Path library : jemallocCandidates) {
                 if (Files.isReadable(library)) {
                     return Map.of("LD_PRELOAD", library.toString());
@@ -202,12 +202,16 @@ public final class Processes {
         return Map.of("MALLOC_ARENA_MAX", "2");
     }
 
+    /** Whether the environment asks to keep glibc's malloc ({@code DISABLE_JEMALLOC=true}, as in Flink's image). */
+    private static boolean jemallocDisabled(Map<String, String> environment) {
+        return "true".equalsIgnoreCase(environment.get("DISABLE_JEMALLOC"));
+    }
+
     /** {@link #nativeMemoryEnv(Map, List)} for this machine, chosen once (and said once when jemalloc is missing). */
     Map<String, String> nativeMemoryEnv() {
         if (nativeMemoryEnv == null) {
             nativeMemoryEnv = nativeMemoryEnv(System.getenv(), JEMALLOC);
-            if (nativeMemoryEnv.containsKey("MALLOC_ARENA_MAX")
-                    && !"true".equalsIgnoreCase(System.getenv("DISABLE_JEMALLOC"))) {
+            if (nativeMemoryEnv.containsKey("MALLOC_ARENA_MAX") && !jemallocDisabled(System.getenv())) {
                 Ckc.say("no jemalloc here (apt-get install libjemalloc2): Flink and Kafka run on glibc's malloc, under"
                         + " which RocksDB's native memory creeps up by tens of MB an hour");
             }

@@ -1,10 +1,10 @@
 package io.ckc.cli;
 
+import io.ckc.jobs.ops.FlinkPrometheus;
 import io.ckc.perf.FaultsCommand;
 import io.ckc.perf.PerfCommand;
 import io.ckc.perf.RescaleCommand;
 import io.ckc.perf.SoakCommand;
-import io.ckc.jobs.ops.FlinkRest;
 import picocli.CommandLine;
 
 /**
@@ -36,41 +36,38 @@ public final class SimulatorMain {
                     return (K) new FaultsCommand(new StackFaults(home));
                 }
                 if (type == SoakCommand.class) {
-                    // One client for the run: each FlinkRest holds an HTTP client, its thread and a connection to the
-                    // JobManager (one a minute made the soak's own threads and files grow, and the JobManager's files).
-                    return (K) new SoakCommand(new SoakCommand.FlinkJobs() { // asked when sampling
-                        private java.util.Optional<FlinkRest> rest; // empty: the jobs run embedded, no REST to ask
+                    // One reader for the run, made at the first sample (each command is made at start-up, before
+                    // the stack is up): the reporters of a Flink cluster; none for embedded jobs, which are not asked.
+                    return (K) new SoakCommand(new SoakCommand.FlinkJobs() {
+                        private java.util.Optional<FlinkPrometheus> reporters;
 
                         @Override
                         public java.util.Map<String, Long> stateBytes() throws java.io.IOException {
-                            return rest().isEmpty() ? java.util.Map.of() : rest.get().stateSizes();
+                            return reporters().isEmpty() ? java.util.Map.of() : reporters.get().stateSizes();
                         }
 
                         @Override
                         public java.util.Map<String, Long> liveStateBytes() throws java.io.IOException {
-                            return rest().isEmpty() ? java.util.Map.of() : rest.get().liveStateSizes();
+                            return reporters().isEmpty() ? java.util.Map.of() : reporters.get().liveStateSizes();
                         }
 
                         @Override
                         public java.util.Map<String, Long> pendingRecords() throws java.io.IOException {
-                            return rest().isEmpty() ? java.util.Map.of() : rest.get().pendingRecords();
+                            return reporters().isEmpty() ? java.util.Map.of() : reporters.get().pendingRecords();
                         }
 
                         @Override
                         public java.util.Map<String, Long> rocksDbBytes() throws java.io.IOException {
-                            return rest().isEmpty() ? java.util.Map.of() : rest.get().rocksDbMemory();
+                            return reporters().isEmpty() ? java.util.Map.of() : reporters.get().rocksDbMemory();
                         }
 
-                        /**
-                         * Made at the first sample, once: every command is made at start-up, before the stack is up,
-                         * and an embedded stack's answer (no REST) is kept too, not asked again each sample.
-                         */
-                        private java.util.Optional<FlinkRest> rest() {
-                            if (rest == null) {
-                                rest = java.util.Optional.ofNullable(new Stack(home).requireRunning().flinkUrl())
-                                        .map(FlinkRest::new);
+                        private java.util.Optional<FlinkPrometheus> reporters() {
+                            if (reporters == null) {
+                                reporters = java.util.Optional.ofNullable(new Stack(home).requireRunning().flinkUrl())
+                                        .map(url -> new FlinkPrometheus(java.net.URI.create(url).getHost(),
+                                                FlinkPrometheus.FIRST_PORT, FlinkPrometheus.LAST_PORT));
                             }
-                            return rest;
+                            return reporters;
                         }
                     });
                 }

@@ -7,14 +7,17 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
 import java.net.ConnectException;
 import java.net.URI;
+import java.net.URLEncoder;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.TreeMap;
 import java.util.concurrent.locks.LockSupport;
 
@@ -24,14 +27,6 @@ import java.util.concurrent.locks.LockSupport;
  * Flink classes, so the commands run beside any cluster version that speaks this API.
  */
 public final class FlinkRest {
-
-    /** The end of the metric Flink reports per operator and state when the configuration turns it on (its id ends
-     * {@code <state>.rocksdb_estimate-live-data-size}). */
-    static final String LIVE_DATA_METRIC = "estimate-live-data-size";
-    /** RocksDB's block cache in use, as each state reports it ({@code state.backend.rocksdb.metrics.block-cache-usage}). */
-    static final String BLOCK_CACHE_METRIC = "rocksdb_block-cache-usage";
-    /** A state's memtables ({@code state.backend.rocksdb.metrics.cur-size-all-mem-tables}). */
-    static final String MEMTABLES_METRIC = "rocksdb_cur-size-all-mem-tables";
 
     /**
      * A job as the commands show it; {@code maxParallelism} and {@code parallelism}: the largest over its
@@ -48,8 +43,6 @@ public final class FlinkRest {
     private final URI base;
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
     private final ObjectMapper mapper = new ObjectMapper();
-    private final Map<String, List<String>> verticesByJob = new java.util.concurrent.ConcurrentHashMap<>();
-    private final Map<String, SubtaskLocations> locationsByJob = new java.util.concurrent.ConcurrentHashMap<>();
 
     public FlinkRest(String url) {
         this.base = URI.create(url.endsWith("/") ? url : url + "/");
@@ -82,177 +75,11 @@ public final class FlinkRest {
         return jobs;
     }
 
-    /**
-     * The state size of each running job by name: the full size of its latest completed checkpoint (not the
-     * increment an incremental checkpoint wrote; the JobManager's {@code lastCheckpointFullSize}); jobs without a
-     * completed checkpoint are left out.
-     *
-     * <p>Read from the job's metrics, like every figure a soak samples, not from its checkpoint statistics: each read
-     * of a job's execution graph ({@code jobs/<id>}, {@code jobs/<id>/checkpoints}) makes the JobManager snapshot those
-     * statistics and keep the snapshot: two copies of five figures of up to the last 10,000 checkpoints (Flink 2.2's
-     * {@code CompletedCheckpointStatsSummary}), 80 bytes more per checkpoint and job until then, at most 0.8 MB a job.
-     * A sample a minute grew the JobManager's heap so in the soaks up to 2026-11-29: heap dumps 28 minutes apart held
-     * 2 x 26,880 bytes more of {@code double[]} under {@code CheckpointStatsSnapshot}, 4 jobs x 5 figures x 168
-     * checkpoints x 8 bytes.
-     */
-    public Map<String, Long> stateSizes() throws IOException {
-        Map<String, Long> sizes = new TreeMap<>();
-        for (JsonNode overview : get("jobs/overview").path("jobs")) {
-            if (!overview.path("state").asText().equals("RUNNING")) {
-                continue;
-            }
-            long bytes = jobMetric(overview.path("jid").asText(), "lastCheckpointFullSize").orElse(-1);
-            if (bytes >= 0) {
-                sizes.put(overview.path("name").asText(), bytes);
-            }
-        }
-        return sizes;
-    }
-
-    /**
-     * RocksDB's estimate of the live data in each running job's keyed state, by job name, summed over its operators and
-     * states ({@code state.backend.rocksdb.metrics.estimate-live-data-size}): what the state holds, where a checkpoint's
-     * size also counts the files RocksDB has not compacted yet. Jobs that report none are left out.
-     */
-    public Map<String, Long> liveStateSizes() throws IOException {
-        return sumByJob(id -> id.endsWith(LIVE_DATA_METRIC));
-    }
-
-    /**
-     * The records each running job's Kafka sources have yet to read, by job name, summed over its sources and subtasks
-     * (their {@code pendingRecords}): the job's own consumer lag. Its committed offsets trail this by up to a
-     * checkpoint, since the source commits them only when a checkpoint completes.
-     */
-    public Map<String, Long> pendingRecords() throws IOException {
-        return sumByJob(id -> id.endsWith(".pendingRecords"));
-    }
-
-    /**
-     * The native memory of RocksDB on each TaskManager, by its resource id (the process name {@code ./ckc} gives it): the
-     * block caches in use plus the memtables of the job subtasks it runs ({@code state.backend.rocksdb.metrics.
-     * block-cache-usage}, {@code cur-size-all-mem-tables}). Every state of a slot reports the one cache the slot's
-     * states share, so a job's subtask counts its cache once (its largest report, over the job's vertices too: subtask
-     * i of each shares slot i); memtables are each state's own and add up. What a TaskManager's resident memory holds
-     * beyond its heap is mostly this, a cache that fills up to the slot's share of managed memory and stays there.
-     * TaskManagers that report neither are left out.
-     */
-    public Map<String, Long> rocksDbMemory() throws IOException {
-        Map<String, Long> byTaskManager = new TreeMap<>();
-        for (JobMetrics job : metricsByJob(id -> id.endsWith(BLOCK_CACHE_METRIC) || id.endsWith(MEMTABLES_METRIC))
-                .values()) {
-            Map<String, Long> cachePerSlot = new TreeMap<>();
-            Map<String, String> taskManagers = subtaskLocations(job.id());
-            for (Map.Entry<String, Long> metric : job.values().entrySet()) {
-                String vertex = metric.getKey().substring(0, metric.getKey().indexOf('/'));
-                String id = metric.getKey().substring(vertex.length() + 1);
-                String subtask = id.substring(0, id.indexOf('.'));
-                if (!taskManagers.containsKey(vertex + "/" + subtask)) {
-                    for (JsonNode running : get("jobs/" + job.id() + "/vertices/" + vertex).path("subtasks")) {
-                        taskManagers.put(vertex + "/" + running.path("subtask").asText(),
-                                running.path("taskmanager-id").asText());
-                    }
-                }
-                String taskManager = taskManagers.getOrDefault(vertex + "/" + subtask, "?");
-                if (id.endsWith(BLOCK_CACHE_METRIC)) {
-                    cachePerSlot.merge(taskManager + "/" + subtask, metric.getValue(), Math::max);
-                } else {
-                    byTaskManager.merge(taskManager, metric.getValue(), Long::sum);
-                }
-            }
-            cachePerSlot.forEach((slot, bytes) -> byTaskManager.merge(slot.substring(0, slot.lastIndexOf('/')), bytes,
-                    Long::sum));
-        }
-        return byTaskManager;
-    }
-
-    /**
-     * Where a job's subtasks run, {@code <vertex>/<subtask>} to the TaskManager's resource id, as far as read: filled
-     * per vertex when asked for a subtask it lacks, kept while the job's restart count stays (a restart may place its
-     * subtasks elsewhere), since each read is a snapshot of the job's checkpoint statistics ({@link #stateSizes}).
-     */
-    private record SubtaskLocations(long restarts, Map<String, String> taskManagers) {
-    }
-
-    /** Where {@code jobId}'s subtasks run as far as read, or nothing if it restarted since ({@link SubtaskLocations}). */
-    private Map<String, String> subtaskLocations(String jobId) throws IOException {
-        long restarts = jobMetric(jobId, "numRestarts").orElse(-1);
-        SubtaskLocations known = locationsByJob.get(jobId);
-        if (known == null || known.restarts() != restarts) {
-            known = new SubtaskLocations(restarts, new java.util.concurrent.ConcurrentHashMap<>());
-            locationsByJob.put(jobId, known);
-        }
-        return known.taskManagers();
-    }
-
-    /** The metrics {@code wanted} picks, summed over each running job's operators and subtasks, by job name. */
-    private Map<String, Long> sumByJob(java.util.function.Predicate<String> wanted) throws IOException {
-        Map<String, Long> sums = new TreeMap<>();
-        metricsByJob(wanted).forEach((job, metrics) ->
-                sums.put(job, metrics.values().values().stream().mapToLong(Long::longValue).sum()));
-        return sums;
-    }
-
-    /** A running job's id and the values of some of its metrics, keyed {@code <vertex>/<subtask>.<operator>.<name>}. */
-    private record JobMetrics(String id, Map<String, Long> values) {
-    }
-
-    /**
-     * A job's vertex ids, read once per job id: a job's graph does not change while it runs under one id (an in-place
-     * rescale keeps its vertices), and each read of it is a snapshot of its checkpoint statistics ({@link #stateSizes}).
-     */
-    private List<String> vertices(String jobId) throws IOException {
-        List<String> ids = verticesByJob.get(jobId);
-        if (ids == null) {
-            ids = new ArrayList<>();
-            for (JsonNode vertex : get("jobs/" + jobId).path("vertices")) {
-                ids.add(vertex.path("id").asText());
-            }
-            verticesByJob.put(jobId, ids);
-        }
-        return ids;
-    }
-
-    /**
-     * The values of the metrics whose ids {@code wanted} picks, per running job (by name); jobs with none are left out.
-     */
-    private Map<String, JobMetrics> metricsByJob(java.util.function.Predicate<String> wanted) throws IOException {
-        Map<String, JobMetrics> byJob = new TreeMap<>();
-        for (JsonNode overview : get("jobs/overview").path("jobs")) {
-            if (!overview.path("state").asText().equals("RUNNING")) {
-                continue;
-            }
-            String job = overview.path("jid").asText();
-            Map<String, Long> values = new TreeMap<>();
-            for (String vertex : vertices(job)) {
-                String metrics = "jobs/" + job + "/vertices/" + vertex + "/metrics";
-                List<String> ids = new ArrayList<>();
-                for (JsonNode metric : get(metrics)) {
-                    String id = metric.path("id").asText();
-                    if (wanted.test(id)) {
-                        ids.add(id);
-                    }
-                }
-                if (!ids.isEmpty()) {
-                    String query = java.net.URLEncoder.encode(String.join(",", ids), java.nio.charset.StandardCharsets.UTF_8)
-                            .replace("+", "%20");
-                    for (JsonNode value : get(metrics + "?get=" + query)) {
-                        values.put(vertex + "/" + value.path("id").asText(),
-                                value.path("value").asLong());
-                    }
-                }
-            }
-            if (!values.isEmpty()) {
-                byJob.put(overview.path("name").asText(), new JobMetrics(job, values));
-            }
-        }
-        return byJob;
-    }
-
     /** A job-level metric of {@code jobId} (the JobManager's, such as {@code numRestarts}); empty if not reported. */
-    private java.util.OptionalLong jobMetric(String jobId, String name) throws IOException {
+    private OptionalLong jobMetric(String jobId, String name) throws IOException {
         JsonNode metric = get("jobs/" + jobId + "/metrics?get=" + name).path(0);
-        return metric.isMissingNode() ? java.util.OptionalLong.empty()
-                : java.util.OptionalLong.of(metric.path("value").asLong(-1));
+        return metric.isMissingNode() ? OptionalLong.empty()
+                : OptionalLong.of(metric.path("value").asLong(-1));
     }
 
     /**
@@ -520,8 +347,8 @@ public final class FlinkRest {
                 if (!id.endsWith(".pendingRecords")) {
                     continue;
                 }
-                for (JsonNode value : get(metrics + "?agg=sum&get=" + java.net.URLEncoder.encode(id,
-                        java.nio.charset.StandardCharsets.UTF_8).replace("+", "%20"))) {
+                for (JsonNode value : get(metrics + "?agg=sum&get=" + URLEncoder.encode(id,
+                        StandardCharsets.UTF_8).replace("+", "%20"))) {
                     if (value.has("sum")) {
                         total = (total == null ? 0 : total) + value.path("sum").asLong();
                     }
