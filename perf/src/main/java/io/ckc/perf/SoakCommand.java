@@ -194,13 +194,24 @@ public final class SoakCommand implements Callable<Integer> {
             load.start();
             Map<String, List<String>> threadsAfterWarmUp = null;
             Map<String, Map<String, Long>> heapAfterWarmUp = null;
-            for (int n = 1; n * sampleSeconds <= seconds; n++) {
+            Map<String, List<String>> threadsAtEnd = null;
+            Map<String, Map<String, Long>> heapAtEnd = null;
+            int last = seconds / sampleSeconds;
+            for (int n = 1; n <= last; n++) {
                 long due = began + TimeUnit.SECONDS.toNanos((long) n * sampleSeconds);
                 TimeUnit.NANOSECONDS.sleep(Math.max(0, due - System.nanoTime()));
+                // Both censuses are taken a sample period after the last reads of the processes, before this one's:
+                // right after a read, a Flink process still holds its reporter's answer (2.5 MB, a connection's
+                // write buffer, in a TaskManager's heap dump at the end of the soak of 2026-11-29 21:56).
                 if (threadsAfterWarmUp == null && n * sampleSeconds / 60.0 > warmUpMinutes) {
                     threadsAfterWarmUp = threadNames(probe);
                     heapAfterWarmUp = liveBytesByClass(probe);
                     dumpHeaps(probe, "warm-up");
+                }
+                if (n == last) {
+                    threadsAtEnd = threadNames(probe);
+                    heapAtEnd = liveBytesByClass(probe);
+                    dumpHeaps(probe, "end");
                 }
                 double minute = n * sampleSeconds / 60.0;
                 List<Sample> now = sample(minute, probe, admin);
@@ -209,9 +220,6 @@ public final class SoakCommand implements Callable<Integer> {
                         trips.delivered.get(), brief(now));
             }
             load.join();
-            Map<String, List<String>> threadsAtEnd = threadNames(probe);
-            Map<String, Map<String, Long>> heapAtEnd = liveBytesByClass(probe);
-            dumpHeaps(probe, "end");
             out.println("load over; waiting for the last echoes...");
             trips.awaitEchoes(drainSeconds, fleet::shed, () -> { });
             writeCsv(results.dir().resolve("soak.csv"), samples);
