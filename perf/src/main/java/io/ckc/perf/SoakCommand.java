@@ -230,7 +230,7 @@ public final class SoakCommand implements Callable<Integer> {
             trends(samples, warmUpMinutes).forEach((key, trend) -> {
                 boolean judged = judged(key, jobs, beyondCaches);
                 lines.add(String.format(Locale.ROOT, "RESULT soak metric=%s series=%s samples=%d first=%.1f slope=%s grows=%s%s",
-                        key.metric().label(), key.series(), trend.samples(), trend.first(), trend.describe("%.2f"),
+                        key.metric().label(), key.series(), trend.samples(), trend.first(), trend.describe(),
                         trend.grows(), judged ? "" : " judged=false"));
                 if (judged && trend.grows()) {
                     growing.add(key.metric().label() + ":" + key.series());

@@ -97,6 +97,16 @@ record Trend(double perHour, double ciPerHour, double first, int samples, double
      * independent ones, the interval were they independent and what they are worth: {@code 1.2±3.4/h
      * (independent: ±1.1, n_eff=9.3)}.
      */
+    /**
+     * {@link #describe(String)} with two decimals, or two significant digits where two decimals would print a slope
+     * that is not zero as 0.00 (the echo job's live state grew 0.0023 MB/h, judged growing, in the soak of 2026-11-29
+     * 21:56, and read "0.00±0.00").
+     */
+    String describe() {
+        boolean tiny = perHour != 0 && Math.abs(perHour) < 0.005;
+        return describe(tiny ? "%.2g" : "%.2f");
+    }
+
     String describe(String format) {
         String slope = String.format(Locale.ROOT, format + "±" + format + "/h", perHour, ciPerHour);
         if (effectiveSamples >= samples || Double.isNaN(ciPerHour)) {

@@ -106,6 +106,21 @@ class TrendTest {
     }
 
     @Test
+    void aSlopeTooSmallForTwoDecimalsIsPrintedInSignificantDigits() {
+        double[] t = minutes(45);
+        double[] steps = new double[45];
+        double[] climbing = new double[45];
+        for (int i = 0; i < 45; i++) {
+            steps[i] = 8.007 + (i % 3 == 0 ? 0.001 : 0) + 0.00004 * t[i]; // MB, +0.0024 MB/h
+            climbing[i] = 100 + 0.5 * t[i] / 60 + (i % 2 == 0 ? 0.01 : -0.01);
+        }
+        Trend tiny = Trend.of(t, steps);
+        assertThat(tiny.grows()).isTrue();
+        assertThat(tiny.describe()).as("not 0.00±0.00").startsWith("0.002").doesNotStartWith("0.00±");
+        assertThat(Trend.of(t, climbing).describe()).startsWith("0.50±");
+    }
+
+    @Test
     void tooFewSamplesSayNothing() {
         Trend two = Trend.of(new double[] {1, 2}, new double[] {1, 5});
         assertThat(two.ciPerHour()).isNaN();
