@@ -1,7 +1,7 @@
 package io.ckc.cli;
 
-import io.ckc.jobs.ops.FlinkPrometheus;
 import io.ckc.perf.FaultsCommand;
+import io.ckc.perf.FlinkPrometheus;
 import io.ckc.perf.PerfCommand;
 import io.ckc.perf.RescaleCommand;
 import io.ckc.perf.SoakCommand;

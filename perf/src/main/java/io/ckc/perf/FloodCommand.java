@@ -240,16 +240,16 @@ final class FloodCommand implements Callable<Integer> {
      * machine's kernel dropped for a full receive buffer (any socket: the flood's target or the honest nodes').
      */
     private static double[] counters(GatewayMetricsReader metrics) throws Exception {
-        String body = metrics.read();
-        return new double[] {GatewayMetricsReader.sum(body, "ckc_gateway_connects_refused_total", "reason=\"address_rate\"")
+        List<PrometheusText.Sample> body = metrics.read();
+        return new double[] {PrometheusText.sum(body, "ckc_gateway_connects_refused_total", "reason", "address_rate")
                 // a handshake is a connect where the gateway authenticates
-                + GatewayMetricsReader.sum(body, "ckc_gateway_dtls_handshakes_total", "outcome=\"refused\""),
+                + PrometheusText.sum(body, "ckc_gateway_dtls_handshakes_total", "outcome", "refused"),
                 // over the limit, and every new message after it: the gateway takes none until the refused one again
-                GatewayMetricsReader.sum(body, "ckc_gateway_rejected_messages_total", "code=\"RATE_LIMITED\"")
-                        + GatewayMetricsReader.sum(body, "ckc_gateway_rejected_messages_total", "code=\"PUBLISH_FAILED\""),
-                GatewayMetricsReader.sum(body, "ckc_gateway_connects_refused_total", "reason=\"flapping\""),
-                GatewayMetricsReader.sum(body, "ckc_gateway_rejected_messages_total", "code=\"BUSY\""),
-                GatewayMetricsReader.sum(body, "ckc_gateway_retransmissions_total", ""),
+                PrometheusText.sum(body, "ckc_gateway_rejected_messages_total", "code", "RATE_LIMITED")
+                        + PrometheusText.sum(body, "ckc_gateway_rejected_messages_total", "code", "PUBLISH_FAILED"),
+                PrometheusText.sum(body, "ckc_gateway_connects_refused_total", "reason", "flapping"),
+                PrometheusText.sum(body, "ckc_gateway_rejected_messages_total", "code", "BUSY"),
+                PrometheusText.sum(body, "ckc_gateway_retransmissions_total"),
                 UdpStatistics.receiveBufferErrors()};
     }
 

@@ -7,9 +7,13 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 
-/** The gateways' Prometheus metrics, read over HTTP by a measuring command: the sums it compares second by second. */
+/**
+ * The gateways' Prometheus metrics, read over HTTP by a measuring command: their samples, which it sums
+ * ({@link PrometheusText#sum}) second by second.
+ */
 final class GatewayMetricsReader {
 
     private final HttpClient http = HttpClient.newHttpClient();
@@ -20,24 +24,13 @@ final class GatewayMetricsReader {
         this.urls = urls.stream().map(URI::create).toList();
     }
 
-    /** The metrics text of every gateway, one after the other. */
-    String read() throws IOException, InterruptedException {
-        StringBuilder all = new StringBuilder();
+    /** The samples of every gateway's metrics, one gateway after the other. */
+    List<PrometheusText.Sample> read() throws IOException, InterruptedException {
+        List<PrometheusText.Sample> all = new ArrayList<>();
         for (URI url : urls) {
-            all.append(http.send(HttpRequest.newBuilder(url).timeout(Duration.ofSeconds(5)).build(),
-                    HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8)).body()).append('\n');
+            all.addAll(PrometheusText.parse(http.send(HttpRequest.newBuilder(url).timeout(Duration.ofSeconds(5)).build(),
+                    HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8)).body()));
         }
-        return all.toString();
-    }
-
-    /** The sum of a Prometheus text exposition's samples of {@code name} whose labels contain {@code label}. */
-    static double sum(String exposition, String name, String label) {
-        double total = 0;
-        for (String line : exposition.split("\n")) {
-            if ((line.startsWith(name + "{") || line.startsWith(name + " ")) && line.contains(label)) {
-                total += Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
-            }
-        }
-        return total;
+        return all;
     }
 }

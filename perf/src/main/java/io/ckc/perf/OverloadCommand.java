@@ -351,10 +351,10 @@ final class OverloadCommand implements Callable<Integer> {
         /** The gateways' delivery windows together and their busy refusals so far; {-1, NaN} if one did not answer. */
         private double[] gatewayFigures() throws InterruptedException {
             try {
-                String metrics = gateways.read();
+                List<PrometheusText.Sample> metrics = gateways.read();
                 return new double[] {
-                        GatewayMetricsReader.sum(metrics, "ckc_gateway_downlink_window_frames", "frames=\"limit\""),
-                        GatewayMetricsReader.sum(metrics, "ckc_gateway_rejected_messages_total", "code=\"BUSY\"")};
+                        PrometheusText.sum(metrics, "ckc_gateway_downlink_window_frames", "frames", "limit"),
+                        PrometheusText.sum(metrics, "ckc_gateway_rejected_messages_total", "code", "BUSY")};
             } catch (IOException e) {
                 return new double[] {-1, Double.NaN};
             }

@@ -93,11 +93,6 @@ record Trend(double perHour, double ciPerHour, double first, int samples, double
     }
 
     /**
-     * {@code slope±ci/h} in the given format, e.g. {@code 1.2±3.4/h}, and where the samples are worth fewer
-     * independent ones, the interval were they independent and what they are worth: {@code 1.2±3.4/h
-     * (independent: ±1.1, n_eff=9.3)}.
-     */
-    /**
      * {@link #describe(String)} with two decimals, or two significant digits where two decimals would print a slope
      * that is not zero as 0.00 (the echo job's live state grew 0.0023 MB/h, judged growing, in the soak of 2026-11-29
      * 21:56, and read "0.00±0.00").
@@ -107,6 +102,11 @@ record Trend(double perHour, double ciPerHour, double first, int samples, double
         return describe(tiny ? "%.2g" : "%.2f");
     }
 
+    /**
+     * {@code slope±ci/h} in the given format, e.g. {@code 1.2±3.4/h}, and where the samples are worth fewer
+     * independent ones, the interval were they independent and what they are worth: {@code 1.2±3.4/h
+     * (independent: ±1.1, n_eff=9.3)}.
+     */
     String describe(String format) {
         String slope = String.format(Locale.ROOT, format + "±" + format + "/h", perHour, ciPerHour);
         if (effectiveSamples >= samples || Double.isNaN(ciPerHour)) {

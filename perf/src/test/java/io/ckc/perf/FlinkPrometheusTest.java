@@ -1,4 +1,4 @@
-package io.ckc.jobs.ops;
+package io.ckc.perf;
 
 import io.ckc.testing.Await;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
@@ -22,7 +22,6 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.ServerSocket;
-import java.util.List;
 import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -88,27 +87,6 @@ class FlinkPrometheusTest {
         int nothing = freePort();
         assertThatThrownBy(() -> new FlinkPrometheus("127.0.0.1", nothing, nothing).stateSizes())
                 .isInstanceOf(IOException.class).hasMessageContaining("no Flink Prometheus reporter on 127.0.0.1:" + nothing);
-    }
-
-    @Test
-    void theTextExpositionIsParsedWithItsEscapes() {
-        List<FlinkPrometheus.Sample> samples = FlinkPrometheus.parse("""
-                # HELP flink_jobmanager_job_lastCheckpointFullSize lastCheckpointFullSize (scope: jobmanager_job)
-                # TYPE flink_jobmanager_job_lastCheckpointFullSize gauge
-                flink_jobmanager_job_lastCheckpointFullSize{job_id="ab12",job_name="ckc_poa_manager",} 358015.0
-                flink_jobmanager_numRegisteredTaskManagers 2.0
-
-                up{note="a \\\\ b, \\"c\\"\\nd",x="}"} 1e3 1700000000000
-                """);
-        assertThat(samples).hasSize(3);
-        assertThat(samples.get(0).name()).isEqualTo("flink_jobmanager_job_lastCheckpointFullSize");
-        assertThat(samples.get(0).labels()).containsEntry("job_id", "ab12").containsEntry("job_name", "ckc_poa_manager");
-        assertThat(samples.get(0).named("job_name")).isEqualTo("ckc-poa-manager");
-        assertThat(samples.get(0).value()).isEqualTo(358015.0);
-        assertThat(samples.get(1).labels()).isEmpty();
-        assertThat(samples.get(1).value()).isEqualTo(2.0);
-        assertThat(samples.get(2).labels()).containsEntry("note", "a \\ b, \"c\"\nd").containsEntry("x", "}");
-        assertThat(samples.get(2).value()).isEqualTo(1000.0);
     }
 
     /** A job that counts per key at 1,000 numbers a second, checkpointed each second. */

@@ -1,4 +1,6 @@
-package io.ckc.jobs.ops;
+package io.ckc.perf;
+
+import io.ckc.perf.PrometheusText.Sample;
 
 import java.io.IOException;
 import java.net.ConnectException;
@@ -42,15 +44,6 @@ public final class FlinkPrometheus {
     static final String BLOCK_CACHE = "_rocksdb_block_cache_usage";
     static final String MEMTABLES = "_rocksdb_cur_size_all_mem_tables";
     static final String PENDING_RECORDS = "flink_taskmanager_job_task_operator_pendingRecords";
-
-    /** One sample of the text exposition: its metric name, labels and value. */
-    record Sample(String name, Map<String, String> labels, double value) {
-
-        /** A label as Flink named it before the reporter wrote each {@code -} as {@code _}; "?" if missing. */
-        String named(String label) {
-            return labels.getOrDefault(label, "?").replace('_', '-');
-        }
-    }
 
     private final String host;
     private final int firstPort;
@@ -158,67 +151,12 @@ public final class FlinkPrometheus {
             }
             if (response.statusCode() == 200) {
                 answered++;
-                samples.addAll(parse(response.body()));
+                samples.addAll(PrometheusText.parse(response.body()));
             }
         }
         if (answered == 0) {
             throw new IOException("no Flink Prometheus reporter on " + host + ":" + firstPort + "-" + lastPort);
         }
         return samples;
-    }
-
-    /**
-     * The samples of a Prometheus text exposition (version 0.0.4): {@code name{label="value",...} value}, comments
-     * and blank lines skipped; label values unescaped ({@code \\}, {@code \"}, {@code \n}).
-     */
-    static List<Sample> parse(String exposition) {
-        List<Sample> samples = new ArrayList<>();
-        for (String line : exposition.split("\n")) {
-            if (line.isBlank() || line.startsWith("#")) {
-                continue;
-            }
-            int brace = line.indexOf('{');
-            int space = line.indexOf(' ');
-            Map<String, String> labels = new LinkedHashMap<>();
-            int end;
-            String name;
-            if (brace >= 0 && (space < 0 || brace < space)) {
-                name = line.substring(0, brace);
-                end = labels(line, brace + 1, labels);
-            } else {
-                name = line.substring(0, space);
-                end = space;
-            }
-            String[] rest = line.substring(end).trim().split(" ");
-            samples.add(new Sample(name, labels, Double.parseDouble(rest[0])));
-        }
-        return samples;
-    }
-
-    /** Reads {@code label="value",...}} from {@code from} into {@code labels}; returns the index after the '}'. */
-    private static int labels(String line, int from, Map<String, String> labels) {
-        int i = from;
-        while (line.charAt(i) != '}') {
-            if (line.charAt(i) == ',' || line.charAt(i) == ' ') {
-                i++;
-                continue;
-            }
-            int equals = line.indexOf('=', i);
-            String label = line.substring(i, equals).trim();
-            StringBuilder value = new StringBuilder();
-            i = equals + 2; // past ="
-            while (line.charAt(i) != '"') {
-                char c = line.charAt(i++);
-                if (c == '\\') {
-                    char escaped = line.charAt(i++);
-                    value.append(escaped == 'n' ? '\n' : escaped);
-                } else {
-                    value.append(c);
-                }
-            }
-            labels.put(label, value.toString());
-            i++; // past the closing "
-        }
-        return i + 1;
     }
 }
