@@ -144,9 +144,10 @@ public final class SoakCommand implements Callable<Integer> {
      * {@code TotalTimeMs}), each an exponentially decaying reservoir of up to 1,028 samples, so a histogram's memory
      * grows until it has seen 1,028 requests and then stays. The requests of a lag read ({@code ListGroups}, and
      * {@code FindCoordinator}, {@code OffsetFetch} and {@code ListOffsets} per group) are made by nothing else; once
-     * a minute they fill their histograms for hours (1,028 minutes for {@code ListGroups}). In the heap dump of Kafka
-     * at the end of the warm-up of the soak of 2026-12-01 13:08, 104 of its 755 reservoirs were filling, with room for
-     * 98,808 more samples.
+     * a minute they fill their histograms for hours (1,028 minutes for {@code ListGroups}). In Kafka's heap dumps of
+     * the soak of 2026-12-01 13:09 ({@code 82afb4a}, not primed), its 755 reservoirs held 58,476 samples at the end of
+     * the warm-up and 12,400 more 44 minutes later, 0.87 MB an hour at 52 bytes a sample (a skip list's node and
+     * index, and a {@code Double}); 7,744 of them were these four requests.
      */
     static final int KAFKA_REQUEST_HISTOGRAM_SAMPLES = 1028;
 
@@ -213,10 +214,18 @@ public final class SoakCommand implements Callable<Integer> {
             for (int n = 1; n <= last; n++) {
                 long due = began + TimeUnit.SECONDS.toNanos((long) n * sampleSeconds);
                 TimeUnit.NANOSECONDS.sleep(Math.max(0, due - System.nanoTime()));
-                // Both censuses are taken a sample period after the last reads of the processes, before this one's:
-                // right after a read, a Flink process still holds its reporter's answer (2.5 MB, a connection's
-                // write buffer, in a TaskManager's heap dump at the end of the soak of 2026-11-29 21:56).
-                if (threadsAfterWarmUp == null && n * sampleSeconds / 60.0 > warmUpMinutes) {
+                double minute = n * sampleSeconds / 60.0;
+                List<Sample> now = sample(minute, probe, admin);
+                samples.addAll(now);
+                out.printf(Locale.ROOT, "%6.1f min: %d sent, %d echoed; %s%n", minute, trips.sent.get(),
+                        trips.delivered.get(), brief(now));
+                // Each census right after a sample, never just before one the trends fit: a census (full collections
+                // and JMX operations) moves the next sample's heaps after GC. In the soaks of 2026-11-29 21:56 and
+                // 2026-12-01 13:09, taken before the sample, the Flink processes' and gateways' rose at minute 16 in
+                // twelve cases of twelve, by up to 113 KB, and moved by -154 to +217 KB at minute 60. Both censuses
+                // come right after a read, so what a read leaves (a reporter's 2.5 MB answer in a TaskManager) is in
+                // both.
+                if (n == warmUpCensusAfter(sampleSeconds, warmUpMinutes)) {
                     threadsAfterWarmUp = threadNames(probe);
                     heapAfterWarmUp = liveBytesByClass(probe);
                     dumpHeaps(probe, "warm-up");
@@ -226,11 +235,6 @@ public final class SoakCommand implements Callable<Integer> {
                     heapAtEnd = liveBytesByClass(probe);
                     dumpHeaps(probe, "end");
                 }
-                double minute = n * sampleSeconds / 60.0;
-                List<Sample> now = sample(minute, probe, admin);
-                samples.addAll(now);
-                out.printf(Locale.ROOT, "%6.1f min: %d sent, %d echoed; %s%n", minute, trips.sent.get(),
-                        trips.delivered.get(), brief(now));
             }
             load.join();
             out.println("load over; waiting for the last echoes...");
@@ -314,11 +318,28 @@ public final class SoakCommand implements Callable<Integer> {
         return asked >= 0 ? asked : Math.min(WARM_UP_MINUTES, minutes / 3.0);
     }
 
+    /** Whether a sample taken at {@code minute} is one the trends fit: after the warm-up. */
+    static boolean fitted(double minute, double warmUpMinutes) {
+        return minute > warmUpMinutes;
+    }
+
+    /**
+     * After which sample (from 1) the census of the warm-up's end is taken: the last one the trends leave out, so
+     * that a whole sample period lies between the census and the first sample fitted.
+     */
+    static int warmUpCensusAfter(int sampleSeconds, double warmUpMinutes) {
+        int n = 1;
+        while (!fitted((n + 1) * sampleSeconds / 60.0, warmUpMinutes)) {
+            n++;
+        }
+        return n;
+    }
+
     /** The trend of each series, fitted on the samples after {@code warmUpMinutes}. */
     static Map<Key, Trend> trends(List<Sample> samples, double warmUpMinutes) {
         Map<Key, List<Sample>> bySeries = new TreeMap<>();
         for (Sample s : samples) {
-            if (s.minute() > warmUpMinutes) {
+            if (fitted(s.minute(), warmUpMinutes)) {
                 bySeries.computeIfAbsent(new Key(s.metric(), s.series()), k -> new ArrayList<>()).add(s);
             }
         }

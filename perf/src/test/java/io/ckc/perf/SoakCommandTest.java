@@ -55,6 +55,15 @@ class SoakCommandTest {
         assertThat(judged(SoakCommand.Metric.LAG_RECORDS, "ckc-gateway-gw-1")).as("a gateway's group").isTrue();
     }
 
+    @Test
+    void theWarmUpsCensusFollowsTheLastSampleTheTrendsLeaveOut() {
+        assertThat(SoakCommand.warmUpCensusAfter(60, 15)).isEqualTo(15);
+        assertThat(SoakCommand.fitted(15, 15)).isFalse();
+        assertThat(SoakCommand.fitted(16, 15)).isTrue();
+        assertThat(SoakCommand.warmUpCensusAfter(30, 20 / 3.0)).as("samples at 6.5 and 7.0 min").isEqualTo(13);
+        assertThat(SoakCommand.warmUpCensusAfter(60, 0)).as("no warm-up: after the first sample").isEqualTo(1);
+    }
+
     /** Whether a series is judged in a soak of the echo and delivery jobs, its caches told apart in two processes. */
     private static boolean judged(SoakCommand.Metric metric, String series) {
         return SoakCommand.judged(new SoakCommand.Key(metric, series), java.util.Set.of("ckc-echo", "ckc-delivery"),
