@@ -189,7 +189,7 @@ public final class Processes {
      * With one arena per thread a TaskManager's resident memory grew by 48-65 MB an hour (its Java heap flat) in the
      * hour-long soak of 2026-11-26; with two, by 29 MB an hour (perf/results/2026-11-27-1126-soak), an arena's heap
      * growing by 24 MB in three minutes. Kafka on glibc, its heap touched at start, grew by 2-5 MB an hour beyond its
-     * code cache and mapped files in three soaks of four; on jemalloc it was flat (perf/results/2026-11-29-2156-soak).
+     * code cache and mapped files in three soaks of four; on jemalloc it was flat (perf/results/2026-12-01-1413-soak).
      */
     static Map<String, String> nativeMemoryEnv(Map<String, String> environment, List<Path> jemallocCandidates) {
         if (!jemallocDisabled(environment)) {
