@@ -7,6 +7,7 @@ import org.apache.kafka.clients.admin.GroupListing;
 import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
+import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -185,6 +186,12 @@ public final class SoakCommand implements Callable<Integer> {
         Results results = new Results(stack.resultsDir);
         int seconds = minutes * 60;
         warmUpMinutes = warmUpMinutes(warmUpMinutes, minutes);
+        int fitted = minutes > 0 && sampleSeconds > 0 ? fittedSamples(minutes, sampleSeconds, warmUpMinutes) : 0;
+        if (fitted < 3) {
+            throw new CommandLine.ParameterException(new CommandLine(this), String.format(Locale.ROOT,
+                    "--minutes %d with a sample every %d s and --warm-up-minutes %s leave %d samples after the warm-up;"
+                            + " a trend needs at least 3", minutes, sampleSeconds, warmUpMinutes, fitted));
+        }
         out.printf(Locale.ROOT, "soak: %d nodes, %d msg/s for %d min; a sample every %d s, trends after %.0f min%n",
                 nodes, rate, minutes, sampleSeconds, warmUpMinutes);
         List<Sample> samples = new ArrayList<>();
@@ -321,6 +328,17 @@ public final class SoakCommand implements Callable<Integer> {
     /** Whether a sample taken at {@code minute} is one the trends fit: after the warm-up. */
     static boolean fitted(double minute, double warmUpMinutes) {
         return minute > warmUpMinutes;
+    }
+
+    /** How many of a soak's samples the trends fit: those after the warm-up. */
+    static int fittedSamples(int minutes, int sampleSeconds, double warmUpMinutes) {
+        int fitted = 0;
+        for (int n = 1; n <= minutes * 60 / sampleSeconds; n++) {
+            if (fitted(n * sampleSeconds / 60.0, warmUpMinutes)) {
+                fitted++;
+            }
+        }
+        return fitted;
     }
 
     /**

@@ -2,6 +2,7 @@ package io.ckc.perf;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -11,6 +12,7 @@ import java.util.List;
 import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 class SoakCommandTest {
 
@@ -62,6 +64,26 @@ class SoakCommandTest {
         assertThat(SoakCommand.fitted(16, 15)).isTrue();
         assertThat(SoakCommand.warmUpCensusAfter(30, 20 / 3.0)).as("samples at 6.5 and 7.0 min").isEqualTo(13);
         assertThat(SoakCommand.warmUpCensusAfter(60, 0)).as("no warm-up: after the first sample").isEqualTo(1);
+    }
+
+    @Test
+    void aWarmUpThatLeavesTooFewSamplesToFitIsAClearErrorBeforeAnythingStarts(@TempDir Path results) {
+        assertThat(soak(results, "--minutes", "10", "--warm-up-minutes", "8")).isEqualTo(CommandLine.ExitCode.USAGE);
+        assertThat(soak(results, "--minutes", "10", "--warm-up-minutes", "Infinity")).isEqualTo(CommandLine.ExitCode.USAGE);
+        assertThat(soak(results, "--minutes", "10", "--sample-seconds", "0")).isEqualTo(CommandLine.ExitCode.USAGE);
+        SoakCommand soak = new SoakCommand();
+        new CommandLine(soak).parseArgs("--results", results.toString(), "--minutes", "10", "--warm-up-minutes", "8");
+        assertThatThrownBy(soak::call).isInstanceOf(CommandLine.ParameterException.class)
+                .hasMessage("--minutes 10 with a sample every 60 s and --warm-up-minutes 8.0 leave 2 samples after the "
+                        + "warm-up; a trend needs at least 3");
+        assertThat(SoakCommand.fittedSamples(10, 60, 7)).isEqualTo(3);
+        assertThat(SoakCommand.fittedSamples(60, 60, 15)).isEqualTo(45);
+    }
+
+    private static int soak(Path results, String... args) {
+        List<String> line = new ArrayList<>(List.of("--results", results.toString()));
+        line.addAll(List.of(args));
+        return new CommandLine(new SoakCommand()).execute(line.toArray(String[]::new));
     }
 
     /** Whether a series is judged in a soak of the echo and delivery jobs, its caches told apart in two processes. */
