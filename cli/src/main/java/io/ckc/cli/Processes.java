@@ -183,7 +183,7 @@ public final class Processes {
 
     /**
      * The environment of the long-running JVMs whose native memory churns (Flink's, the cluster's and the embedded one,
-     * and Kafka's): jemalloc as their malloc where the machine has it, as in Flink's Docker image, and
+     * Kafka's and the gateways'): jemalloc as their malloc where the machine has it, as in Flink's Docker image, and
      * {@code DISABLE_JEMALLOC=true} keeps glibc's, as there; with glibc, two arenas instead of eight per core. Why:
      * RocksDB allocates and frees native memory on many threads, and glibc keeps the freed pieces in its arenas' heaps.
      * With one arena per thread a TaskManager's resident memory grew by 48-65 MB an hour (its Java heap flat) in the

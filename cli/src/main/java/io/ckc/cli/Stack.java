@@ -199,14 +199,13 @@ final class Stack {
      */
     private void startGateways(StackShape shape) {
         if (shape.gatewayProcesses().equals("one")) {
-            Map<String, String> env = new HashMap<>(security);
-            env.putAll(shape.gatewayEnvironment());
-            env.putAll(Map.of("CKC_GATEWAY_IDS", String.join(",", shape.gatewayIds()),
-                    "CKC_KAFKA_BOOTSTRAP", KafkaBroker.BOOTSTRAP, "CKC_UDP_HOST", "127.0.0.1",
-                    "CKC_UDP_PORT", String.valueOf(StackShape.FIRST_UDP_PORT),
-                    "CKC_MQTT_PORT", String.valueOf(StackShape.FIRST_MQTT_PORT),
-                    "CKC_MQTT_WS_PORT", String.valueOf(StackShape.FIRST_MQTT_WS_PORT),
-                    "CKC_METRICS_PORT", String.valueOf(StackShape.FIRST_METRICS_PORT)));
+            Map<String, String> env = gatewayEnvironment(processes.nativeMemoryEnv(), security, shape,
+                    Map.of("CKC_GATEWAY_IDS", String.join(",", shape.gatewayIds()),
+                            "CKC_KAFKA_BOOTSTRAP", KafkaBroker.BOOTSTRAP, "CKC_UDP_HOST", "127.0.0.1",
+                            "CKC_UDP_PORT", String.valueOf(StackShape.FIRST_UDP_PORT),
+                            "CKC_MQTT_PORT", String.valueOf(StackShape.FIRST_MQTT_PORT),
+                            "CKC_MQTT_WS_PORT", String.valueOf(StackShape.FIRST_MQTT_WS_PORT),
+                            "CKC_METRICS_PORT", String.valueOf(StackShape.FIRST_METRICS_PORT)));
             processes.start("gateways", home.log("gateways"), env,
                     List.of("java", "-Xmx" + shape.gatewayHeap(), "-XX:+UseG1GC", processes.gcLog("gateways"), "-jar",
                             home.gatewayJar().toString()));
@@ -224,16 +223,34 @@ final class Stack {
         }
     }
 
+    /**
+     * A gateway JVM's environment: the malloc of the stack's other long-running JVMs ({@code nativeMemory},
+     * {@link Processes#nativeMemoryEnv()}), what it is told about authentication, the shape's settings, then its own
+     * (ids and ports). Why the malloc: a gateway frees native memory on many threads too (Netty's event loops, the
+     * Kafka clients' I/O threads). On glibc's, eight arenas a core, its resident memory beyond the code cache and
+     * mapped files crept up 0.3 to 1 MB an hour, its live heap flat, in one to two gateways of three in each of three
+     * soaks of 2026-12-01 (perf/results/2026-12-01-1557-soak, 2026-12-01-1730-soak and a 30-minute one). In that last
+     * one, read from {@code /proc/<pid>/smaps} every 30 s, the Java heap's resident pages stayed at 73.8 MB from
+     * minute 8 on, and malloc's arenas grew 0.6 to 1.4 MB from minute 12 to 32.
+     */
+    static Map<String, String> gatewayEnvironment(Map<String, String> nativeMemory, Map<String, String> security,
+                                                  StackShape shape, Map<String, String> own) {
+        Map<String, String> env = new HashMap<>(nativeMemory);
+        env.putAll(security);
+        env.putAll(shape.gatewayEnvironment());
+        env.putAll(own);
+        return env;
+    }
+
     /** Gateway {@code gw-i} in a JVM of its own, UDP, MQTT and metrics ports by its number. */
     private void launchGateway(StackShape shape, int i) {
-        Map<String, String> env = new HashMap<>(security);
-        env.putAll(shape.gatewayEnvironment());
-        env.putAll(Map.of("CKC_GATEWAY_ID", "gw-" + i,
-                "CKC_KAFKA_BOOTSTRAP", KafkaBroker.BOOTSTRAP, "CKC_UDP_HOST", "127.0.0.1",
-                "CKC_UDP_PORT", String.valueOf(StackShape.FIRST_UDP_PORT + i - 1),
-                "CKC_MQTT_PORT", String.valueOf(StackShape.FIRST_MQTT_PORT + i - 1),
-                "CKC_MQTT_WS_PORT", String.valueOf(StackShape.FIRST_MQTT_WS_PORT + i - 1),
-                "CKC_METRICS_PORT", String.valueOf(StackShape.FIRST_METRICS_PORT + i - 1)));
+        Map<String, String> env = gatewayEnvironment(processes.nativeMemoryEnv(), security, shape,
+                Map.of("CKC_GATEWAY_ID", "gw-" + i,
+                        "CKC_KAFKA_BOOTSTRAP", KafkaBroker.BOOTSTRAP, "CKC_UDP_HOST", "127.0.0.1",
+                        "CKC_UDP_PORT", String.valueOf(StackShape.FIRST_UDP_PORT + i - 1),
+                        "CKC_MQTT_PORT", String.valueOf(StackShape.FIRST_MQTT_PORT + i - 1),
+                        "CKC_MQTT_WS_PORT", String.valueOf(StackShape.FIRST_MQTT_WS_PORT + i - 1),
+                        "CKC_METRICS_PORT", String.valueOf(StackShape.FIRST_METRICS_PORT + i - 1)));
         processes.start("gateway-" + i, home.log("gateway-" + i), env,
                 List.of("java", "-Xmx" + shape.gatewayHeap(), "-XX:+UseG1GC", processes.gcLog("gateway-" + i), "-jar",
                         home.gatewayJar().toString()));

@@ -5,6 +5,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -51,9 +52,22 @@ class StackShapeTest {
 
         StackShape large = plain.withGateways(9, List.of("CKC_SESSION_TIMEOUT_MS=120000"));
         assertThat(large.gatewayHeap()).isEqualTo("9g");
-        assertThat(large.gatewayEnvironment()).containsExactly(java.util.Map.entry("CKC_SESSION_TIMEOUT_MS", "120000"));
+        assertThat(large.gatewayEnvironment()).containsExactly(Map.entry("CKC_SESSION_TIMEOUT_MS", "120000"));
         assertThatThrownBy(() -> plain.withGateways(0, List.of("SESSION_TIMEOUT 1")))
                 .hasMessageContaining("NAME=value");
+    }
+
+    @Test
+    void aGatewayRunsOnTheStacksMallocThenItsSecurityTheShapesSettingsAndItsOwn() {
+        StackShape shape = new StackShape(3, "each", 1, 1, List.of(), List.of(), false, null, false)
+                .withGateways(0, List.of("CKC_SESSION_TIMEOUT_MS=120000", "CKC_UDP_PORT=1"));
+
+        Map<String, String> env = Stack.gatewayEnvironment(Map.of("LD_PRELOAD", "/lib/libjemalloc.so.2"),
+                Map.of("CKC_INSECURE", "true"), shape, Map.of("CKC_GATEWAY_ID", "gw-1", "CKC_UDP_PORT", "5500"));
+
+        assertThat(env).containsExactlyInAnyOrderEntriesOf(Map.of("LD_PRELOAD", "/lib/libjemalloc.so.2",
+                "CKC_INSECURE", "true", "CKC_SESSION_TIMEOUT_MS", "120000", "CKC_GATEWAY_ID", "gw-1",
+                "CKC_UDP_PORT", "5500"));
     }
 
     @Test
