@@ -231,7 +231,8 @@ final class Stack {
      * mapped files crept up 0.3 to 1 MB an hour, its live heap flat, in one to two gateways of three in each of three
      * soaks of 2026-12-01 (perf/results/2026-12-01-1557-soak, 2026-12-01-1730-soak and a 30-minute one). In that last
      * one, read from {@code /proc/<pid>/smaps} every 30 s, the Java heap's resident pages stayed at 73.8 MB from
-     * minute 8 on, and malloc's arenas grew 0.6 to 1.4 MB from minute 12 to 32.
+     * minute 8 on, and malloc's arenas grew 0.6 to 1.4 MB from minute 12 to 32. On jemalloc the three gateways' were
+     * flat or falling (perf/results/2026-12-01-1946-soak).
      */
     static Map<String, String> gatewayEnvironment(Map<String, String> nativeMemory, Map<String, String> security,
                                                   StackShape shape, Map<String, String> own) {
