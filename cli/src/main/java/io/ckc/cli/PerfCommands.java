@@ -164,16 +164,26 @@ final class PerfCommands implements Runnable {
      * exist, so the stack is brought up with it.
      */
     static List<String> channelOf(List<String> options) {
-        for (int i = 0; i < options.size(); i++) {
-            String option = options.get(i);
-            String value = option.startsWith("--channel=") ? option.substring("--channel=".length())
-                    : option.equals("--channel") && i + 1 < options.size() ? options.get(i + 1) : null;
-            if (value != null && !value.equals("echo")) {
-                UpCommand.checkChannel(value);
-                return List.of(value);
-            }
+        String value = valueOf(options, "--channel");
+        if (value != null && !value.equals("echo")) {
+            UpCommand.checkChannel(value);
+            return List.of(value);
         }
         return List.of();
+    }
+
+    /** The value a simulator command line gives {@code option} ({@code --x v} or {@code --x=v}); null if none. */
+    static String valueOf(List<String> options, String option) {
+        for (int i = 0; i < options.size(); i++) {
+            String given = options.get(i);
+            if (given.startsWith(option + "=")) {
+                return given.substring(option.length() + 1);
+            }
+            if (given.equals(option) && i + 1 < options.size()) {
+                return options.get(i + 1);
+            }
+        }
+        return null;
     }
 
     static List<String> withGateways(List<String> args, List<String> addresses) {
@@ -321,10 +331,24 @@ final class PerfCommands implements Runnable {
 
     @Command(name = "soak", description = "The nominal load for long (default 60 minutes) on 3 gateways (a JVM each) and "
             + "the jobs on the standalone Flink cluster: heap after GC, RSS, open files and threads of every process, "
-            + "consumer lag and job state sampled each minute; whether each grows (slope per hour, 95%% CI).")
+            + "consumer lag and job state sampled each minute; whether each grows (slope per hour, with its confidence "
+            + "interval: 95%% for all the judged series together). --judge DIR judges a past soak's samples again.")
     static final class Soak extends OnClusterStack {
         String scenario() {
             return "soak";
+        }
+
+        /** {@code --judge DIR} runs no stack and writes no results folder: it reads DIR, which it names as its own. */
+        @Override
+        public Integer call() {
+            String judged = help() ? null : valueOf(options, "--judge");
+            if (judged == null) {
+                return super.call();
+            }
+            List<String> args = simulatorArgs(scenario(), options, setHere());
+            args.addAll(List.of("--results", judged));
+            checkSimulatorArgs(args);
+            return Simulator.measuring(Home.current()).run(args, null).exitCode();
         }
     }
 

@@ -34,4 +34,13 @@ class PerfCommandsTest {
                 "./ckc perf mqtt --paths ckc,kafka --rate 2000");
         assertThat(new PerfCommands.Overload().reportOptions(home)).isEmpty();
     }
+
+    @Test
+    void anOptionsValueIsReadWrittenEitherWay() {
+        assertThat(PerfCommands.valueOf(List.of("--minutes", "5", "--judge", "perf/results/x"), "--judge"))
+                .isEqualTo("perf/results/x");
+        assertThat(PerfCommands.valueOf(List.of("--judge=perf/results/x"), "--judge")).isEqualTo("perf/results/x");
+        assertThat(PerfCommands.valueOf(List.of("--judged", "x", "--judge"), "--judge")).as("no value").isNull();
+        assertThat(PerfCommands.channelOf(List.of("--channel=echo"))).isEmpty();
+    }
 }

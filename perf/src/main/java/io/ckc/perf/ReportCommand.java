@@ -713,10 +713,12 @@ final class ReportCommand implements Callable<Integer> {
                 + "./ckc rescale began (it starts a JVM first: the rescale itself shows a few seconds later).";
 
         static final String SOAK_NOTE = "The nominal load for the whole run; each process, consumer group and job "
-                + "sampled once a sample period. A series grows when the whole 95% confidence interval of its slope (per "
-                + "hour, fitted after the warm-up, whose samples are drawn but not fitted) lies above zero; where one "
-                + "sample's residual predicts the next (lag-1 autocorrelation), the samples count as fewer independent "
-                + "ones (n_eff) and the interval is wider.";
+                + "sampled once a sample period. A series grows when the whole confidence interval of its slope (per "
+                + "hour, fitted after the warm-up, whose samples are drawn but not fitted) lies above zero. Each of the "
+                + "N judged series is judged at 1 - 0.05/N, 95% for all of them together (Bonferroni; "
+                + "growing_each_at_95 counts those each at 95% alone would call growing); where one sample's residual "
+                + "predicts the next (lag-1 autocorrelation), the samples count as fewer independent ones (n_eff) and "
+                + "the interval is wider.";
 
         static final String FAULTS_NOTE = "A constant load through the echo app, with the paper's mtd_2 beside it (30% "
                 + "of its nodes leave and come back at another gateway; its messages have a TTL), while faults drawn from "

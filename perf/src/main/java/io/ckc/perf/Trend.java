@@ -6,9 +6,10 @@ import org.apache.commons.math3.stat.regression.SimpleRegression;
 import java.util.Locale;
 
 /**
- * Whether a quantity sampled over a run grows: the least-squares slope of value against time, per hour, with its 95%
- * confidence interval. It {@linkplain #grows() grows} when the whole interval lies above zero: a slope the noise could
- * explain is no growth.
+ * Whether a quantity sampled over a run grows: the least-squares slope of value against time, per hour, with its
+ * confidence interval (95% unless asked otherwise). It {@linkplain #grows() grows} when the whole interval lies above
+ * zero: a slope the noise could explain is no growth. A run that judges many series at once asks each for more
+ * confidence, so that the run as a whole is wrong as rarely as one series would be ({@link SoakCommand#judge}).
  *
  * <p>The interval allows for samples that are not independent. A process's memory or open files sampled each minute
  * wander: a value above the line is followed by another above it (lag-1 autocorrelation of the residuals {@code r1}
@@ -22,20 +23,32 @@ import java.util.Locale;
  * ({@code TrendTest}).
  *
  * @param perHour the slope, in the quantity's unit per hour
- * @param ciPerHour half the width of the slope's 95% confidence interval; NaN with fewer than 3 samples
+ * @param ciPerHour half the width of the slope's confidence interval; NaN with fewer than 3 samples
  * @param first the fitted value at the first sample
  * @param samples how many samples were fitted
  * @param independentCiPerHour the interval's half width were the samples independent (n - 2 degrees of freedom)
  * @param effectiveSamples how many independent samples the fitted ones are worth, from 3 to {@code samples}
+ * @param confidence the interval's confidence: 0.95 for 95%
  */
 record Trend(double perHour, double ciPerHour, double first, int samples, double independentCiPerHour,
-             double effectiveSamples) {
+             double effectiveSamples, double confidence) {
+
+    /** The confidence of an interval unless one is asked for. */
+    static final double CONFIDENCE = 0.95;
 
     /** Fewest independent samples an interval is computed on: one degree of freedom. */
     private static final double MIN_EFFECTIVE_SAMPLES = 3;
 
-    /** The trend of {@code values} sampled at {@code minutes}. */
+    /** The trend of {@code values} sampled at {@code minutes}, with its 95% interval. */
     static Trend of(double[] minutes, double[] values) {
+        return of(minutes, values, CONFIDENCE);
+    }
+
+    /** The trend of {@code values} sampled at {@code minutes}, with its interval at {@code confidence}. */
+    static Trend of(double[] minutes, double[] values, double confidence) {
+        if (!(confidence > 0 && confidence < 1)) {
+            throw new IllegalArgumentException("a confidence of " + confidence + " is not between 0 and 1");
+        }
         if (minutes.length != values.length) {
             throw new IllegalArgumentException(minutes.length + " times for " + values.length + " values");
         }
@@ -48,16 +61,17 @@ record Trend(double perHour, double ciPerHour, double first, int samples, double
         int n = (int) fit.getN();
         if (n < 3) {
             double first = n == 0 ? Double.NaN : n == 1 ? fit.getIntercept() : fit.predict(minutes[0]);
-            return new Trend(n == 2 ? fit.getSlope() * 60 : Double.NaN, Double.NaN, first, n, Double.NaN, n);
+            return new Trend(n == 2 ? fit.getSlope() * 60 : Double.NaN, Double.NaN, first, n, Double.NaN, n,
+                    confidence);
         }
-        double independentCi = fit.getSlopeConfidenceInterval(0.05) * 60;
+        double independentCi = fit.getSlopeConfidenceInterval(1 - confidence) * 60;
         double effective = effectiveSamples(n, lagOneAutocorrelation(fit, minutes, values));
         double ci = independentCi;
         if (effective < n) {
-            double t = new TDistribution(effective - 2).inverseCumulativeProbability(0.975);
+            double t = new TDistribution(effective - 2).inverseCumulativeProbability(1 - (1 - confidence) / 2);
             ci = t * fit.getSlopeStdErr() * Math.sqrt((n - 2) / (effective - 2)) * 60;
         }
-        return new Trend(fit.getSlope() * 60, ci, fit.predict(minutes[0]), n, independentCi, effective);
+        return new Trend(fit.getSlope() * 60, ci, fit.predict(minutes[0]), n, independentCi, effective, confidence);
     }
 
     /** {@code n (1 - r1) / (1 + r1)}, within 3 and {@code n}. */
@@ -87,7 +101,7 @@ record Trend(double perHour, double ciPerHour, double first, int samples, double
         return sumOfSquares == 0 ? 0 : sumOfProducts / sumOfSquares;
     }
 
-    /** The whole 95% interval of the slope is above zero. */
+    /** The slope's whole interval is above zero. */
     boolean grows() {
         return !Double.isNaN(ciPerHour) && perHour - ciPerHour > 0;
     }

@@ -5,6 +5,7 @@ import org.junit.jupiter.api.Test;
 import java.util.Random;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.within;
 
 class TrendTest {
@@ -118,6 +119,25 @@ class TrendTest {
         assertThat(tiny.grows()).isTrue();
         assertThat(tiny.describe()).as("not 0.00±0.00").startsWith("0.002").doesNotStartWith("0.00±");
         assertThat(Trend.of(t, climbing).describe()).startsWith("0.50±");
+    }
+
+    @Test
+    void moreConfidenceIsAWiderIntervalAndOneOutsideZeroToOneIsAnError() {
+        double[] t = minutes(45);
+        double[] heap = new double[45];
+        Random noise = new Random(7);
+        for (int i = 0; i < 45; i++) {
+            heap[i] = 100 + 0.02 * t[i] + noise.nextGaussian() * 0.3;
+        }
+        Trend at95 = Trend.of(t, heap);
+        Trend at999 = Trend.of(t, heap, 0.999);
+        assertThat(at95.confidence()).isEqualTo(0.95);
+        assertThat(at999.perHour()).isEqualTo(at95.perHour());
+        // Student's t on 43 degrees of freedom: 2.017 at 95%, 3.551 at 99.9%.
+        assertThat(at999.ciPerHour() / at95.ciPerHour()).isCloseTo(3.551 / 2.017, within(0.01));
+        assertThat(at999.describe()).isNotEqualTo(at95.describe());
+        assertThatThrownBy(() -> Trend.of(t, heap, 95)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("a confidence of 95.0 is not between 0 and 1");
     }
 
     @Test
