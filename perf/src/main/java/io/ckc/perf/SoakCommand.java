@@ -318,7 +318,7 @@ public final class SoakCommand implements Callable<Integer> {
      * low ({@link Trend}), and the far tail feels it most: of 20,000 simulated series of 45 samples with no trend, each
      * carrying half of the last sample's noise, 0.3% were called growing at 99.88% (0.06% one-sided were it exact),
      * so a soak of 43 such series is called growing about one time in eight (against four times in five with each
-     * at 95%); carrying 0.8 of it, one time in three ({@code SoakCommandTest}).
+     * at 95%); carrying 0.8 of it, one time in three. {@code SoakCommandTest} checks the first on 200 soaks.
      */
     static double seriesConfidence(int judged) {
         return 1 - (1 - FAMILY_CONFIDENCE) / Math.max(1, judged);
