@@ -65,7 +65,9 @@ final class PerfAb implements Callable<Integer> {
         }
         Path results = home.newResults("ab");
         List<Row> rows = new ArrayList<>();
-        new Stack(home).down();
+        Stack stack = new Stack(home);
+        stack.down();
+        stack.flink().stopCluster();
         for (int round = 1; round <= rounds; round++) {
             for (String side : clones.keySet()) {
                 clones.values().forEach(PerfAb::down);
@@ -107,8 +109,19 @@ final class PerfAb implements Callable<Integer> {
     }
 
     private static void down(Path clone) {
-        Ckc.runOrFail("stop the stack of " + clone, clone.resolve(".ckc/logs/ab-down.log"),
-                List.of(clone.resolve("ckc").toString(), "down"));
+        for (List<String> stop : stopCommands(clone)) {
+            Ckc.runOrFail("stop the stack of " + clone, clone.resolve(".ckc/logs/ab-down.log"), stop);
+        }
+    }
+
+    /**
+     * What stops a clone's stack between runs: its processes, then its standalone Flink cluster, which {@code down}
+     * leaves running and a command that needs one ({@code perf faults}, {@code perf rescale}) leaves up; the other
+     * side's cluster would hold the REST port.
+     */
+    static List<List<String>> stopCommands(Path clone) {
+        String ckc = clone.resolve("ckc").toString();
+        return List.of(List.of(ckc, "down"), List.of(ckc, "flink-cluster", "stop"));
     }
 
     /** Runs {@code ./ckc COMMAND} in a clone, its output shown and kept; returns its RESULT lines. */

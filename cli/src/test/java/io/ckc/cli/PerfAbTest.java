@@ -2,6 +2,7 @@ package io.ckc.cli;
 
 import org.junit.jupiter.api.Test;
 
+import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -62,5 +63,13 @@ class PerfAbTest {
         assertThat(PerfAb.median(new double[] {3, 1, 4, 2})).isEqualTo(2.5);
         assertThat(PerfAb.median(new double[] {5})).isEqualTo(5.0);
         assertThat(PerfAb.median(new double[0])).isNull();
+    }
+
+    @Test
+    void betweenRunsAClonesFlinkClusterStopsWithItsStack() {
+        Path clone = Path.of("/tmp/ab/A");
+
+        assertThat(PerfAb.stopCommands(clone)).containsExactly(List.of("/tmp/ab/A/ckc", "down"),
+                List.of("/tmp/ab/A/ckc", "flink-cluster", "stop"));
     }
 }
