@@ -11,12 +11,12 @@ import io.ckc.protocol.mrudp.ReliabilityConfig;
  *                         keepalive and this it pings three times, whether or not it is sending
  * @param unansweredProbeMs a node that has waited this long for an acknowledgement with nothing heard probes its
  *                          gateway every this long; three unanswered probes and the gateway counts as gone, so a node
- *                          whose gateway died moves to another 4 x this after its first frame went unanswered (on a
+ *                          whose gateway died moves to the next 4 x this after its first frame went unanswered (on a
  *                          path whose round-trip timeout is longer, that timeout instead, up to 4 x this)
  * @param connectRetryMs interval between connect attempts
  * @param connectAttempts connect attempts before giving up (and, with auto-reconnect, backing off)
  * @param reconnectDelayMs wait before reconnecting to the same gateway after a broken connection (a node whose
- *                         gateway failed moves to another at once, within a short random spread, and one whose
+ *                         gateway failed moves to the next at once, within a short random spread, and one whose
  *                         gateway answers that it lost the session, as after a restart, connects there again so)
  * @param autoReconnect whether a broken connection is re-established automatically
  * @param dedupeWindow how many recent message ids each node remembers to drop duplicates

@@ -570,8 +570,8 @@ public final class MobileNode {
 
     /**
      * The session broke or could not be opened. With auto-reconnect the node tries again: after a
-     * failure of the gateway itself, at a gateway of the latest list that has not failed since the last
-     * successful connect, drawn at random ({@link FailoverOrder}).
+     * failure of the gateway itself, at the best-ranked gateway of the latest list that has not
+     * failed since the last successful connect.
      */
     private void connectionLost(SessionEnd cause) {
         connectionLost(cause, false);
