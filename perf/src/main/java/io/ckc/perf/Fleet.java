@@ -150,6 +150,9 @@ final class Fleet implements AutoCloseable {
         fleet.connectAll(1000);
         waitFor(() -> fleet.connected.get() >= nodeCount, 180, () -> { });
         out.printf("%d of %d nodes connected%n", fleet.connected.get(), nodeCount);
+        if (fleet.connected.get() < nodeCount) {
+            out.println("  not connected: " + fleet.notConnected(10));
+        }
         return fleet;
     }
 
@@ -174,6 +177,28 @@ final class Fleet implements AutoCloseable {
             }
         }
         return counts;
+    }
+
+    /**
+     * Up to {@code most} of the nodes without a session, each as its index, its socket, its state, the gateway it
+     * tries and why its last session ended, such as {@code 17@s7 CONNECTING 127.0.0.1:5501 connect_failed}.
+     */
+    String notConnected(int most) {
+        StringJoiner listed = new StringJoiner(", ");
+        int count = 0;
+        for (int i = 0; i < nodes.size(); i++) {
+            MobileNode node = nodes.get(i);
+            if (node.isConnected()) {
+                continue;
+            }
+            if (count++ < most) {
+                MobileNode.SessionEnd end = node.lastSessionEnd();
+                listed.add(i + "@s" + (i % transports.size()) + " " + node.state() + " "
+                        + node.gatewayAddress().getAddress().getHostAddress() + ":" + node.gatewayAddress().getPort()
+                        + " " + (end == null ? "never_connected" : end.name().toLowerCase(Locale.ROOT)));
+            }
+        }
+        return count + (count > most ? " (first " + most + ": " : " (") + listed + ")";
     }
 
     /** The sessions ended so far by cause, such as {@code retries_exhausted=3 gateway_silent=0 ...}. */
