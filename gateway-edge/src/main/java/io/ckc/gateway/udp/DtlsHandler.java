@@ -110,7 +110,7 @@ final class DtlsHandler extends ChannelDuplexHandler {
             return;
         }
         DtlsSessions.Peer handshake = sessions.handshaking.get(sender);
-        if (handshake != null) {
+        if (handshake != null && !startsAnother(handshake, datagram)) {
             queue(handshake, datagram, sender);
         } else if (DtlsRecords.contentType(datagram) == DtlsRecords.HANDSHAKE && DtlsRecords.epoch(datagram) == 0) {
             hello(datagram, sender);
@@ -119,13 +119,32 @@ final class DtlsHandler extends ChannelDuplexHandler {
         }
     }
 
-    /** A ClientHello from an address without a handshake: a cookie, or, with a valid cookie, a handshake. */
+    /**
+     * Whether the datagram is the ClientHello of another handshake than the one in progress from its address: the
+     * peer gave that one up (a node that shares a socket with others shakes hands for the next node once its own
+     * failed on its side, while this side still waits for it).
+     */
+    private static boolean startsAnother(DtlsSessions.Peer handshake, ByteBuf datagram) {
+        byte[] random = handshake.helloRandom;
+        return random != null && DtlsRecords.isClientHello(datagram) && !DtlsRecords.hasClientRandom(datagram, random);
+    }
+
+    /**
+     * A ClientHello from an address without a handshake, or of a new one from an address with one: a cookie, or, with
+     * a valid cookie, a handshake. A valid cookie proves the address is the peer's, so its new handshake ends the one
+     * it gave up, which would hold the address until it timed out (RFC 6347 4.2.8).
+     */
     private void hello(ByteBuf datagram, InetSocketAddress sender) {
         byte[] bytes = ByteBufUtil.getBytes(datagram);
         DTLSRequest request = verifier.verifyRequest(clientId(sender), bytes, 0, bytes.length,
                 cookieSender(sender));
         if (request == null) {
             return; // answered with a cookie, or not a ClientHello
+        }
+        DtlsSessions.Peer abandoned = sessions.handshaking.get(sender);
+        if (abandoned != null && sessions.handshaking.remove(sender, abandoned)) {
+            abandoned.queue.abandon();
+            sessions.metrics.dtlsHandshakes.labelValues("abandoned").inc();
         }
         if (sessions.handshaking.size() >= sessions.maxHandshakes || !sessions.startHandshake(sender.getAddress())) {
             sessions.metrics.dtlsHandshakes.labelValues("refused").inc();
@@ -137,6 +156,7 @@ final class DtlsHandler extends ChannelDuplexHandler {
             return;
         }
         DtlsSessions.Peer peer = sessions.newPeer(sender, this);
+        peer.helloRandom = DtlsRecords.clientRandom(datagram);
         if (sessions.handshaking.putIfAbsent(sender, peer) != null) {
             sessions.byConnectionId.remove(peer.connectionId, peer);
             sessions.endHandshake(sender.getAddress());
@@ -166,9 +186,12 @@ final class DtlsHandler extends ChannelDuplexHandler {
             owner.ctx.executor().execute(() -> owner.install(peer));
         } catch (IOException | RuntimeException e) {
             LOG.debug("DTLS handshake with {} failed: {}", from, e.toString());
-            sessions.metrics.dtlsHandshakes.labelValues("failed").inc();
+            if (!peer.queue.abandoned()) {
+                sessions.metrics.dtlsHandshakes.labelValues("failed").inc();
+            }
             sessions.byConnectionId.remove(peer.connectionId, peer);
         } finally {
+            peer.helloRandom = null;
             sessions.handshaking.remove(from, peer);
             sessions.endHandshake(from.getAddress());
         }
