@@ -40,15 +40,11 @@ final class Fleet implements AutoCloseable {
      * Nodes per shared UDP socket where they authenticate: the DTLS handshakes of one socket's nodes with one gateway
      * run one after another (the gateway's handshake messages carry no connection ID to tell them apart), so a fleet
      * of devices that each have a socket of their own is simulated by more sockets, not by handshakes in a queue.
-     * Why 20: at 50, a socket's 17 nodes of one gateway wait in one queue; on a loaded machine the last 4 of such a
-     * queue gave up after ten connects at a run's start (2026-12-02), as a dead gateway's slowest nodes did (25-27 s,
-     * ten connects); devices would not have waited behind each other. 20 keeps a fleet of up to 1,280 nodes within
-     * the {@value #CONNECTING_AT_MOST} handshakes a gateway runs at once from one address.
      */
-    static final int AUTHENTICATED_NODES_PER_TRANSPORT = 20;
+    static final int AUTHENTICATED_NODES_PER_TRANSPORT = 50;
     /**
-     * Sockets of an authenticated fleet at most, so more nodes share one past 20,000: a million nodes at 20 a socket
-     * would be 50,000 sockets, past the 20,000 open files a process has here, each with its timers.
+     * Sockets of an authenticated fleet at most, so more nodes share one past 50,000: a million nodes at 50 a socket
+     * would be 20,000 sockets (the process's open files are limited to as many here), each with its timers.
      */
     static final int MAX_AUTHENTICATED_TRANSPORTS = 1_000;
     /** Connections asked for and not yet open, at most: the gateway's DTLS handshakes from one address. */
