@@ -142,8 +142,7 @@ final class DtlsHandler extends ChannelDuplexHandler {
             return; // answered with a cookie, or not a ClientHello
         }
         DtlsSessions.Peer abandoned = sessions.handshaking.get(sender);
-        if (abandoned != null && sessions.handshaking.remove(sender, abandoned)) {
-            abandoned.queue.abandon();
+        if (abandoned != null && sessions.handshaking.remove(sender, abandoned) && abandoned.queue.abandon()) {
             sessions.metrics.dtlsHandshakes.labelValues("abandoned").inc();
         }
         if (sessions.handshaking.size() >= sessions.maxHandshakes || !sessions.startHandshake(sender.getAddress())) {
@@ -177,6 +176,10 @@ final class DtlsHandler extends ChannelDuplexHandler {
         try {
             DtlsPeers.Accepted accepted = DtlsPeers.accept(peer.queue, request, peer.connectionId,
                     sessions.authenticator::key);
+            if (peer.queue.abandoned()) { // given up as it ended: its last flight may not have left
+                accepted.session().close();
+                throw new IOException("abandoned as it ended");
+            }
             peer.session = accepted.session();
             peer.identity = accepted.identity();
             peer.grants = sessions.authenticator.grants(peer.identity);

@@ -101,10 +101,16 @@ public final class DatagramQueue implements DatagramTransport {
      * Ends the handshake that waits here: its read fails now or at its next, whatever is queued, and what it writes
      * from now on (the alert of its failure) goes nowhere. For a gateway whose peer began another handshake from the
      * same address: the peer gave this one up (RFC 6347 4.2.8), and an alert would end the new one at the peer.
+     *
+     * @return false, changing nothing, once the handshake is over ({@link #stopWaiting}): its session goes on
      */
-    public synchronized void abandon() {
+    public synchronized boolean abandon() {
+        if (!waits) {
+            return false;
+        }
         abandoned = true;
         notifyAll();
+        return true;
     }
 
     /** Whether {@link #abandon} ended the handshake. */
@@ -129,7 +135,7 @@ public final class DatagramQueue implements DatagramTransport {
     }
 
     /** From now on reads never wait: the session is up and read on its event loop. */
-    void stopWaiting() {
+    synchronized void stopWaiting() {
         waits = false;
     }
 

@@ -84,12 +84,18 @@ class DatagramQueueTest {
                 return -2;
             }
         });
-        queue.abandon();
+        assertThat(queue.abandon()).isTrue();
         assertThat(reader.get(5, TimeUnit.SECONDS)).as("the waiting read ends at once, failed").isEqualTo(-2);
         queue.offer(new byte[20], A);
         assertThatThrownBy(() -> queue.receive(buffer, 0, buffer.length, 1)).isInstanceOf(InterruptedIOException.class);
         queue.send(new byte[] {1, 2}, 0, 2);
         assertThat(written).as("no alert to a peer that went on to another handshake").isEmpty();
         assertThat(queue.abandoned()).isTrue();
+
+        DatagramQueue established = new DatagramQueue(written::add);
+        established.stopWaiting();
+        assertThat(established.abandon()).as("a handshake that is over is not given up").isFalse();
+        established.send(new byte[] {3}, 0, 1);
+        assertThat(written).as("its session goes on writing").hasSize(1);
     }
 }
