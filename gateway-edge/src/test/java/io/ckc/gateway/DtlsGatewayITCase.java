@@ -109,6 +109,39 @@ class DtlsGatewayITCase {
         return Gateway.start(config);
     }
 
+    /** A DTLS client driven by hand: sends each datagram from {@code socket} to {@code to} while {@code on} says so. */
+    private static java.util.function.Consumer<byte[]> sender(DatagramSocket socket, InetSocketAddress to,
+                                                              java.util.function.BooleanSupplier on) {
+        return datagram -> {
+            if (on.getAsBoolean()) {
+                try {
+                    socket.send(new java.net.DatagramPacket(datagram, datagram.length, to));
+                } catch (java.io.IOException e) {
+                    throw new java.io.UncheckedIOException(e);
+                }
+            }
+        };
+    }
+
+    /** Reads {@code socket} on a daemon thread until it closes, handing each datagram and its sender to {@code heard}. */
+    private static void readInto(DatagramSocket socket, java.util.function.BiConsumer<byte[], InetSocketAddress> heard) {
+        Thread reader = new Thread(() -> {
+            byte[] buffer = new byte[65_535];
+            while (!socket.isClosed()) {
+                java.net.DatagramPacket packet = new java.net.DatagramPacket(buffer, buffer.length);
+                try {
+                    socket.receive(packet);
+                } catch (java.io.IOException closed) {
+                    return;
+                }
+                heard.accept(java.util.Arrays.copyOf(buffer, packet.getLength()),
+                        (InetSocketAddress) packet.getSocketAddress());
+            }
+        });
+        reader.setDaemon(true);
+        reader.start();
+    }
+
     private static double counter(io.prometheus.metrics.core.metrics.Counter counter, String label) {
         return counter.labelValues(label).get();
     }
@@ -236,29 +269,9 @@ class DtlsGatewayITCase {
         try (Gateway gateway = gateway("gw-own", topics);
              DatagramSocket socket = new DatagramSocket()) {
             // a real node's DTLS session, driven by hand: its frames name another node
-            io.ckc.protocol.dtls.DatagramQueue queue = new io.ckc.protocol.dtls.DatagramQueue(datagram -> {
-                try {
-                    socket.send(new java.net.DatagramPacket(datagram, datagram.length, gateway.udpAddress()));
-                } catch (java.io.IOException e) {
-                    throw new java.io.UncheckedIOException(e);
-                }
-            });
-            Thread reader = new Thread(() -> {
-                byte[] buffer = new byte[65_535];
-                while (!socket.isClosed()) {
-                    java.net.DatagramPacket packet = new java.net.DatagramPacket(buffer, buffer.length);
-                    try {
-                        socket.receive(packet);
-                    } catch (java.io.IOException closed) {
-                        return;
-                    }
-                    queue.offer(java.util.Arrays.copyOf(buffer, packet.getLength()),
-                            (java.net.InetSocketAddress) packet.getSocketAddress());
-                }
-            });
-            reader.setDaemon(true);
-            reader.start();
-            io.ckc.protocol.dtls.DtlsSession session = io.ckc.protocol.dtls.DtlsPeers.connect(queue,
+            DatagramQueue queue = new DatagramQueue(sender(socket, gateway.udpAddress(), () -> true));
+            readInto(socket, queue::offer);
+            DtlsSession session = DtlsPeers.connect(queue,
                     io.ckc.protocol.auth.Identity.of(FLEET, node), NodeKeys.fleetNodeKey(fleetKey, FLEET, node), 42L);
             for (Frame frame : List.of(new Frame.Connect(victim, 1), new Frame.Disconnect(victim, 1))) {
                 ByteBuf encoded = FrameCodec.encode(frame, io.netty.buffer.ByteBufAllocator.DEFAULT);
@@ -503,38 +516,19 @@ class DtlsGatewayITCase {
         ExecutorService handshakes = Executors.newCachedThreadPool();
         try (Gateway gateway = gateway("gw-again", topics);
              DatagramSocket socket = new DatagramSocket(0, InetAddress.getLoopbackAddress())) {
-            InetSocketAddress to = gateway.udpAddress();
             AtomicReference<DatagramQueue> reading = new AtomicReference<>();
             AtomicBoolean sending = new AtomicBoolean(true);
             AtomicInteger heard = new AtomicInteger();
-            handshakes.execute(() -> {
-                byte[] buffer = new byte[2048];
-                while (!socket.isClosed()) {
-                    java.net.DatagramPacket packet = new java.net.DatagramPacket(buffer, buffer.length);
-                    try {
-                        socket.receive(packet);
-                    } catch (java.io.IOException closed) {
-                        return;
-                    }
-                    DatagramQueue queue = reading.get();
-                    if (heard.incrementAndGet() == 2) {
-                        sending.set(false); // the gateway's flight after the cookie: then the power goes, no alert
-                    }
-                    if (queue != null) {
-                        queue.offer(java.util.Arrays.copyOf(packet.getData(), packet.getLength()),
-                                (InetSocketAddress) packet.getSocketAddress());
-                    }
+            readInto(socket, (datagram, from) -> {
+                DatagramQueue queue = reading.get();
+                if (heard.incrementAndGet() == 2) {
+                    sending.set(false); // the gateway's flight after the cookie: then the power goes, no alert
+                }
+                if (queue != null) {
+                    queue.offer(datagram, from);
                 }
             });
-            java.util.function.Consumer<byte[]> toGateway = datagram -> {
-                if (sending.get()) {
-                    try {
-                        socket.send(new java.net.DatagramPacket(datagram, datagram.length, to));
-                    } catch (java.io.IOException e) {
-                        throw new java.io.UncheckedIOException(e);
-                    }
-                }
-            };
+            java.util.function.Consumer<byte[]> toGateway = sender(socket, gateway.udpAddress(), sending::get);
             DatagramQueue firstQueue = new DatagramQueue(toGateway);
             reading.set(firstQueue);
             Future<DtlsSession> given = handshakes.submit(() -> DtlsPeers.connect(firstQueue, first.identity(), first.key(), 1L));

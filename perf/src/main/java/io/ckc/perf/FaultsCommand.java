@@ -337,9 +337,10 @@ public final class FaultsCommand implements java.util.concurrent.Callable<Intege
                 nodesBack == null || nodesBack.allMs() == null ? "" : String.format(Locale.ROOT,
                         "; its nodes connected again: half after %.0f ms, all after %.0f ms", nodesBack.halfMs(),
                         nodesBack.allMs()));
-        if (back != null && !fleet.droppedSessionCauses().isEmpty()) {
+        String causes = back == null ? "" : fleet.droppedSessionCauses();
+        if (!causes.isEmpty()) {
             // why the slowest came back late: 10 connects unanswered (connect_failed) take 17.5-26 s of retries
-            out.println("  sessions ended since the load began, by cause: " + fleet.droppedSessionCauses());
+            out.println("  sessions ended since the load began, by cause: " + causes);
         }
         return new Struck(fault, at, over, failure, nodesBack);
     }
