@@ -40,7 +40,6 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.net.DatagramSocket;
-import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -48,13 +47,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicReference;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -498,59 +491,6 @@ class DtlsGatewayITCase {
             assertThat(KAFKA.read(topics.mnEvents(), 1, Duration.ofSeconds(2))).isEmpty();
             stranger.close();
             impostor.close();
-        }
-    }
-
-    /**
-     * A device that loses power mid-handshake and shakes hands again from the same address and port (or a socket that
-     * several nodes share, after one node's handshake failed on its side): the gateway's side of the first handshake,
-     * which would hold the address until it timed out, gives way to the new one once its cookie proves the address.
-     */
-    @Test
-    void aHandshakeItsNodeGaveUpGivesWayToANewOneFromTheSameAddress() throws Exception {
-        Topics topics = KAFKA.freshTopics();
-        KAFKA.createTopics(topics, List.of("echo"), List.of("gw-again"));
-        NodeCredentials credentials = NodeCredentials.fleet(FLEET, fleetKey);
-        NodeCredentials.Key first = credentials.key(UUID.randomUUID()).orElseThrow();
-        NodeCredentials.Key second = credentials.key(UUID.randomUUID()).orElseThrow();
-        ExecutorService handshakes = Executors.newCachedThreadPool();
-        try (Gateway gateway = gateway("gw-again", topics);
-             DatagramSocket socket = new DatagramSocket(0, InetAddress.getLoopbackAddress())) {
-            AtomicReference<DatagramQueue> reading = new AtomicReference<>();
-            AtomicBoolean sending = new AtomicBoolean(true);
-            AtomicInteger heard = new AtomicInteger();
-            readInto(socket, (datagram, from) -> {
-                DatagramQueue queue = reading.get();
-                if (heard.incrementAndGet() == 2) {
-                    sending.set(false); // the gateway's flight after the cookie: then the power goes, no alert
-                }
-                if (queue != null) {
-                    queue.offer(datagram, from);
-                }
-            });
-            java.util.function.Consumer<byte[]> toGateway = sender(socket, gateway.udpAddress(), sending::get);
-            DatagramQueue firstQueue = new DatagramQueue(toGateway);
-            reading.set(firstQueue);
-            Future<DtlsSession> given = handshakes.submit(() -> DtlsPeers.connect(firstQueue, first.identity(), first.key(), 1L));
-            Await.until("the gateway's flight after the cookie reached the first node", 30, () -> heard.get() >= 2);
-            reading.set(null);
-            given.cancel(true);
-            assertThatThrownBy(given::get).isInstanceOf(java.util.concurrent.CancellationException.class);
-
-            sending.set(true);
-            DatagramQueue secondQueue = new DatagramQueue(toGateway);
-            reading.set(secondQueue);
-            long started = System.nanoTime();
-            DtlsSession session = DtlsPeers.connect(secondQueue, second.identity(), second.key(), 2L);
-            long tookMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
-            session.close();
-
-            assertThat(counter(gateway.metrics().dtlsHandshakes, "abandoned")).isEqualTo(1);
-            Await.until("the second handshake counted", 30, () -> counter(gateway.metrics().dtlsHandshakes, "ok") == 1);
-            assertThat(counter(gateway.metrics().dtlsHandshakes, "failed")).as("given up, not failed").isZero();
-            assertThat(tookMs).as("no wait for the first to time out on the gateway (10 s)").isLessThan(5_000);
-        } finally {
-            handshakes.shutdownNow();
         }
     }
 }

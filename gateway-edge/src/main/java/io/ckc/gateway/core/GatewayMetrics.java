@@ -57,7 +57,7 @@ public final class GatewayMetrics {
         Labels labels = Labels.of("gateway", gatewayId);
         dtlsHandshakes = Counter.builder().name("ckc_gateway_dtls_handshakes")
                 .help("DTLS handshakes, by outcome: ok, failed (unknown node, wrong key, timed out), refused (too "
-                        + "many at once, or from one address), abandoned (its address began another)")
+                        + "many at once, or from one address)")
                 .labelNames("outcome").constLabels(labels).register(registry);
         dtlsSessions = Gauge.builder().name("ckc_gateway_dtls_sessions").help("DTLS sessions up")
                 .constLabels(labels).register(registry);

@@ -110,7 +110,7 @@ final class DtlsHandler extends ChannelDuplexHandler {
             return;
         }
         DtlsSessions.Peer handshake = sessions.handshaking.get(sender);
-        if (handshake != null && !startsAnother(handshake, datagram)) {
+        if (handshake != null) {
             queue(handshake, datagram, sender);
         } else if (DtlsRecords.contentType(datagram) == DtlsRecords.HANDSHAKE && DtlsRecords.epoch(datagram) == 0) {
             hello(datagram, sender);
@@ -119,31 +119,13 @@ final class DtlsHandler extends ChannelDuplexHandler {
         }
     }
 
-    /**
-     * Whether the datagram is the ClientHello of another handshake than the one in progress from its address: the
-     * peer gave that one up (a node that shares a socket with others shakes hands for the next node once its own
-     * failed on its side, while this side still waits for it).
-     */
-    private static boolean startsAnother(DtlsSessions.Peer handshake, ByteBuf datagram) {
-        byte[] random = handshake.helloRandom;
-        return random != null && DtlsRecords.isClientHello(datagram) && !DtlsRecords.hasClientRandom(datagram, random);
-    }
-
-    /**
-     * A ClientHello from an address without a handshake, or of a new one from an address with one: a cookie, or, with
-     * a valid cookie, a handshake. A valid cookie proves the address is the peer's, so its new handshake ends the one
-     * it gave up, which would hold the address until it timed out (RFC 6347 4.2.8).
-     */
+    /** A ClientHello from an address without a handshake: a cookie, or, with a valid cookie, a handshake. */
     private void hello(ByteBuf datagram, InetSocketAddress sender) {
         byte[] bytes = ByteBufUtil.getBytes(datagram);
         DTLSRequest request = verifier.verifyRequest(clientId(sender), bytes, 0, bytes.length,
                 cookieSender(sender));
         if (request == null) {
             return; // answered with a cookie, or not a ClientHello
-        }
-        DtlsSessions.Peer abandoned = sessions.handshaking.get(sender);
-        if (abandoned != null && sessions.handshaking.remove(sender, abandoned) && abandoned.queue.abandon()) {
-            sessions.metrics.dtlsHandshakes.labelValues("abandoned").inc();
         }
         if (sessions.handshaking.size() >= sessions.maxHandshakes || !sessions.startHandshake(sender.getAddress())) {
             sessions.metrics.dtlsHandshakes.labelValues("refused").inc();
@@ -155,7 +137,6 @@ final class DtlsHandler extends ChannelDuplexHandler {
             return;
         }
         DtlsSessions.Peer peer = sessions.newPeer(sender, this);
-        peer.helloRandom = DtlsRecords.clientRandom(datagram);
         if (sessions.handshaking.putIfAbsent(sender, peer) != null) {
             sessions.byConnectionId.remove(peer.connectionId, peer);
             sessions.endHandshake(sender.getAddress());
@@ -176,10 +157,6 @@ final class DtlsHandler extends ChannelDuplexHandler {
         try {
             DtlsPeers.Accepted accepted = DtlsPeers.accept(peer.queue, request, peer.connectionId,
                     sessions.authenticator::key);
-            if (peer.queue.abandoned()) { // given up as it ended: its last flight may not have left
-                accepted.session().close();
-                throw new IOException("abandoned as it ended");
-            }
             peer.session = accepted.session();
             peer.identity = accepted.identity();
             peer.grants = sessions.authenticator.grants(peer.identity);
@@ -189,12 +166,9 @@ final class DtlsHandler extends ChannelDuplexHandler {
             owner.ctx.executor().execute(() -> owner.install(peer));
         } catch (IOException | RuntimeException e) {
             LOG.debug("DTLS handshake with {} failed: {}", from, e.toString());
-            if (!peer.queue.abandoned()) {
-                sessions.metrics.dtlsHandshakes.labelValues("failed").inc();
-            }
+            sessions.metrics.dtlsHandshakes.labelValues("failed").inc();
             sessions.byConnectionId.remove(peer.connectionId, peer);
         } finally {
-            peer.helloRandom = null;
             sessions.handshaking.remove(from, peer);
             sessions.endHandshake(from.getAddress());
         }

@@ -45,8 +45,6 @@ final class DtlsSessions {
         volatile Grants grants = Grants.DEFAULT;
         /** The handler of the socket the session lives on, once the handshake is done. */
         volatile DtlsHandler owner;
-        /** The random of the handshake's ClientHello while it runs: a hello with another starts a new handshake. */
-        volatile byte[] helloRandom;
         long heardMs;
 
         Peer(long connectionId, InetSocketAddress address, DtlsHandler handshakeSocket) {

@@ -46,8 +46,6 @@ public final class DatagramQueue implements DatagramTransport {
     private static final Drained DRAINED = new Drained();
     private final Consumer<byte[]> out;
     private volatile boolean waits = true;
-    /** Set by {@link #abandon}: the handshake that waits here ends at its next read, and writes nothing more. */
-    private volatile boolean abandoned;
     /** The sender of the datagram the record layer read last: where its records came from. */
     private InetSocketAddress lastSender;
     /** The length of that datagram: records of it the record layer has not opened yet are at most this long. */
@@ -97,34 +95,10 @@ public final class DatagramQueue implements DatagramTransport {
         return next;
     }
 
-    /**
-     * Ends the handshake that waits here: its read fails now or at its next, whatever is queued, and what it writes
-     * from now on (the alert of its failure) goes nowhere. For a gateway whose peer began another handshake from the
-     * same address: the peer gave this one up (RFC 6347 4.2.8), and an alert would end the new one at the peer.
-     *
-     * @return false, changing nothing, once the handshake is over ({@link #stopWaiting}): its session goes on
-     */
-    public synchronized boolean abandon() {
-        if (!waits) {
-            return false;
-        }
-        abandoned = true;
-        notifyAll();
-        return true;
-    }
-
-    /** Whether {@link #abandon} ended the handshake. */
-    public boolean abandoned() {
-        return abandoned;
-    }
-
     /** Waits up to the time given for a datagram, for a handshake's thread. */
-    private synchronized Datagram take(int waitMillis) throws InterruptedException, InterruptedIOException {
+    private synchronized Datagram take(int waitMillis) throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(Math.max(0, waitMillis));
-        while (in == null || abandoned) {
-            if (abandoned) {
-                throw new InterruptedIOException("handshake abandoned: the peer began another");
-            }
+        while (in == null) {
             long leftMs = TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime());
             if (leftMs <= 0) {
                 return null;
@@ -135,7 +109,7 @@ public final class DatagramQueue implements DatagramTransport {
     }
 
     /** From now on reads never wait: the session is up and read on its event loop. */
-    synchronized void stopWaiting() {
+    void stopWaiting() {
         waits = false;
     }
 
@@ -205,9 +179,6 @@ public final class DatagramQueue implements DatagramTransport {
 
     @Override
     public void send(byte[] buf, int off, int len) {
-        if (abandoned) {
-            return;
-        }
         lastWrittenSequence = sequenceOfEpochOne(buf, off, len, lastWrittenSequence);
         byte[] datagram = new byte[len];
         System.arraycopy(buf, off, datagram, 0, len);

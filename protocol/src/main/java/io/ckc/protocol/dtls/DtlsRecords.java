@@ -15,12 +15,6 @@ public final class DtlsRecords {
     /** Where a {@link #TLS12_CID} record's connection ID starts: after type, version, epoch and sequence number. */
     static final int CONNECTION_ID_OFFSET = 11;
 
-    /** The handshake message type of a ClientHello (RFC 5246 7.4). */
-    static final int CLIENT_HELLO = 1;
-    /** Where a ClientHello's random starts: after the record's header, the handshake's (12 bytes) and client_version. */
-    static final int CLIENT_RANDOM_OFFSET = HEADER_BYTES + 12 + 2;
-    static final int CLIENT_RANDOM_BYTES = 32;
-
     public static final int CHANGE_CIPHER_SPEC = 20;
     public static final int ALERT = 21;
     public static final int HANDSHAKE = 22;
@@ -64,35 +58,6 @@ public final class DtlsRecords {
 
     public static long connectionId(ByteBuf datagram) {
         return datagram.getLong(datagram.readerIndex() + CONNECTION_ID_OFFSET);
-    }
-
-    /** Whether the first record is a whole-enough ClientHello of epoch 0 for {@link #hasClientRandom} to read. */
-    public static boolean isClientHello(ByteBuf datagram) {
-        return contentType(datagram) == HANDSHAKE && epoch(datagram) == 0
-                && datagram.readableBytes() >= CLIENT_RANDOM_OFFSET + CLIENT_RANDOM_BYTES
-                && datagram.getUnsignedByte(datagram.readerIndex() + HEADER_BYTES) == CLIENT_HELLO;
-    }
-
-    /**
-     * The random of a ClientHello ({@link #isClientHello}): the same in every ClientHello of one handshake, the one
-     * that answers a cookie and any sent again included (RFC 6347 4.2.1), so it tells a new handshake from the same
-     * address from one going on.
-     */
-    public static byte[] clientRandom(ByteBuf datagram) {
-        byte[] random = new byte[CLIENT_RANDOM_BYTES];
-        datagram.getBytes(datagram.readerIndex() + CLIENT_RANDOM_OFFSET, random);
-        return random;
-    }
-
-    /** Whether a ClientHello ({@link #isClientHello}) carries {@code random}. */
-    public static boolean hasClientRandom(ByteBuf datagram, byte[] random) {
-        int at = datagram.readerIndex() + CLIENT_RANDOM_OFFSET;
-        for (int i = 0; i < CLIENT_RANDOM_BYTES; i++) {
-            if (datagram.getByte(at + i) != random[i]) {
-                return false;
-            }
-        }
-        return true;
     }
 
     /** A connection ID as the handshake offers it. */

@@ -71,31 +71,4 @@ class DatagramQueueTest {
         assertThat(queue.poll()).isNull();
         assertThat(queue.waiting()).isZero();
     }
-
-    @Test
-    void anAbandonedHandshakeStopsWaitingReadsNothingMoreAndWritesNothing() throws Exception {
-        List<byte[]> written = new ArrayList<>();
-        DatagramQueue queue = new DatagramQueue(written::add);
-        byte[] buffer = new byte[DtlsRecords.MAX_RECORD_BYTES];
-        CompletableFuture<Integer> reader = CompletableFuture.supplyAsync(() -> {
-            try {
-                return queue.receive(buffer, 0, buffer.length, 60_000);
-            } catch (InterruptedIOException e) {
-                return -2;
-            }
-        });
-        assertThat(queue.abandon()).isTrue();
-        assertThat(reader.get(5, TimeUnit.SECONDS)).as("the waiting read ends at once, failed").isEqualTo(-2);
-        queue.offer(new byte[20], A);
-        assertThatThrownBy(() -> queue.receive(buffer, 0, buffer.length, 1)).isInstanceOf(InterruptedIOException.class);
-        queue.send(new byte[] {1, 2}, 0, 2);
-        assertThat(written).as("no alert to a peer that went on to another handshake").isEmpty();
-        assertThat(queue.abandoned()).isTrue();
-
-        DatagramQueue established = new DatagramQueue(written::add);
-        established.stopWaiting();
-        assertThat(established.abandon()).as("a handshake that is over is not given up").isFalse();
-        established.send(new byte[] {3}, 0, 1);
-        assertThat(written).as("its session goes on writing").hasSize(1);
-    }
 }
