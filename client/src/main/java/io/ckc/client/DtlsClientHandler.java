@@ -242,6 +242,10 @@ final class DtlsClientHandler extends ChannelDuplexHandler {
             connection = byConnectionId.get(DtlsRecords.connectionId(datagram));
         } else if (DtlsRecords.isRecord(datagram)) {
             connection = handshaking.get(sender);
+            if (connection != null && DtlsRecords.isHelloVerifyRequest(datagram)
+                    && !connection.queue.answersHello(DtlsRecords.sequenceNumber(datagram))) {
+                connection = null; // the gateway's cookie for the ClientHello of a handshake before this one
+            }
         }
         if (connection == null || !connection.queue.offer(ByteBufUtil.getBytes(datagram), sender)) {
             dropped.incrementAndGet();

@@ -10,6 +10,7 @@ import io.ckc.protocol.auth.Grants;
 import io.ckc.protocol.auth.NodeKeys;
 import io.ckc.protocol.dtls.DatagramQueue;
 import io.ckc.protocol.dtls.DtlsPeers;
+import io.ckc.protocol.dtls.DtlsRecords;
 import io.ckc.protocol.dtls.DtlsSession;
 import io.ckc.protocol.frame.Body;
 import io.ckc.protocol.frame.Frame;
@@ -25,6 +26,8 @@ import io.ckc.testing.Await;
 import io.ckc.testing.EmbeddedKafkaExtension;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.ChannelDuplexHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelOutboundHandlerAdapter;
 import io.netty.channel.ChannelPromise;
@@ -470,6 +473,64 @@ class DtlsGatewayITCase {
     /** TLS that trusts the gateway's self-signed certificate. */
     private static javax.net.ssl.SSLSocketFactory trusting(Path keystore, String password) throws Exception {
         return trusting(keystore, password, null, null);
+    }
+
+    /**
+     * Hands the socket's second handshake, as it sends its first ClientHello, the cookie the gateway gave the first
+     * one, numbered as the answer to a later ClientHello: what a handshake that gives up leaves in flight for the next
+     * one on its socket (its last ClientHello goes out as it ends, and the gateway answers it).
+     */
+    static final class StaleCookie extends ChannelDuplexHandler {
+        private byte[] stale;
+        private InetSocketAddress gateway;
+        volatile boolean handedOver;
+
+        @Override
+        public void channelRead(ChannelHandlerContext ctx, Object msg) {
+            if (stale == null && msg instanceof DatagramPacket packet && DtlsRecords.isHelloVerifyRequest(packet.content())) {
+                stale = ByteBufUtil.getBytes(packet.content());
+                stale[10] = 7; // the record sequence number of the ClientHello it answers (RFC 6347 4.2.1)
+                gateway = packet.sender();
+            }
+            ctx.fireChannelRead(msg);
+        }
+
+        @Override
+        public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
+            boolean firstHello = msg instanceof DatagramPacket packet && DtlsRecords.contentType(packet.content())
+                    == DtlsRecords.HANDSHAKE && DtlsRecords.epoch(packet.content()) == 0
+                    && DtlsRecords.sequenceNumber(packet.content()) == 0;
+            ctx.write(msg, promise);
+            if (firstHello && stale != null && !handedOver) {
+                handedOver = true;
+                ctx.fireChannelRead(new DatagramPacket(Unpooled.wrappedBuffer(stale), null, gateway));
+            }
+        }
+    }
+
+    @Test
+    void aCookieForAnEarlierHandshakeOnTheSocketDoesNotHoldUpTheNextOne() throws Exception {
+        Topics topics = KAFKA.freshTopics();
+        KAFKA.createTopics(topics, List.of("echo"), List.of("gw-stale"));
+        StaleCookie link = new StaleCookie();
+        GatewayITCase.Inbox first = new GatewayITCase.Inbox(1);
+        GatewayITCase.Inbox second = new GatewayITCase.Inbox(1);
+        try (Gateway gateway = gateway("gw-stale", topics);
+             ClientTransport transport = ClientTransport.open(clientLoops, NodeCredentials.fleet(FLEET, fleetKey),
+                     () -> link)) {
+            MobileNode a = new MobileNode(UUID.randomUUID(), transport, gateway.udpAddress(), first, ClientConfig.DEFAULT);
+            a.connect();
+            assertThat(first.connected.await(30, TimeUnit.SECONDS)).isTrue();
+            MobileNode b = new MobileNode(UUID.randomUUID(), transport, gateway.udpAddress(), second, ClientConfig.DEFAULT);
+            b.connect();
+            // Taken for its own, the stale cookie failed the handshake: 10 s until it gave up, then a new one.
+            assertThat(second.connected.await(5, TimeUnit.SECONDS)).as("connected before a handshake gives up").isTrue();
+            assertThat(link.handedOver).isTrue();
+            assertThat(transport.dtlsDropped()).as("the stale cookie, dropped and counted").isEqualTo(1);
+            assertThat(counter(gateway.metrics().dtlsHandshakes, "ok")).isEqualTo(2);
+            a.close();
+            b.close();
+        }
     }
 
     @Test

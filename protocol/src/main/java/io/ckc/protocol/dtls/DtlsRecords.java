@@ -21,6 +21,9 @@ public final class DtlsRecords {
     public static final int APPLICATION_DATA = 23;
     /** A record protected with a connection ID (RFC 9146). */
     public static final int TLS12_CID = 25;
+    /** The handshake message types a ClientHello and a HelloVerifyRequest have (RFC 6347 4.3.2). */
+    static final int CLIENT_HELLO = 1;
+    static final int HELLO_VERIFY_REQUEST = 3;
 
     /** The most plaintext a record holds (2^14, RFC 6347 4.1.1), so the largest frame a DTLS session carries. */
     public static final int MAX_PLAINTEXT_BYTES = 1 << 14;
@@ -48,6 +51,23 @@ public final class DtlsRecords {
 
     public static int epoch(ByteBuf datagram) {
         return datagram.getUnsignedShort(datagram.readerIndex() + 3);
+    }
+
+    /** The first record's sequence number (48 bits). */
+    public static long sequenceNumber(ByteBuf datagram) {
+        int at = datagram.readerIndex() + 5;
+        return (long) datagram.getUnsignedShort(at) << 32 | datagram.getUnsignedInt(at + 2);
+    }
+
+    /** Whether the first record is a HelloVerifyRequest: a handshake record of epoch 0 whose message is of that type. */
+    public static boolean isHelloVerifyRequest(ByteBuf datagram) {
+        return handshakeType(datagram) == HELLO_VERIFY_REQUEST;
+    }
+
+    /** The type of the handshake message a plaintext handshake record (epoch 0) starts with, or -1. */
+    static int handshakeType(ByteBuf datagram) {
+        return contentType(datagram) == HANDSHAKE && epoch(datagram) == 0 && datagram.readableBytes() > HEADER_BYTES
+                ? datagram.getUnsignedByte(datagram.readerIndex() + HEADER_BYTES) : -1;
     }
 
     /** Whether the first record carries a connection ID that {@link #connectionId} can read. */
