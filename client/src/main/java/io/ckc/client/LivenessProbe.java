@@ -1,14 +1,23 @@
 package io.ckc.client;
 
+import io.ckc.protocol.mrudp.RoundTripEstimator;
+
 /**
  * Whether a node's gateway is still there. An idle node that heard nothing past the keepalive probes
  * its gateway with a ping, three times until the silence timeout, so one lost ping or pong does not
  * end the session. A node with frames waiting for acknowledgement does not wait that long: once it
- * has waited a probe interval with nothing heard, it probes every interval, and after three
- * unanswered probes the gateway counts as gone, so a node whose gateway died moves on four intervals
- * after the first frame the dead gateway left unanswered. The interval is {@code unansweredProbeMs},
- * or the path's round-trip timeout where that is longer (a slow link is not taken for a dead gateway),
- * but never more than four times {@code unansweredProbeMs}. Any frame from the gateway answers.
+ * has waited for an acknowledgement with nothing heard, it probes, and after three unanswered probes
+ * the gateway counts as gone. Any frame from the gateway answers.
+ * <p>
+ * Two waits, each at least {@code unansweredProbeMs} and at most four times it. The wait for an
+ * acknowledgement follows the session's round-trip timeout: the gateway acknowledges once Kafka has
+ * the message, so a slow core is not taken for a dead gateway. The wait for a probe's answer follows
+ * the round trip of the pings this session's gateway answered (the node pings once as the session
+ * begins), or is the wait for an acknowledgement until a pong came: the gateway answers a ping
+ * itself, at once, whatever Kafka does. Why apart: with one wait, the timeout of acknowledgements slowed by the core (after a
+ * broker restart, or on a slow day) stretched the probes too, to four times 1 s after the frame the
+ * dead gateway left unanswered (perf faults, 2026-12-02), where the probes alone take three times
+ * 250 ms.
  */
 final class LivenessProbe {
 
@@ -22,10 +31,12 @@ final class LivenessProbe {
     private final long silenceTimeoutMs;
     private final long unansweredProbeMs;
     private long lastHeardMs;
-    private long lastProbeMs;
+    private long lastProbeMs = Long.MIN_VALUE / 2; // never
     private int unanswered;
     /** Since when the node has waited for an acknowledgement; -1 while it waits for none. */
     private long awaitingSinceMs = -1;
+    /** The round trip of the pings the session's gateway answered. */
+    private RoundTripEstimator probeRoundTrip = new RoundTripEstimator();
 
     LivenessProbe(long keepaliveMs, long silenceTimeoutMs, long unansweredProbeMs) {
         this.keepaliveMs = keepaliveMs;
@@ -33,10 +44,23 @@ final class LivenessProbe {
         this.unansweredProbeMs = unansweredProbeMs;
     }
 
+    /** A session began, with a gateway whose answers to probes are not known yet. */
+    void sessionStarted(long nowMs) {
+        probeRoundTrip = new RoundTripEstimator();
+        heard(nowMs);
+    }
+
     /** A frame of the session came from the gateway. */
     void heard(long nowMs) {
         lastHeardMs = nowMs;
         unanswered = 0;
+    }
+
+    /** The gateway answered a ping of this node after {@code roundTripMs}: a sample of how long a probe's answer takes. */
+    void pongAfter(long roundTripMs) {
+        if (roundTripMs >= 0 && roundTripMs <= silenceTimeoutMs) { // a wall clock that jumped gives no sample
+            probeRoundTrip.sample(roundTripMs);
+        }
     }
 
     /**
@@ -53,10 +77,12 @@ final class LivenessProbe {
     }
 
     /**
-     * @param roundTripTimeoutMs how long an answer may take on the session's path now (0: not known yet)
+     * @param roundTripTimeoutMs how long an acknowledgement may take on the session's path now (0: not known yet)
      */
     Verdict check(long nowMs, boolean awaiting, long roundTripTimeoutMs) {
-        long interval = Math.min(Math.max(unansweredProbeMs, roundTripTimeoutMs), MAX_INTERVAL_FACTOR * unansweredProbeMs);
+        long ackWait = bounded(roundTripTimeoutMs);
+        long probeTimeoutMs = probeRoundTrip.timeoutMs();
+        long probeWait = probeTimeoutMs > 0 ? bounded(probeTimeoutMs) : ackWait; // no pong yet: as long as an ack
         long silent = nowMs - lastHeardMs;
         if (silent > silenceTimeoutMs) {
             return Verdict.SILENT;
@@ -68,8 +94,8 @@ final class LivenessProbe {
         }
         // Quiet since the node began to wait: a node that sends once in a while heard nothing between its messages,
         // and must not probe with each one before its acknowledgement had time to come.
-        if (awaiting && nowMs - Math.max(lastHeardMs, awaitingSinceMs) > interval) {
-            if (nowMs - lastProbeMs < interval) {
+        if (awaiting && nowMs - Math.max(lastHeardMs, awaitingSinceMs) > ackWait) {
+            if (nowMs - lastProbeMs < probeWait) {
                 return Verdict.ALIVE;
             }
             return unanswered >= PROBES ? Verdict.SILENT : probe(nowMs);
@@ -78,6 +104,10 @@ final class LivenessProbe {
             return probe(nowMs);
         }
         return Verdict.ALIVE;
+    }
+
+    private long bounded(long timeoutMs) {
+        return Math.min(Math.max(unansweredProbeMs, timeoutMs), MAX_INTERVAL_FACTOR * unansweredProbeMs);
     }
 
     private Verdict probe(long nowMs) {

@@ -372,6 +372,8 @@ public final class MobileNode {
             }
         } else if (frame instanceof Frame.Ping ping) {
             transport.send(new Frame.Pong(id, epoch, ping.timestamp()), gateway);
+        } else if (frame instanceof Frame.Pong pong) { // the answer to a probe: its ping carried the wall clock
+            liveness.pongAfter(System.currentTimeMillis() - pong.timestamp());
         } else if (frame instanceof Frame.Error error) {
             onError(error, now);
         }
@@ -515,7 +517,8 @@ public final class MobileNode {
                 frame -> transport.send(frame, gateway));
         session.connectAnswered(); // the gateway answered: its silence from now on is a sign of congestion
         state = State.CONNECTED;
-        liveness.heard(now);
+        liveness.sessionStarted(now);
+        transport.send(new Frame.Ping(id, epoch, System.currentTimeMillis()), gateway); // how long its pongs take
         failover.connected();
         backoff.connected();
         String from = handover.finish();

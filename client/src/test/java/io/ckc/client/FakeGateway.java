@@ -61,6 +61,9 @@ final class FakeGateway implements AutoCloseable {
     final AtomicInteger busySent = new AtomicInteger();
     final AtomicInteger connects = new AtomicInteger();
     final AtomicInteger pings = new AtomicInteger();
+    /** Pongs sent so far, each {@link #delayPongs} after its ping. */
+    final AtomicInteger pongs = new AtomicInteger();
+    private volatile long pongDelayMs;
     /** Data frames of a session that came in, repeats included. */
     final AtomicInteger dataFrames = new AtomicInteger();
     /** What the node said of the deliveries: the delivery acknowledged, or refused (by error code). */
@@ -139,6 +142,11 @@ final class FakeGateway implements AutoCloseable {
             }
             return null;
         });
+    }
+
+    /** Answers each ping this long after it came, as a gateway on a slow path. */
+    void delayPongs(long delayMs) {
+        pongDelayMs = delayMs;
     }
 
     /** Forgets every session, as a gateway restarted without its state. */
@@ -243,7 +251,10 @@ final class FakeGateway implements AutoCloseable {
                 answered(session.onRefused(error.seq(), MobileNode.nowMs(), false), error.code().name());
             } else if (frame instanceof Frame.Ping ping) {
                 pings.incrementAndGet();
-                out.send(new Frame.Pong(node, ping.epoch(), ping.timestamp()), in.peer());
+                ctx.channel().eventLoop().schedule(() -> {
+                    out.send(new Frame.Pong(node, ping.epoch(), ping.timestamp()), in.peer());
+                    pongs.incrementAndGet();
+                }, pongDelayMs, TimeUnit.MILLISECONDS);
             } else if (frame instanceof Frame.Disconnect) {
                 sessions.remove(node);
             }
