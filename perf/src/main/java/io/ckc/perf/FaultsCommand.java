@@ -306,7 +306,8 @@ public final class FaultsCommand implements java.util.concurrent.Callable<Intege
     private Struck strike(FaultPlan.Fault fault, LoadPath fleet, Random bursts, long began) throws InterruptedException {
         double at = secondsSince(began);
         out.printf(Locale.ROOT, "%.1f s: fault %d, %s%n", at, fault.index(), fault.describe());
-        NodesBack back = fault.kind() == FaultPlan.Kind.GATEWAY_KILL ? NodesBack.watch(fleet, nodes) : null;
+        NodesBack back = fault.kind() == FaultPlan.Kind.GATEWAY_KILL
+                ? NodesBack.watch(fleet, nodes, fault.gateway()) : null;
         String failure = null;
         try {
             switch (fault.kind()) {
@@ -360,39 +361,67 @@ public final class FaultsCommand implements java.util.concurrent.Callable<Intege
     }
 
     /**
-     * Watches the load's nodes after a gateway kill: when half of the sessions it ended, and when all, were open again.
-     * A node notices only when a frame of its own goes unanswered, so the last ones back are those that sent last.
-     * Each node that lost its session is timed in two parts: from the kill until it gave the gateway up (its idle
-     * time until it next sent, and its probes), and from then until its new session was open (the wait before it
-     * moves, the handshake, the connect).
+     * Watches the nodes of a killed gateway: when half of them, and when all, had a session again. A node notices only
+     * when a frame of its own goes unanswered, so the last ones back are those that sent last. Each is timed in two
+     * parts: from the kill until it gave the gateway up (its idle time until it next sent, and its probes), and from
+     * then until its new session was open (the wait before it moves, the handshake, the connect). Where the path keeps
+     * its nodes' session times (UDP nodes), these are the nodes that had a session on the gateway as it was killed;
+     * elsewhere (MQTT devices), the count of connected nodes: back when it is whole again after it fell.
      */
-    private static final class NodesBack {
+    static final class NodesBack {
         private final Thread watcher;
         private final long start;
         private final LoadPath fleet;
         private final int nodes;
+        /** The nodes on the killed gateway, or null where the path cannot say. */
+        private final int[] struck;
         private volatile Double halfMs;
         private volatile Double backMs;
 
         /** What one gateway kill did to the nodes, in ms from the kill; the parts are null where no node was timed. */
-        record Result(Double halfMs, Double allMs, Double gaveUpMaxMs, Double reconnectP50Ms, Double reconnectMaxMs) {
+        record Result(Integer struckNodes, Double halfMs, Double allMs, Double gaveUpMaxMs, Double reconnectP50Ms,
+                      Double reconnectMaxMs) {
         }
 
-        private NodesBack(LoadPath fleet, int nodes) {
+        private NodesBack(LoadPath fleet, int nodes, String gateway) {
             this.fleet = fleet;
             this.nodes = nodes;
+            this.struck = fleet.nodesOn(gateway);
             this.start = System.nanoTime();
-            this.watcher = new Thread(this::watch, "faults-nodes-back");
+            this.watcher = new Thread(struck == null ? this::watchCount : this::watchStruck, "faults-nodes-back");
             watcher.setDaemon(true);
         }
 
-        static NodesBack watch(LoadPath fleet, int nodes) {
-            NodesBack back = new NodesBack(fleet, nodes);
+        static NodesBack watch(LoadPath fleet, int nodes, String gateway) {
+            NodesBack back = new NodesBack(fleet, nodes, gateway);
             back.watcher.start();
             return back;
         }
 
-        private void watch() {
+        /** Until each struck node has a session opened after the kill; half and all from when they opened. */
+        private void watchStruck() {
+            long deadline = start + TimeUnit.SECONDS.toNanos(60);
+            while (System.nanoTime() < deadline) {
+                List<Double> openedMs = new ArrayList<>();
+                for (int node : struck) {
+                    long[] times = fleet.sessionLostAndOpenedNanos(node);
+                    if (times[1] != Long.MIN_VALUE && times[1] - start > 0 && times[1] - times[0] > 0) {
+                        openedMs.add((times[1] - start) / 1e6);
+                    }
+                }
+                if (openedMs.size() == struck.length) {
+                    Collections.sort(openedMs);
+                    halfMs = openedMs.isEmpty() ? null : openedMs.get((openedMs.size() - 1) / 2);
+                    backMs = openedMs.isEmpty() ? null : openedMs.get(openedMs.size() - 1);
+                    return;
+                }
+                if (!pause()) {
+                    return;
+                }
+            }
+        }
+
+        private void watchCount() {
             int fewest = nodes;
             long deadline = start + TimeUnit.SECONDS.toNanos(60);
             while (System.nanoTime() < deadline) {
@@ -406,11 +435,18 @@ public final class FaultsCommand implements java.util.concurrent.Callable<Intege
                     backMs = ms;
                     return;
                 }
-                try {
-                    Thread.sleep(20);
-                } catch (InterruptedException e) {
+                if (!pause()) {
                     return;
                 }
+            }
+        }
+
+        private static boolean pause() {
+            try {
+                Thread.sleep(20);
+                return true;
+            } catch (InterruptedException e) {
+                return false;
             }
         }
 
@@ -419,7 +455,7 @@ public final class FaultsCommand implements java.util.concurrent.Callable<Intege
             watcher.join(TimeUnit.SECONDS.toMillis(seconds));
             List<Double> gaveUp = new ArrayList<>();
             List<Double> reconnect = new ArrayList<>();
-            for (int node = 0; node < nodes; node++) {
+            for (int node : struck != null ? struck : java.util.stream.IntStream.range(0, nodes).toArray()) {
                 long[] times = fleet.sessionLostAndOpenedNanos(node);
                 if (times == null || times[0] == Long.MIN_VALUE || times[0] - start < 0) {
                     continue;
@@ -430,7 +466,7 @@ public final class FaultsCommand implements java.util.concurrent.Callable<Intege
                 }
             }
             Collections.sort(reconnect);
-            return new Result(halfMs, backMs, gaveUp.isEmpty() ? null : Collections.max(gaveUp),
+            return new Result(struck == null ? null : struck.length, halfMs, backMs, gaveUp.isEmpty() ? null : Collections.max(gaveUp),
                     reconnect.isEmpty() ? null : reconnect.get((reconnect.size() - 1) / 2),
                     reconnect.isEmpty() ? null : reconnect.get(reconnect.size() - 1));
         }
@@ -519,7 +555,8 @@ public final class FaultsCommand implements java.util.concurrent.Callable<Intege
         if (back == null) {
             return "";
         }
-        return " nodes_half_back_ms=" + ms(back.halfMs()) + " nodes_back_ms=" + ms(back.allMs())
+        return (back.struckNodes() == null ? "" : " nodes_struck=" + back.struckNodes())
+                + " nodes_half_back_ms=" + ms(back.halfMs()) + " nodes_back_ms=" + ms(back.allMs())
                 + " nodes_gave_up_max_ms=" + ms(back.gaveUpMaxMs()) + " nodes_reconnect_p50_ms="
                 + ms(back.reconnectP50Ms()) + " nodes_reconnect_max_ms=" + ms(back.reconnectMaxMs());
     }

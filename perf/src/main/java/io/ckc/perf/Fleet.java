@@ -167,6 +167,12 @@ final class Fleet implements AutoCloseable {
         return (int) node.id().getLeastSignificantBits();
     }
 
+    /** The nodes with a session on gateway {@code gatewayId} now, as {@link LoadPath#nodesOn}. */
+    int[] nodesOn(String gatewayId) {
+        return java.util.stream.IntStream.range(0, nodes.size())
+                .filter(i -> nodes.get(i).isConnected() && gatewayId.equals(nodes.get(i).gatewayId())).toArray();
+    }
+
     /** Connected nodes per gateway id, as the nodes themselves see it. */
     Map<String, Integer> countsByGateway() {
         Map<String, Integer> counts = new TreeMap<>();

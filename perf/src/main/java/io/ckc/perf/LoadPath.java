@@ -67,6 +67,14 @@ interface LoadPath extends AutoCloseable {
         return 0;
     }
 
+    /**
+     * The nodes with a session on gateway {@code gatewayId} now, as the nodes see it, or null where the path does not
+     * keep when its nodes' sessions end and open ({@link #sessionLostAndOpenedNanos}) for all its nodes.
+     */
+    default int[] nodesOn(String gatewayId) {
+        return null;
+    }
+
     /** Connected nodes per gateway id, as the nodes see it; a path without gateways has none. */
     default Map<String, Integer> countsByGateway() {
         return Map.of();
@@ -283,6 +291,10 @@ interface LoadPath extends AutoCloseable {
 
             public long[] sessionLostAndOpenedNanos(int node) {
                 return fleet.sessionLostAndOpenedNanos(node);
+            }
+
+            public int[] nodesOn(String gatewayId) {
+                return fleet.nodesOn(gatewayId);
             }
 
             public long windowFrames() throws InterruptedException {

@@ -728,7 +728,8 @@ final class ReportCommand implements Callable<Integer> {
                 + "fault (from its lift, for loss and rate limit) to the end of the first second whose echoes are within "
                 + "10% of what the nodes sent in it with p99 under 100 ms; to_baseline_ms: the same with p99 under the baseline's (the "
                 + "median of the per-second p99s before the first fault) where that is above 100 ms; nodes_half_back_ms, "
-                + "nodes_back_ms: after a gateway kill, until half, and all, of its nodes were connected again; of those, "
+                + "nodes_back_ms: after a gateway kill, until half, and all, of the nodes it had (nodes_struck) had a new "
+                + "session; of those, "
                 + "nodes_gave_up_max_ms: until the last gave the dead gateway up (a node notices when a frame of its own goes "
                 + "unanswered), nodes_reconnect_p50_ms and _max_ms: from giving up to its new session. Vertical lines: the faults.";
 
