@@ -1,23 +1,21 @@
 package io.ckc.client;
 
-import io.ckc.protocol.mrudp.RoundTripEstimator;
-
 /**
  * Whether a node's gateway is still there. An idle node that heard nothing past the keepalive probes
  * its gateway with a ping, three times until the silence timeout, so one lost ping or pong does not
  * end the session. A node with frames waiting for acknowledgement does not wait that long: once it
- * has waited for an acknowledgement with nothing heard, it probes, and after three unanswered probes
- * the gateway counts as gone. Any frame from the gateway answers.
+ * has waited for an acknowledgement with nothing heard, it probes every {@code unansweredProbeMs}, and
+ * after three unanswered probes the gateway counts as gone. Any frame from the gateway answers.
  * <p>
- * Two waits, each at least {@code unansweredProbeMs} and at most four times it. The wait for an
- * acknowledgement follows the session's round-trip timeout: the gateway acknowledges once Kafka has
- * the message, so a slow core is not taken for a dead gateway. The wait for a probe's answer follows
- * the round trip of the pings this session's gateway answered (the node pings once as the session
- * begins), or is the wait for an acknowledgement until a pong came: the gateway answers a ping
- * itself, at once, whatever Kafka does. Why apart: with one wait, the timeout of acknowledgements slowed by the core (after a
- * broker restart, or on a slow day) stretched the probes too, to four times 1 s after the frame the
- * dead gateway left unanswered (perf faults, 2026-12-02), where the probes alone take three times
- * 250 ms.
+ * The wait for the acknowledgement is {@code unansweredProbeMs}, or the session's round-trip timeout
+ * where that is longer, up to four times {@code unansweredProbeMs}: the gateway acknowledges once Kafka
+ * has the message, so a slow core is not taken for a dead gateway. The probes do not wait longer: the
+ * gateway answers a ping itself, at once, whatever Kafka does. When they waited the acknowledgements'
+ * timeout too, a node gave its dead gateway up four times 1 s after its next send on slow days (the
+ * timeout at its cap), 7.1-7.3 s after a kill where the goal is 5 s (perf faults, 2026-12-02); pongs
+ * measured as sessions began did no better (taken in reconnect storms, they stretched the probes alike).
+ * A path whose pongs take longer than three probes (750 ms by default) needs a longer
+ * {@code unansweredProbeMs}.
  */
 final class LivenessProbe {
 
@@ -35,8 +33,6 @@ final class LivenessProbe {
     private int unanswered;
     /** Since when the node has waited for an acknowledgement; -1 while it waits for none. */
     private long awaitingSinceMs = -1;
-    /** The round trip of the pings the session's gateway answered. */
-    private RoundTripEstimator probeRoundTrip = new RoundTripEstimator();
 
     LivenessProbe(long keepaliveMs, long silenceTimeoutMs, long unansweredProbeMs) {
         this.keepaliveMs = keepaliveMs;
@@ -44,23 +40,10 @@ final class LivenessProbe {
         this.unansweredProbeMs = unansweredProbeMs;
     }
 
-    /** A session began, with a gateway whose answers to probes are not known yet. */
-    void sessionStarted(long nowMs) {
-        probeRoundTrip = new RoundTripEstimator();
-        heard(nowMs);
-    }
-
     /** A frame of the session came from the gateway. */
     void heard(long nowMs) {
         lastHeardMs = nowMs;
         unanswered = 0;
-    }
-
-    /** The gateway answered a ping of this node after {@code roundTripMs}: a sample of how long a probe's answer takes. */
-    void pongAfter(long roundTripMs) {
-        if (roundTripMs >= 0 && roundTripMs <= silenceTimeoutMs) { // a wall clock that jumped gives no sample
-            probeRoundTrip.sample(roundTripMs);
-        }
     }
 
     /**
@@ -80,9 +63,7 @@ final class LivenessProbe {
      * @param roundTripTimeoutMs how long an acknowledgement may take on the session's path now (0: not known yet)
      */
     Verdict check(long nowMs, boolean awaiting, long roundTripTimeoutMs) {
-        long ackWait = bounded(roundTripTimeoutMs);
-        long probeTimeoutMs = probeRoundTrip.timeoutMs();
-        long probeWait = probeTimeoutMs > 0 ? bounded(probeTimeoutMs) : ackWait; // no pong yet: as long as an ack
+        long ackWait = Math.min(Math.max(unansweredProbeMs, roundTripTimeoutMs), MAX_INTERVAL_FACTOR * unansweredProbeMs);
         long silent = nowMs - lastHeardMs;
         if (silent > silenceTimeoutMs) {
             return Verdict.SILENT;
@@ -95,7 +76,7 @@ final class LivenessProbe {
         // Quiet since the node began to wait: a node that sends once in a while heard nothing between its messages,
         // and must not probe with each one before its acknowledgement had time to come.
         if (awaiting && nowMs - Math.max(lastHeardMs, awaitingSinceMs) > ackWait) {
-            if (nowMs - lastProbeMs < probeWait) {
+            if (nowMs - lastProbeMs < unansweredProbeMs) {
                 return Verdict.ALIVE;
             }
             return unanswered >= PROBES ? Verdict.SILENT : probe(nowMs);
@@ -104,10 +85,6 @@ final class LivenessProbe {
             return probe(nowMs);
         }
         return Verdict.ALIVE;
-    }
-
-    private long bounded(long timeoutMs) {
-        return Math.min(Math.max(unansweredProbeMs, timeoutMs), MAX_INTERVAL_FACTOR * unansweredProbeMs);
     }
 
     private Verdict probe(long nowMs) {

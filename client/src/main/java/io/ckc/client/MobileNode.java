@@ -372,8 +372,6 @@ public final class MobileNode {
             }
         } else if (frame instanceof Frame.Ping ping) {
             transport.send(new Frame.Pong(id, epoch, ping.timestamp()), gateway);
-        } else if (frame instanceof Frame.Pong pong) { // the answer to a probe: its ping carried the wall clock
-            liveness.pongAfter(System.currentTimeMillis() - pong.timestamp());
         } else if (frame instanceof Frame.Error error) {
             onError(error, now);
         }
@@ -517,8 +515,7 @@ public final class MobileNode {
                 frame -> transport.send(frame, gateway));
         session.connectAnswered(); // the gateway answered: its silence from now on is a sign of congestion
         state = State.CONNECTED;
-        liveness.sessionStarted(now);
-        transport.send(new Frame.Ping(id, epoch, System.currentTimeMillis()), gateway); // how long its pongs take
+        liveness.heard(now);
         failover.connected();
         backoff.connected();
         String from = handover.finish();

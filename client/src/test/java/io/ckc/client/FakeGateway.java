@@ -61,9 +61,6 @@ final class FakeGateway implements AutoCloseable {
     final AtomicInteger busySent = new AtomicInteger();
     final AtomicInteger connects = new AtomicInteger();
     final AtomicInteger pings = new AtomicInteger();
-    /** Pongs sent so far, each {@link #delayPongs} after its ping. */
-    final AtomicInteger pongs = new AtomicInteger();
-    private volatile long pongDelayMs;
     /** Data frames of a session that came in, repeats included. */
     final AtomicInteger dataFrames = new AtomicInteger();
     /** What the node said of the deliveries: the delivery acknowledged, or refused (by error code). */
@@ -142,11 +139,6 @@ final class FakeGateway implements AutoCloseable {
             }
             return null;
         });
-    }
-
-    /** Answers each ping this long after it came, as a gateway on a slow path. */
-    void delayPongs(long delayMs) {
-        pongDelayMs = delayMs;
     }
 
     /** Forgets every session, as a gateway restarted without its state. */
@@ -251,10 +243,7 @@ final class FakeGateway implements AutoCloseable {
                 answered(session.onRefused(error.seq(), MobileNode.nowMs(), false), error.code().name());
             } else if (frame instanceof Frame.Ping ping) {
                 pings.incrementAndGet();
-                ctx.channel().eventLoop().schedule(() -> {
-                    out.send(new Frame.Pong(node, ping.epoch(), ping.timestamp()), in.peer());
-                    pongs.incrementAndGet();
-                }, pongDelayMs, TimeUnit.MILLISECONDS);
+                out.send(new Frame.Pong(node, ping.epoch(), ping.timestamp()), in.peer());
             } else if (frame instanceof Frame.Disconnect) {
                 sessions.remove(node);
             }

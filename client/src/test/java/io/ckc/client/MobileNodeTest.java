@@ -514,28 +514,6 @@ class MobileNodeTest {
     }
 
     @Test
-    void aNodeMeasuresItsGatewaysPongsAsTheSessionBeginsAndProbesASlowPathNoFasterThanThatAnswers() throws Exception {
-        FakeGateway gateway = gateway("gw-a");
-        gateway.delayPongs(900); // longer than the three probe waits of 250 ms a fast path has
-        Recorder recorder = new Recorder();
-        ClientConfig config = ClientConfig.DEFAULT.withReliability(new ReliabilityConfig(200, 400, 1_000, 64, 256));
-        ClientTransport transport = transport(null);
-        MobileNode node = connected(transport, gateway, recorder, config);
-        Await.until("the pong to the ping of the session's start", 10, () -> gateway.pongs.get() == 1);
-        assertThat(gateway.pings.get()).as("the node pinged once as its session began").isEqualTo(1);
-        gateway.holdAcks(true); // its messages draw no answer, its pings do, 900 ms later
-
-        var sending = transport.eventLoop().scheduleAtFixedRate(() -> send(node, 1), 0, 50, TimeUnit.MILLISECONDS);
-        try {
-            Await.until("five probes answered", 30, () -> gateway.pongs.get() >= 6);
-        } finally {
-            sending.cancel(false);
-        }
-        assertThat(recorder.ends).isEmpty();
-        assertThat(node.isConnected()).isTrue();
-    }
-
-    @Test
     void aGatewayThatStopsAcknowledgingEndsTheSessionWhenRetriesRunOutAndTheNodeSaysSo() throws Exception {
         FakeGateway gateway = gateway("gw-a");
         Recorder recorder = new Recorder();

@@ -65,6 +65,9 @@ public final class ReliableSession {
     /** The expiry of a body that never expires. */
     public static final long NO_EXPIRY = Long.MAX_VALUE;
 
+    /** Clock granularity of the callers' ticks (RFC 6298's G). */
+    private static final long GRANULARITY_MS = 10;
+
     private final UUID mnId;
     private final long epoch;
     private final ReliabilityConfig config;
@@ -109,7 +112,9 @@ public final class ReliableSession {
     private boolean peerAnswered;
     /** Until when this session's congestion has been signalled to its window: one signal per retransmission timeout. */
     private long congestedUntilMs = Long.MIN_VALUE;
-    private final RoundTripEstimator roundTrip = new RoundTripEstimator();
+    /** Smoothed round trip and its variation in ms; negative until the first sample. */
+    private double srttMs = -1;
+    private double rttVarMs;
     private long rtoMs;
 
     public ReliableSession(UUID mnId, long epoch, ReliabilityConfig config, Consumer<Frame> output) {
@@ -414,12 +419,18 @@ public final class ReliableSession {
      * trip and four times its variation (RFC 6298's formula); 0 before the first sample.
      */
     public long roundTripTimeoutMs() {
-        return roundTrip.timeoutMs();
+        return srttMs < 0 ? 0 : (long) Math.ceil(srttMs + Math.max(GRANULARITY_MS, 4 * rttVarMs));
     }
 
     private void sampleRoundTrip(long sampleMs) {
-        roundTrip.sample(sampleMs);
-        rtoMs = Math.max(config.initialRetransmitMs(), Math.min(roundTrip.timeoutMs(), config.maxRetransmitMs()));
+        if (srttMs < 0) {
+            srttMs = sampleMs;
+            rttVarMs = sampleMs / 2.0;
+        } else {
+            rttVarMs = 0.75 * rttVarMs + 0.25 * Math.abs(srttMs - sampleMs);
+            srttMs = 0.875 * srttMs + 0.125 * sampleMs;
+        }
+        rtoMs = Math.max(config.initialRetransmitMs(), Math.min(roundTripTimeoutMs(), config.maxRetransmitMs()));
     }
 
     /** Removes and returns every body not yet acknowledged, in send order: the unsent messages of a closing session. */
