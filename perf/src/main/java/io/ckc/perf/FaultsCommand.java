@@ -377,6 +377,8 @@ public final class FaultsCommand implements java.util.concurrent.Callable<Intege
         private final int[] struck;
         private volatile Double halfMs;
         private volatile Double backMs;
+        /** The struck nodes' session times as the last of them was back: later losses are not the kill's. */
+        private volatile long[][] timesWhenBack;
 
         /** What one gateway kill did to the nodes, in ms from the kill; the parts are null where no node was timed. */
         record Result(Integer struckNodes, Double halfMs, Double allMs, Double gaveUpMaxMs, Double reconnectP50Ms,
@@ -403,13 +405,15 @@ public final class FaultsCommand implements java.util.concurrent.Callable<Intege
             long deadline = start + TimeUnit.SECONDS.toNanos(60);
             while (System.nanoTime() < deadline) {
                 List<Double> openedMs = new ArrayList<>();
-                for (int node : struck) {
-                    long[] times = fleet.sessionLostAndOpenedNanos(node);
-                    if (times[1] != Long.MIN_VALUE && times[1] - start > 0 && times[1] - times[0] > 0) {
-                        openedMs.add((times[1] - start) / 1e6);
+                long[][] times = new long[struck.length][];
+                for (int i = 0; i < struck.length; i++) {
+                    times[i] = fleet.sessionLostAndOpenedNanos(struck[i]);
+                    if (times[i][1] != Long.MIN_VALUE && times[i][1] - start > 0 && times[i][1] - times[i][0] > 0) {
+                        openedMs.add((times[i][1] - start) / 1e6);
                     }
                 }
                 if (openedMs.size() == struck.length) {
+                    timesWhenBack = times;
                     Collections.sort(openedMs);
                     halfMs = openedMs.isEmpty() ? null : openedMs.get((openedMs.size() - 1) / 2);
                     backMs = openedMs.isEmpty() ? null : openedMs.get(openedMs.size() - 1);
@@ -455,8 +459,10 @@ public final class FaultsCommand implements java.util.concurrent.Callable<Intege
             watcher.join(TimeUnit.SECONDS.toMillis(seconds));
             List<Double> gaveUp = new ArrayList<>();
             List<Double> reconnect = new ArrayList<>();
-            for (int node : struck != null ? struck : java.util.stream.IntStream.range(0, nodes).toArray()) {
-                long[] times = fleet.sessionLostAndOpenedNanos(node);
+            long[][] back = timesWhenBack;
+            int[] timed = struck != null ? struck : java.util.stream.IntStream.range(0, nodes).toArray();
+            for (int i = 0; i < timed.length; i++) {
+                long[] times = back != null ? back[i] : fleet.sessionLostAndOpenedNanos(timed[i]);
                 if (times == null || times[0] == Long.MIN_VALUE || times[0] - start < 0) {
                     continue;
                 }

@@ -89,6 +89,8 @@ class NodesBackTest {
 
         fleet.lost.set(1, at(origin, 200));
         fleet.opened.set(1, at(origin, 900));
+        assertThat(back.await(10).allMs()).as("the struck nodes back").isNotNull();
+        fleet.lost.set(0, at(origin, 20_000)); // node 0 loses its new session later: not the kill's doing
         FaultsCommand.NodesBack.Result result = back.await(10);
         assertThat(result.struckNodes()).isEqualTo(2);
         assertThat(result.allMs()).isCloseTo(900.0, within(lag + 1.0));
