@@ -11,10 +11,8 @@ import io.ckc.protocol.mrudp.ReliabilityConfig;
  *                         keepalive and this it pings three times, whether or not it is sending
  * @param unansweredProbeMs a node that has waited this long for an acknowledgement with nothing heard probes its
  *                          gateway every this long; three unanswered probes and the gateway counts as gone, so a node
- *                          whose gateway died moves to the next 4 x this after its first frame went unanswered (where
- *                          acknowledgements take longer, the first probe waits their round-trip timeout, up to 4 x
- *                          this; the probes after it do not wait longer, so a path whose pongs take longer than
- *                          3 x this needs a longer one)
+ *                          whose gateway died moves to the next 4 x this after its first frame went unanswered (on a
+ *                          path whose round-trip timeout is longer, that timeout instead, up to 4 x this)
  * @param connectRetryMs interval between connect attempts
  * @param connectAttempts connect attempts before giving up (and, with auto-reconnect, backing off)
  * @param reconnectDelayMs wait before reconnecting to the same gateway after a broken connection (a node whose

@@ -4,18 +4,11 @@ package io.ckc.client;
  * Whether a node's gateway is still there. An idle node that heard nothing past the keepalive probes
  * its gateway with a ping, three times until the silence timeout, so one lost ping or pong does not
  * end the session. A node with frames waiting for acknowledgement does not wait that long: once it
- * has waited for an acknowledgement with nothing heard, it probes every {@code unansweredProbeMs}, and
- * after three unanswered probes the gateway counts as gone. Any frame from the gateway answers.
- * <p>
- * The wait for the acknowledgement is {@code unansweredProbeMs}, or the session's round-trip timeout
- * where that is longer, up to four times {@code unansweredProbeMs}: the gateway acknowledges once Kafka
- * has the message, so a slow core is not taken for a dead gateway. The probes do not wait longer: the
- * gateway answers a ping itself, at once, whatever Kafka does. When they waited the acknowledgements'
- * timeout too, a node gave its dead gateway up four times 1 s after its next send on slow days (the
- * timeout at its cap), 7.1-7.3 s after a kill where the goal is 5 s (perf faults, 2026-12-02); pongs
- * measured as sessions began did no better (taken in reconnect storms, they stretched the probes alike).
- * A path whose pongs take longer than three probes (750 ms by default) needs a longer
- * {@code unansweredProbeMs}.
+ * has waited a probe interval with nothing heard, it probes every interval, and after three
+ * unanswered probes the gateway counts as gone, so a node whose gateway died moves on four intervals
+ * after the first frame the dead gateway left unanswered. The interval is {@code unansweredProbeMs},
+ * or the path's round-trip timeout where that is longer (a slow link is not taken for a dead gateway),
+ * but never more than four times {@code unansweredProbeMs}. Any frame from the gateway answers.
  */
 final class LivenessProbe {
 
@@ -29,7 +22,7 @@ final class LivenessProbe {
     private final long silenceTimeoutMs;
     private final long unansweredProbeMs;
     private long lastHeardMs;
-    private long lastProbeMs = Long.MIN_VALUE / 2; // never
+    private long lastProbeMs;
     private int unanswered;
     /** Since when the node has waited for an acknowledgement; -1 while it waits for none. */
     private long awaitingSinceMs = -1;
@@ -60,10 +53,10 @@ final class LivenessProbe {
     }
 
     /**
-     * @param roundTripTimeoutMs how long an acknowledgement may take on the session's path now (0: not known yet)
+     * @param roundTripTimeoutMs how long an answer may take on the session's path now (0: not known yet)
      */
     Verdict check(long nowMs, boolean awaiting, long roundTripTimeoutMs) {
-        long ackWait = Math.min(Math.max(unansweredProbeMs, roundTripTimeoutMs), MAX_INTERVAL_FACTOR * unansweredProbeMs);
+        long interval = Math.min(Math.max(unansweredProbeMs, roundTripTimeoutMs), MAX_INTERVAL_FACTOR * unansweredProbeMs);
         long silent = nowMs - lastHeardMs;
         if (silent > silenceTimeoutMs) {
             return Verdict.SILENT;
@@ -75,8 +68,8 @@ final class LivenessProbe {
         }
         // Quiet since the node began to wait: a node that sends once in a while heard nothing between its messages,
         // and must not probe with each one before its acknowledgement had time to come.
-        if (awaiting && nowMs - Math.max(lastHeardMs, awaitingSinceMs) > ackWait) {
-            if (nowMs - lastProbeMs < unansweredProbeMs) {
+        if (awaiting && nowMs - Math.max(lastHeardMs, awaitingSinceMs) > interval) {
+            if (nowMs - lastProbeMs < interval) {
                 return Verdict.ALIVE;
             }
             return unanswered >= PROBES ? Verdict.SILENT : probe(nowMs);
