@@ -472,7 +472,8 @@ public final class FaultsCommand implements java.util.concurrent.Callable<Intege
                 }
             }
             Collections.sort(reconnect);
-            return new Result(struck == null ? null : struck.length, halfMs, backMs, gaveUp.isEmpty() ? null : Collections.max(gaveUp),
+            return new Result(struck == null ? null : struck.length, halfMs, backMs,
+                    gaveUp.isEmpty() ? null : Collections.max(gaveUp),
                     reconnect.isEmpty() ? null : reconnect.get((reconnect.size() - 1) / 2),
                     reconnect.isEmpty() ? null : reconnect.get(reconnect.size() - 1));
         }
