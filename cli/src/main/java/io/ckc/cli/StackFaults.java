@@ -24,6 +24,8 @@ final class StackFaults implements FaultInjector {
     private final Stack stack;
     private final NetworkFaults network = new NetworkFaults();
     private FlinkRest flink;
+    /** The jobs' restarts as the next fault strikes, read before its time is taken; -1 if not known. */
+    private long restartsBefore = -1;
 
     StackFaults(Home home) {
         this.home = home;
@@ -51,10 +53,16 @@ final class StackFaults implements FaultInjector {
         }
     }
 
+    /** A query of the cluster took 0.5-2 s under load: done before the fault, it does not delay the blow. */
+    @Override
+    public void beforeFault(FaultPlan.Kind kind) {
+        restartsBefore = kind == FaultPlan.Kind.TASKMANAGER_KILL || kind == FaultPlan.Kind.BROKER_STOP
+                || kind == FaultPlan.Kind.BROKER_KILL ? jobRestarts() : -1;
+    }
+
     @Override
     public void killTaskManager(PrintStream out) {
         long started = System.nanoTime();
-        long restartsBefore = jobRestarts();
         FlinkRuntime.Killed killed = stack.flink().killTaskManager(flink());
         out.printf("  %s killed; %sa new one registered %d ms after the kill%n", killed.name(),
                 killed.jobsBackMs() < 0 ? "no other TaskManager; " : String.format("every job's tasks ran again %d ms after "
@@ -65,7 +73,6 @@ final class StackFaults implements FaultInjector {
     @Override
     public void stopBroker(boolean kill, PrintStream out) {
         long started = System.nanoTime();
-        long restartsBefore = jobRestarts();
         new KafkaBroker(home, stack.processes()).restart(kill);
         out.printf("  broker %s and started again in %d ms%n", kill ? "killed" : "stopped", (System.nanoTime() - started) / 1_000_000);
         reportJobsBack(started, restartsBefore, null, out);

@@ -20,6 +20,13 @@ public interface FaultInjector {
     default void prepare(PrintStream out) throws Exception {
     }
 
+    /**
+     * Called before each fault, before its time is taken: what the injector reads of the stack to report on the
+     * fault (the jobs' restarts so far) is read here, so that a slow read does not count toward the recovery.
+     */
+    default void beforeFault(FaultPlan.Kind kind) {
+    }
+
     /** {@code kill -9} of the TaskManager; started again, returns once it has registered. */
     void killTaskManager(PrintStream out) throws Exception;
 

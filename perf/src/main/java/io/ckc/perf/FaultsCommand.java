@@ -304,6 +304,7 @@ public final class FaultsCommand implements java.util.concurrent.Callable<Intege
 
     /** Injects one fault and waits it out; a fault the injector could not bring about is kept with why. */
     private Struck strike(FaultPlan.Fault fault, LoadPath fleet, Random bursts, long began) throws InterruptedException {
+        injector.beforeFault(fault.kind());
         double at = secondsSince(began);
         out.printf(Locale.ROOT, "%.1f s: fault %d, %s%n", at, fault.index(), fault.describe());
         NodesBack back = fault.kind() == FaultPlan.Kind.GATEWAY_KILL

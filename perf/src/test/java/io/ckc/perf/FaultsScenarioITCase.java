@@ -72,6 +72,11 @@ class FaultsScenarioITCase {
         }
 
         @Override
+        public void beforeFault(FaultPlan.Kind kind) {
+            injected.add("before " + kind.label());
+        }
+
+        @Override
         public void killTaskManager(PrintStream out) {
             throw new UnsupportedOperationException();
         }
@@ -144,7 +149,8 @@ class FaultsScenarioITCase {
             String out = printed.toString(StandardCharsets.UTF_8);
             System.out.println(out);
 
-            assertThat(faults.injected).as("each fault reached the stack").hasSize(2).contains("broker");
+            assertThat(faults.injected).as("each fault reached the stack, after the injector read what it reports on")
+                    .hasSize(5).contains("broker").containsSubsequence("before broker-kill", "broker");
             String result = out.lines().filter(l -> l.startsWith("RESULT faults=")).findFirst().orElseThrow();
             assertThat(result).contains("faults=3 kinds=3 ", " lost=2 ", " unsent=0 ", " app_duplicates=0 ",
                     " mn_duplicates_after_dedupe=0 ", " expired_delivered=", " reordered=", " max_recovery_ms=");
