@@ -93,7 +93,17 @@ final class KafkaBroker {
         clusterId = clusterId.substring(clusterId.lastIndexOf('\n') + 1);
         Ckc.runOrFail("format Kafka's storage", home.log("kafka-format"),
                 concat(java, "kafka.tools.StorageTool", "format", "-t", clusterId, "-c", properties.toString()));
-        launch();
+        ClassArchive archive = classArchive();
+        if (!archive.exists()) {
+            Ckc.say("recording Kafka's classes for its later starts (once)...");
+            launch(archive.recordFlag());
+            stop(false);
+        }
+        launch(archive.useFlag());
+    }
+
+    private ClassArchive classArchive() {
+        return ClassArchive.of(home.state.resolve("cds"), "kafka", home.lib("kafka"));
     }
 
     private List<String> javaCommand() {
@@ -102,11 +112,15 @@ final class KafkaBroker {
                 "-Dlog4j2.configurationFile=" + home.root.resolve("runtime/kafka/conf/log4j2.yaml")));
     }
 
-    /** Starts the broker on the data directory as it is; returns once it has started (again). */
-    private void launch() {
+    /**
+     * Starts the broker on the data directory as it is, with {@code archiveFlag} (its class archive, used or
+     * recorded); returns once it has started (again).
+     */
+    private void launch(String archiveFlag) {
         Path serverLog = home.logs.resolve("kafka/server.log");
         long logged = Processes.size(serverLog);
         List<String> run = javaCommand();
+        run.add(archiveFlag);
         run.add(Processes.PRE_TOUCH_HEAP);
         run.add(processes.gcLog("kafka"));
         run.add("kafka.Kafka");
@@ -122,6 +136,13 @@ final class KafkaBroker {
      * then starts it again on its data; returns once it serves.
      */
     void restart(boolean kill) {
+        stop(kill);
+        ClassArchive archive = classArchive();
+        launch(archive.exists() ? archive.useFlag() : archive.recordFlag());
+    }
+
+    /** Stops the running broker, with SIGTERM (a clean shutdown, waited for up to 60 s) or, {@code kill}, SIGKILL. */
+    private void stop(boolean kill) {
         ProcessHandle broker = processes.pid("kafka").flatMap(ProcessHandle::of)
                 .orElseThrow(() -> new Ckc.Failure("Kafka is not running"));
         if (kill) {
@@ -135,7 +156,6 @@ final class KafkaBroker {
             broker.destroyForcibly();
             broker.onExit().join();
         }
-        launch();
     }
 
     /** The stack's topics: the core's, each gateway's, and the application channels. */
