@@ -40,11 +40,13 @@ final class Fleet implements AutoCloseable {
      * Nodes per shared UDP socket where they authenticate: the DTLS handshakes of one socket's nodes with one gateway
      * run one after another (the gateway's handshake messages carry no connection ID to tell them apart), so a fleet
      * of devices that each have a socket of their own is simulated by more sockets, not by handshakes in a queue.
+     * Ten, not fifty: the nodes of a killed gateway all shake hands with the others at once, and fifty a socket queued
+     * up to eight of them behind one another per socket and gateway.
      */
-    static final int AUTHENTICATED_NODES_PER_TRANSPORT = 50;
+    static final int AUTHENTICATED_NODES_PER_TRANSPORT = 10;
     /**
-     * Sockets of an authenticated fleet at most, so more nodes share one past 50,000: a million nodes at 50 a socket
-     * would be 20,000 sockets (the process's open files are limited to as many here), each with its timers.
+     * Sockets of an authenticated fleet at most, so more nodes share one past 10,000: a million nodes at 10 a socket
+     * would be 100,000 sockets (the process's open files are limited to 20,000 here), each with its timers.
      */
     static final int MAX_AUTHENTICATED_TRANSPORTS = 1_000;
     /** Connections asked for and not yet open, at most: the gateway's DTLS handshakes from one address. */
