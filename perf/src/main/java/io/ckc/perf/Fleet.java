@@ -41,7 +41,8 @@ final class Fleet implements AutoCloseable {
      * run one after another (the gateway's handshake messages carry no connection ID to tell them apart), so a fleet
      * of devices that each have a socket of their own is simulated by more sockets, not by handshakes in a queue.
      * Ten, not fifty: the nodes of a killed gateway all shake hands with the others at once, and fifty a socket queued
-     * up to eight of them behind one another per socket and gateway.
+     * up to eight of them behind one another per socket and gateway (on a fast day it cost nothing that showed:
+     * perf/results/2026-12-02-1500-ab).
      */
     static final int AUTHENTICATED_NODES_PER_TRANSPORT = 10;
     /**
