@@ -109,9 +109,9 @@ final class KafkaBroker {
     private List<String> javaCommand() {
         // Compiled by C1 alone: a broker started again under load spent its first 20-30 s compiling with C2 beside
         // interpreting, about one of the two cores, which held the stack's p99 over 100 ms for 10-20 s after it
-        // served. By hand, two broker faults a run, 2026-12-02 17:09-17:57 (runs alternated): recovery 25.4, 23.4 s
-        // and 13.9, 12.0 s with C2; 12.4, 10.4 s and 10.0, 10.0 s without; the broker's steady CPU is 34-37% of a
-        // core instead of 27-28% at 150 msg/s. A broker on its own machine would keep C2.
+        // served. A B A B over 6 broker faults a run: 15.2 s to recover on average with C2, 10.1 s with C1 alone, the
+        // slowest 43.7 s and 14.8 s (perf/results/2026-12-02-1801-ab); the broker's steady CPU is 34-37% of a core
+        // instead of 27-28% at 150 msg/s. A broker on its own machine would keep C2.
         return new ArrayList<>(List.of("java", "-cp", home.libClasspath("kafka"), "-Xms1g", "-Xmx1g",
                 "-XX:TieredStopAtLevel=1", "-XX:+UseG1GC", "-Dkafka.logs.dir=" + home.logs.resolve("kafka"),
                 "-Dlog4j2.configurationFile=" + home.root.resolve("runtime/kafka/conf/log4j2.yaml")));
