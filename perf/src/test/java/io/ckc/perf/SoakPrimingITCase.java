@@ -66,7 +66,7 @@ class SoakPrimingITCase {
 
             Map<String, Long> grewWhileFilling = new TreeMap<>();
             after.forEach((name, count) -> {
-                if (BROKER_OWN_REQUESTS.stream().anyMatch(request -> name.endsWith(",request=" + request))) {
+                if (isOneOf(name, BROKER_OWN_REQUESTS)) {
                     return;
                 }
                 long was = before.getOrDefault(name, 0L);
@@ -82,12 +82,16 @@ class SoakPrimingITCase {
     /** The counts of the histograms of the request types a lag read makes, each of which it must have made. */
     private static Map<String, Long> lagReadCounts() {
         Map<String, Long> counts = new TreeMap<>(requestHistogramCounts());
-        counts.keySet().removeIf(name -> LAG_READ_REQUESTS.stream()
-                .noneMatch(request -> name.endsWith(",request=" + request)));
+        counts.keySet().removeIf(name -> !isOneOf(name, LAG_READ_REQUESTS));
         for (String request : LAG_READ_REQUESTS) {
             counts.putIfAbsent("kafka.network:type=RequestMetrics,name=TotalTimeMs,request=" + request, 0L);
         }
         return counts;
+    }
+
+    /** Whether the histogram named {@code name} is of one of {@code requests}. */
+    private static boolean isOneOf(String name, List<String> requests) {
+        return requests.stream().anyMatch(request -> name.endsWith(",request=" + request));
     }
 
     /** Each request histogram of the broker by its JMX name, with how many samples it has been given. */
