@@ -6,8 +6,10 @@ import picocli.CommandLine.Option;
 
 import java.io.PrintStream;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 
@@ -17,8 +19,11 @@ import java.util.concurrent.Callable;
  * messages per second and rises by {@code --step}; each level runs {@code --warmup-seconds} to a
  * steady state, then {@code --samples} samples of one second each (echoes per second, p99 and
  * mean RTT), summarised by their mean and 95% confidence interval. A path stops at its saturation
- * point: the first level whose p99 RTT passes 100 ms or that lost a message. One {@code RESULT}
- * line per step and path, and one per path for its saturation.
+ * point: the first level whose p99 RTT passes 100 ms or that lost a message. The bare-Kafka echo ({@code kafka})
+ * steps on to its own saturation ({@code --baseline-max-steps} levels at most), so that a CKC path's last good level
+ * is compared with the echo's, not with the highest level it happened to reach. One {@code RESULT} line per step and
+ * path, one per path for its saturation, and one per CKC path for its last good level as a share of the echo's
+ * ({@link Knee#comparison}).
  */
 @Command(name = "stepped", mixinStandardHelpOptions = true,
         description = "Stepped load on the CKC stack and the bare-Kafka baseline until saturation.")
@@ -36,8 +41,12 @@ final class SteppedCommand implements Callable<Integer> {
     @Option(names = "--step", defaultValue = "1500", description = "Rise per level, messages per second (default ${DEFAULT-VALUE})")
     double step;
 
-    @Option(names = "--max-steps", defaultValue = "14", description = "Levels at most (default ${DEFAULT-VALUE})")
+    @Option(names = "--max-steps", defaultValue = "14", description = "Levels at most on a CKC or Mosquitto path (default ${DEFAULT-VALUE})")
     int maxSteps;
+
+    @Option(names = "--baseline-max-steps", defaultValue = "40", description = "Levels at most on the bare-Kafka echo, "
+            + "which steps on to its own saturation (default ${DEFAULT-VALUE})")
+    int baselineMaxSteps;
 
     @Option(names = "--warmup-seconds", defaultValue = "8", description = "Seconds to a steady state at each level (default ${DEFAULT-VALUE})")
     int warmupSeconds;
@@ -59,21 +68,67 @@ final class SteppedCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         Results results = new Results(stack.resultsDir);
+        Map<String, Knee> knees = new LinkedHashMap<>();
         for (String path : paths) {
             try (LoadPath target = LoadPath.open(path, stack, nodes, out);
                  ProcessSampler sampler = new ProcessSampler(ProcessSampler.processes(stack.pidsDir, target))) {
-                Sweep sweep = sweep(path, target, results, 0);
-                List<Results.StepRow> rows = sweep.rows();
+                int levels = path.equals(BASELINE) ? baselineMaxSteps : maxSteps;
+                Sweep sweep = levels(nodes, start, step, levels, warmupSeconds, samples, arrivals, drainSeconds, out)
+                        .sweep(path, target, results, 0);
                 results.writeCpu(results.dir().resolve("cpu-stepped-" + path + ".csv"), sampler.samples());
-                Optional<Results.StepRow> saturated = sweep.saturated();
-                out.println(saturated.map(s -> String.format(Locale.ROOT,
-                        "RESULT path=%s saturation_offered_per_s=%.0f last_good_offered_per_s=%s", path,
-                        s.offeredPerSecond(), s.step() > 1 ? String.format(Locale.ROOT, "%.0f", s.offeredPerSecond() - step) : "none"))
-                        .orElse(String.format(Locale.ROOT, "RESULT path=%s saturation_offered_per_s=none max_offered_per_s=%.0f",
-                                path, rows.isEmpty() ? 0 : rows.get(rows.size() - 1).offeredPerSecond())));
+                Knee knee = Knee.of(sweep, step);
+                knees.put(path, knee);
+                out.println(knee.resultLine(path));
             }
         }
+        Knee baseline = knees.get(BASELINE);
+        if (baseline != null) {
+            knees.forEach((path, knee) -> {
+                if (!path.equals(BASELINE)) {
+                    out.println(knee.comparison(path, baseline));
+                }
+            });
+        }
         return 0;
+    }
+
+    /** The path every other is compared with: the bare-Kafka echo. */
+    static final String BASELINE = "kafka";
+
+    /**
+     * Where a path's sweep ended: its last level within the limit (0 if even the first was past it), and whether a
+     * level past the limit was reached at all (if not, the last good level only bounds the saturation from below).
+     */
+    record Knee(double lastGoodPerSecond, double saturationPerSecond, boolean saturated) {
+
+        static Knee of(Sweep sweep, double step) {
+            Optional<Results.StepRow> past = sweep.saturated();
+            if (past.isPresent()) {
+                double at = past.get().offeredPerSecond();
+                return new Knee(past.get().step() > 1 ? at - step : 0, at, true);
+            }
+            List<Results.StepRow> rows = sweep.rows();
+            return new Knee(rows.isEmpty() ? 0 : rows.get(rows.size() - 1).offeredPerSecond(), 0, false);
+        }
+
+        String resultLine(String path) {
+            return saturated
+                    ? String.format(Locale.ROOT, "RESULT path=%s saturation_offered_per_s=%.0f last_good_offered_per_s=%s",
+                            path, saturationPerSecond, lastGoodPerSecond > 0 ? String.format(Locale.ROOT, "%.0f", lastGoodPerSecond) : "none")
+                    : String.format(Locale.ROOT, "RESULT path=%s saturation_offered_per_s=none max_offered_per_s=%.0f",
+                            path, lastGoodPerSecond);
+        }
+
+        /**
+         * This path's last good level as a share of the baseline's; when the baseline never saturated, the share is an
+         * upper bound ({@code baseline_saturated=false}).
+         */
+        String comparison(String path, Knee baseline) {
+            double ratio = baseline.lastGoodPerSecond > 0 ? lastGoodPerSecond / baseline.lastGoodPerSecond : 0;
+            return String.format(Locale.ROOT, "RESULT path=%s compared_to=%s last_good_offered_per_s=%.0f "
+                            + "baseline_last_good_offered_per_s=%.0f ratio_to_baseline=%.3f baseline_saturated=%s",
+                    path, BASELINE, lastGoodPerSecond, baseline.lastGoodPerSecond, ratio, baseline.saturated);
+        }
     }
 
     /** A sweep for another scenario's load (its levels, their timing, its output), to run with {@link #sweep}. */
