@@ -28,6 +28,7 @@ import io.ckc.protocol.records.LoadReport;
 import io.ckc.protocol.records.MnEvent;
 import io.ckc.protocol.records.PoaControl;
 import io.ckc.protocol.records.Receipt;
+import io.ckc.protocol.records.ReceiptBatch;
 import io.ckc.protocol.records.Unicast;
 import io.ckc.protocol.records.UnsentMessage;
 
@@ -89,9 +90,11 @@ public final class RecordSchemas {
                     "A record that could not be processed, with the reason and where it came from."),
             new Topic("ckc.unsent", "the node id", UnsentMessage.class, "gateways", "the delivery job", false,
                     "A unicast a gateway could not hand to its node: the delivery job keeps it for the node (MTD)."),
-            new Topic("ckc.delivered", "the node id", Receipt.class, "gateways", "the delivery job", false,
-                    "A unicast its node acknowledged (outcome DELIVERED): the delivery job stops holding it and "
-                            + "passes the receipt on to ckc.receipts if the sender asked."),
+            new Topic("ckc.delivered", "the gateway id", ReceiptBatch.class, "gateways", "the delivery job", false,
+                    "The receipts of the unicasts one gateway event loop settled in one pass: DELIVERED (the node "
+                            + "acknowledged it) or DROPPED (the gateway can never deliver it). The delivery job splits "
+                            + "the batch, stops holding each message and passes its receipt on to ckc.receipts if the "
+                            + "sender asked; a single Receipt is read as a batch of one."),
             new Topic("ckc.gw.<gatewayId>", "the node id (the gateway id for settings)", GatewayCommand.class,
                     "the delivery job, the PoA manager", "that gateway", false,
                     "A command for one gateway: deliver a unicast, hand a node over, or change the ping window."),
@@ -159,6 +162,8 @@ public final class RecordSchemas {
             Map.entry("Broadcast.ttlMs", "How long after createdAt it may still be delivered, ms; null: no deadline "
                     + "at the gateway."),
             Map.entry("Broadcast.createdAt", "When the sender created it, epoch ms."),
+            Map.entry("ReceiptBatch.gatewayId", "The gateway that wrote it."),
+            Map.entry("ReceiptBatch.receipts", "The receipts, in the order the gateway settled them."),
             Map.entry("Receipt.messageId", "The message this receipt is about."),
             Map.entry("Receipt.sender", "The message's sender: the record's key."),
             Map.entry("Receipt.recipient", "The node it was for."),

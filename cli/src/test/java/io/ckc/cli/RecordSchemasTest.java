@@ -27,6 +27,7 @@ import io.ckc.protocol.records.LoadReport;
 import io.ckc.protocol.records.MnEvent;
 import io.ckc.protocol.records.PoaControl;
 import io.ckc.protocol.records.Receipt;
+import io.ckc.protocol.records.ReceiptBatch;
 import io.ckc.protocol.records.Unicast;
 import io.ckc.protocol.records.UnsentMessage;
 import org.junit.jupiter.api.Test;
@@ -59,6 +60,8 @@ class RecordSchemasTest {
             Map.entry(Groupcast.class, List.of(new Groupcast("g", "app", "zones/a", new byte[] {1}, null, 1L, false))),
             Map.entry(Broadcast.class, List.of(new Broadcast("b", "app", new byte[] {1}, 5_000L, 1L))),
             Map.entry(Receipt.class, List.of(Receipt.of(UNICAST, Receipt.Outcome.EXPIRED, null, "ttl", 2L))),
+            Map.entry(ReceiptBatch.class, List.of(new ReceiptBatch("gw-1", List.of(
+                    Receipt.of(UNICAST, Receipt.Outcome.DELIVERED, "gw-1", null, 2L))))),
             Map.entry(ContextReport.class, List.of(new ContextReport(NODE, "gw-1", 1L, CONTEXT))),
             Map.entry(MnEvent.class, List.of(MnEvent.connected(NODE, "gw-1", 3L, 1L))),
             Map.entry(GroupAdvertisement.class, List.of(new GroupAdvertisement("zones", NODE, List.of("a"), 1L, null))),

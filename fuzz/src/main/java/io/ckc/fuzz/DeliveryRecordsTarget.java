@@ -7,10 +7,12 @@ import io.ckc.protocol.records.GroupAdvertisement;
 import io.ckc.protocol.records.Groupcast;
 
 import java.util.List;
+import java.util.Set;
 
 /**
  * The delivery job's parser on any record of the six topics it reads ({@link ParserHarness} says how an input is
- * one record): each comes out once, and what it accepts has the key the job is keyed by.
+ * one record): each comes out once (a gateway's batch of receipts as each of them), and what it accepts has the key
+ * the job is keyed by.
  */
 public final class DeliveryRecordsTarget {
 
@@ -29,13 +31,14 @@ public final class DeliveryRecordsTarget {
     }
 
     public static void fuzzerTestOneInput(byte[] data) {
-        Object out = PARSER.parse(data);
-        if (out instanceof DeliveryInput input) {
-            ParserHarness.requireKey(input.mnId(), input);
-        } else if (out instanceof GroupAdvertisement advertisement) {
-            ParserHarness.requireKey(advertisement.key(), advertisement);
-        } else if (out instanceof Groupcast groupcast) {
-            ParserHarness.requireKey(groupcast.group(), groupcast);
+        for (Object out : PARSER.parse(data, Set.of(TOPICS.delivered()))) {
+            if (out instanceof DeliveryInput input) {
+                ParserHarness.requireKey(input.mnId(), input);
+            } else if (out instanceof GroupAdvertisement advertisement) {
+                ParserHarness.requireKey(advertisement.key(), advertisement);
+            } else if (out instanceof Groupcast groupcast) {
+                ParserHarness.requireKey(groupcast.group(), groupcast);
+            }
         }
     }
 

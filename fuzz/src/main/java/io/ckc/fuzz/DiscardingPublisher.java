@@ -9,7 +9,7 @@ import io.ckc.protocol.records.Groupcast;
 import io.ckc.protocol.records.HelloPoA;
 import io.ckc.protocol.records.LoadReport;
 import io.ckc.protocol.records.MnEvent;
-import io.ckc.protocol.records.Receipt;
+import io.ckc.protocol.records.ReceiptBatch;
 import io.ckc.protocol.records.UnsentMessage;
 
 import java.util.concurrent.CompletableFuture;
@@ -31,7 +31,7 @@ public final class DiscardingPublisher implements CorePublisher {
     @Override public CompletionStage<Void> event(MnEvent event) { return DONE; }
     @Override public CompletionStage<Void> unsent(UnsentMessage unsent) { return DONE; }
     @Override public CompletionStage<Void> deadLetter(DeadLetter deadLetter) { return DONE; }
-    @Override public CompletionStage<Void> delivered(Receipt receipt) { return DONE; }
+    @Override public CompletionStage<Void> delivered(ReceiptBatch receipts) { return DONE; }
     @Override public CompletionStage<Void> hello(HelloPoA hello) { return DONE; }
     @Override public CompletionStage<Void> load(LoadReport report) { return DONE; }
     @Override public CompletionStage<Void> connections(ConnectionReport report) { return DONE; }

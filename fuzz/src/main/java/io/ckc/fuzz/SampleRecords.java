@@ -12,6 +12,7 @@ import io.ckc.protocol.records.LoadReport;
 import io.ckc.protocol.records.MnEvent;
 import io.ckc.protocol.records.PoaControl;
 import io.ckc.protocol.records.Receipt;
+import io.ckc.protocol.records.ReceiptBatch;
 import io.ckc.protocol.records.Unicast;
 import io.ckc.protocol.records.UnsentMessage;
 
@@ -49,8 +50,10 @@ public final class SampleRecords {
         return new UnsentMessage(unicast(), GATEWAY, 3, UnsentMessage.Reason.CONNECTION_BROKEN, NOW);
     }
 
-    public static Receipt delivered() {
-        return Receipt.of(unicast(), Receipt.Outcome.DELIVERED, GATEWAY, null, NOW);
+    /** A gateway's receipts on ckc.delivered: one DELIVERED, one DROPPED. */
+    public static ReceiptBatch delivered() {
+        return new ReceiptBatch(GATEWAY, List.of(Receipt.of(unicast(), Receipt.Outcome.DELIVERED, GATEWAY, null, NOW),
+                Receipt.of(unicast(), Receipt.Outcome.DROPPED, GATEWAY, "larger than the node takes", NOW)));
     }
 
     public static GroupAdvertisement advertisement() {

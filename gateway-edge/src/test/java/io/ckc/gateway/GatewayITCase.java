@@ -353,7 +353,7 @@ class GatewayITCase {
             }
             deliver(producer, topics, node, new Unicast("late", "app-1", mn, "late".getBytes(), 1_000L, now - 5_000, true),
                     now - 4_000);
-            List<Receipt> receipts = KAFKA.readJson(topics.delivered(), 3, WAIT, Receipt.class);
+            List<Receipt> receipts = KAFKA.readReceipts(topics.delivered(), 3, WAIT);
             assertThat(receipts).extracting(Receipt::messageId).containsExactlyInAnyOrder("d-0", "d-1", "d-2");
             assertThat(receipts).allMatch(r -> r.outcome() == Receipt.Outcome.DELIVERED && r.sender().equals("app-1")
                     && "gw-mini".equals(r.gatewayId()));

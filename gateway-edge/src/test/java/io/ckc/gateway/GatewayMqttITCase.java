@@ -81,7 +81,7 @@ class GatewayMqttITCase {
             assertThat(new String(down.getPayload())).isEqualTo("open vent");
             assertThat(down.getQos()).isEqualTo(1);
             assertThat(down.getProperties().getMessageExpiryInterval()).isBetween(1L, 20L);
-            List<Receipt> receipts = KAFKA.readJson(topics.delivered(), 1, WAIT, Receipt.class);
+            List<Receipt> receipts = KAFKA.readReceipts(topics.delivered(), 1, WAIT);
             assertThat(receipts).extracting(Receipt::messageId, Receipt::outcome)
                     .containsExactly(org.assertj.core.groups.Tuple.tuple("down-1", Receipt.Outcome.DELIVERED));
 

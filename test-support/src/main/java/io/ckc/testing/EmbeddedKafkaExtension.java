@@ -157,6 +157,19 @@ public final class EmbeddedKafkaExtension implements BeforeAllCallback, AfterAll
         return read(topic, count, timeout).stream().map(record -> parse(format, record, type)).toList();
     }
 
+    /**
+     * The receipts gateways wrote on a {@code ckc.delivered} topic, their batches split, once there are {@code count}
+     * of them (the gateway writes those of one pass of its loop as one record, so how many records is not known).
+     */
+    public List<io.ckc.protocol.records.Receipt> readReceipts(String topic, int count, Duration timeout) throws Exception {
+        List<io.ckc.protocol.records.Receipt> receipts = new java.util.concurrent.CopyOnWriteArrayList<>();
+        try (AutoCloseable following = followJson(topic, io.ckc.protocol.records.ReceiptBatch.class,
+                batch -> receipts.addAll(batch.receipts()))) {
+            Await.until(count + " receipts on " + topic, (int) timeout.toSeconds(), () -> receipts.size() >= count);
+        }
+        return List.copyOf(receipts);
+    }
+
     /** Follows a topic of CKC records, parsed as {@code type}; an unreadable record fails loudly. */
     public <T> AutoCloseable followJson(String topic, Class<T> type, java.util.function.Consumer<T> handler) {
         io.ckc.protocol.kafka.RecordFormat format = new io.ckc.protocol.kafka.RecordFormat();

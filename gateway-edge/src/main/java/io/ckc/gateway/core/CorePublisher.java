@@ -8,7 +8,7 @@ import io.ckc.protocol.records.ContextReport;
 import io.ckc.protocol.records.DeadLetter;
 import io.ckc.protocol.records.Groupcast;
 import io.ckc.protocol.records.MnEvent;
-import io.ckc.protocol.records.Receipt;
+import io.ckc.protocol.records.ReceiptBatch;
 import io.ckc.protocol.records.UnsentMessage;
 
 import java.util.concurrent.CompletionStage;
@@ -28,8 +28,11 @@ public interface CorePublisher extends AutoCloseable {
 
     CompletionStage<Void> deadLetter(DeadLetter deadLetter);
 
-    /** A node acknowledged a unicast the delivery job routed: its DELIVERED receipt, on ckc.delivered. */
-    CompletionStage<Void> delivered(Receipt receipt);
+    /**
+     * Nodes acknowledged unicasts the delivery job routed (or a link can never deliver one): their DELIVERED (DROPPED)
+     * receipts, one record on ckc.delivered, sent until Kafka has it.
+     */
+    CompletionStage<Void> delivered(ReceiptBatch receipts);
 
     CompletionStage<Void> hello(HelloPoA hello);
 

@@ -14,7 +14,7 @@ import io.ckc.protocol.records.ContextReport;
 import io.ckc.protocol.records.DeadLetter;
 import io.ckc.protocol.records.Groupcast;
 import io.ckc.protocol.records.MnEvent;
-import io.ckc.protocol.records.Receipt;
+import io.ckc.protocol.records.ReceiptBatch;
 import io.ckc.protocol.records.UnsentMessage;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -129,8 +129,8 @@ public final class KafkaCorePublisher implements CorePublisher {
     }
 
     @Override
-    public CompletionStage<Void> delivered(Receipt receipt) {
-        return sendUntilTaken(topics.delivered(), receipt.recipient(), receipt);
+    public CompletionStage<Void> delivered(ReceiptBatch receipts) {
+        return sendUntilTaken(topics.delivered(), receipts.gatewayId(), receipts);
     }
 
     @Override

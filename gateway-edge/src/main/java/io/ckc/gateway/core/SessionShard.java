@@ -74,7 +74,7 @@ public final class SessionShard {
         this.addressLimits = addressLimits;
         this.nodeLimits = new NodeLimits(config.limits(), config.maxPayloadBytes(), CLOCK);
         this.uplink = new ShardUplink(config, publisher, metrics, uplinkAdmission, nodeLimits, loop);
-        this.downlink = new ShardDownlink(config, publisher, metrics);
+        this.downlink = new ShardDownlink(config, publisher, metrics, loop);
         this.pings = new ShardPings(loop, metrics, sessions);
     }
 

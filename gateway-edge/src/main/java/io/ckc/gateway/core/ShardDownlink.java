@@ -1,13 +1,17 @@
 package io.ckc.gateway.core;
 
 import io.ckc.protocol.records.Receipt;
+import io.ckc.protocol.records.ReceiptBatch;
 import io.ckc.protocol.records.Unicast;
 import io.ckc.protocol.records.UnsentMessage;
 
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.HashSet;
+import java.util.List;
 import java.util.UUID;
+import java.util.concurrent.Executor;
 
 /**
  * The downlink of one shard's sessions: unicasts handed to a node's link and not yet acknowledged,
@@ -15,19 +19,32 @@ import java.util.UUID;
  * delivery job routed: it holds each until then), the mini-buffer (paper section 4.2), and what
  * goes back to the core on ckc.unsent when a delivery cannot be made or a session ends with it open.
  * Confined to the shard's event loop, except {@link #open()}.
+ *
+ * <p>Receipts go out batched ({@link ReceiptBatch}): those settled while the loop handles what it read in one pass
+ * are written as one record once the pass is over (a task queued behind it), at most {@link #RECEIPTS_PER_RECORD}
+ * to a record. Why: one Kafka record per acknowledgement was a record through the producer, the broker, the delivery
+ * job's source and parser per message, as many as the messages themselves.
  */
 final class ShardDownlink {
+
+    /** Receipts in one record at most: about 100 bytes each, far below the producer's request size. */
+    static final int RECEIPTS_PER_RECORD = 500;
 
     private final CoreOptions config;
     private final CorePublisher publisher;
     private final GatewayMetrics metrics;
+    private final Executor loop;
     /** Deliveries handed to a link and not yet acknowledged: the shard's part of the downlink backlog. */
     private volatile int open;
+    /** Receipts settled in this pass of the loop, not yet written. */
+    private List<Receipt> receipts = new ArrayList<>();
 
-    ShardDownlink(CoreOptions config, CorePublisher publisher, GatewayMetrics metrics) {
+    /** @param loop the shard's event loop, where the receipts of a pass are written once it is over */
+    ShardDownlink(CoreOptions config, CorePublisher publisher, GatewayMetrics metrics, Executor loop) {
         this.config = config;
         this.publisher = publisher;
         this.metrics = metrics;
+        this.loop = loop;
     }
 
     /** Deliveries handed to a link and not acknowledged yet; read from any thread. */
@@ -77,8 +94,7 @@ final class ShardDownlink {
             return;
         }
         if (!session.broadcasts.remove(deliveryId)) {
-            publisher.delivered(Receipt.of(unicast, Receipt.Outcome.DELIVERED, config.gatewayId(), null,
-                    System.currentTimeMillis()));
+            receipt(Receipt.of(unicast, Receipt.Outcome.DELIVERED, config.gatewayId(), null, System.currentTimeMillis()));
         }
         if (config.miniBuffer()) {
             if (session.recentlyAcknowledged == null) {
@@ -114,9 +130,28 @@ final class ShardDownlink {
         }
         metrics.undeliverable.inc();
         if (!session.broadcasts.remove(deliveryId)) {
-            publisher.delivered(Receipt.of(unicast, Receipt.Outcome.DROPPED, config.gatewayId(), detail,
-                    System.currentTimeMillis()));
+            receipt(Receipt.of(unicast, Receipt.Outcome.DROPPED, config.gatewayId(), detail, System.currentTimeMillis()));
         }
+    }
+
+    /** A receipt for the delivery job, written with the others of this pass of the loop. */
+    private void receipt(Receipt receipt) {
+        boolean first = receipts.isEmpty();
+        receipts.add(receipt);
+        if (receipts.size() >= RECEIPTS_PER_RECORD) {
+            writeReceipts();
+        } else if (first) {
+            loop.execute(this::writeReceipts);
+        }
+    }
+
+    /** Writes the receipts gathered since the last write as one record (the publisher sends it until Kafka has it). */
+    void writeReceipts() {
+        if (receipts.isEmpty()) {
+            return;
+        }
+        publisher.delivered(new ReceiptBatch(config.gatewayId(), receipts));
+        receipts = new ArrayList<>();
     }
 
     /** Takes a delivery the link answered off the session's open ones: its unicast, or null if it was not open. */

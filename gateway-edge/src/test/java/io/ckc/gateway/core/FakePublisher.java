@@ -8,7 +8,7 @@ import io.ckc.protocol.records.Groupcast;
 import io.ckc.protocol.records.HelloPoA;
 import io.ckc.protocol.records.LoadReport;
 import io.ckc.protocol.records.MnEvent;
-import io.ckc.protocol.records.Receipt;
+import io.ckc.protocol.records.ReceiptBatch;
 import io.ckc.protocol.records.UnsentMessage;
 
 import java.util.ArrayList;
@@ -62,6 +62,10 @@ public final class FakePublisher implements CorePublisher {
 
     private CompletionStage<Void> keep(Object record) {
         records.add(record);
+        return written();
+    }
+
+    private CompletionStage<Void> written() {
         CompletableFuture<Void> done = new CompletableFuture<>();
         if (failing != null) {
             done.completeExceptionally(failing);
@@ -79,7 +83,12 @@ public final class FakePublisher implements CorePublisher {
     @Override public CompletionStage<Void> event(MnEvent event) { return keep(event); }
     @Override public CompletionStage<Void> unsent(UnsentMessage unsent) { return keep(unsent); }
     @Override public CompletionStage<Void> deadLetter(DeadLetter deadLetter) { return keep(deadLetter); }
-    @Override public CompletionStage<Void> delivered(Receipt receipt) { return keep(receipt); }
+    /** Keeps the batch, then its receipts one by one, as the delivery job reads them ({@code of(Receipt.class)}). */
+    @Override public CompletionStage<Void> delivered(ReceiptBatch receipts) {
+        records.add(receipts);
+        records.addAll(receipts.receipts());
+        return written();
+    }
     @Override public CompletionStage<Void> hello(HelloPoA hello) { return keep(hello); }
     @Override public CompletionStage<Void> load(LoadReport report) { return keep(report); }
     @Override public CompletionStage<Void> connections(ConnectionReport report) { return keep(report); }

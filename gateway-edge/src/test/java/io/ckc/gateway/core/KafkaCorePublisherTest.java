@@ -3,6 +3,7 @@ package io.ckc.gateway.core;
 import io.ckc.gateway.GatewayConfig;
 import io.ckc.protocol.kafka.Topics;
 import io.ckc.protocol.records.Receipt;
+import io.ckc.protocol.records.ReceiptBatch;
 import io.ckc.protocol.records.Unicast;
 import io.ckc.protocol.records.UnsentMessage;
 import io.ckc.testing.Await;
@@ -40,8 +41,8 @@ class KafkaCorePublisherTest {
                 GatewayConfig.forTest("gw-1", KAFKA.bootstrapServers(), topics).core(), metrics, producer);
         try {
             Unicast unicast = new Unicast("m1", "app", "mn-1", new byte[] {1}, null, 0, false);
-            CompletableFuture<Void> receipt = publisher.delivered(
-                    Receipt.of(unicast, Receipt.Outcome.DELIVERED, "gw-1", null, 0)).toCompletableFuture();
+            CompletableFuture<Void> receipt = publisher.delivered(new ReceiptBatch("gw-1",
+                    List.of(Receipt.of(unicast, Receipt.Outcome.DELIVERED, "gw-1", null, 0)))).toCompletableFuture();
             CompletableFuture<Void> unsent = publisher.unsent(new UnsentMessage(unicast, "gw-1", 1,
                     UnsentMessage.Reason.CONNECTION_BROKEN, 0)).toCompletableFuture();
             assertThat(producer.history()).hasSize(2);

@@ -4,11 +4,13 @@ import io.ckc.protocol.auth.Grants;
 import io.ckc.gateway.GatewayConfig;
 import io.ckc.protocol.kafka.Topics;
 import io.ckc.protocol.records.Receipt;
+import io.ckc.protocol.records.ReceiptBatch;
 import io.ckc.protocol.records.Unicast;
 import io.ckc.protocol.records.UnsentMessage;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import org.junit.jupiter.api.Test;
 
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -26,8 +28,19 @@ class ShardDownlinkTest {
     private final Session session = new Session(UUID.randomUUID(), 3, Grants.ALL, FakeLink::new, SessionShard.nowMs());
     private final FakeLink link = (FakeLink) session.link;
 
+    /** What the shard's loop runs once the pass that queued it is over. */
+    private final List<Runnable> loopTasks = new ArrayList<>();
+
     private ShardDownlink downlink(boolean miniBuffer) {
-        return new ShardDownlink(config.toBuilder().miniBuffer(miniBuffer).build().core(), publisher, metrics);
+        return new ShardDownlink(config.toBuilder().miniBuffer(miniBuffer).build().core(), publisher, metrics,
+                loopTasks::add);
+    }
+
+    /** The loop's pass is over: it runs what was queued meanwhile. */
+    private void endOfPass() {
+        List<Runnable> queued = new ArrayList<>(loopTasks);
+        loopTasks.clear();
+        queued.forEach(Runnable::run);
     }
 
     private Unicast unicast(String id, boolean receipt) {
@@ -36,6 +49,22 @@ class ShardDownlinkTest {
 
     private List<String> unsentIds() {
         return publisher.of(UnsentMessage.class).stream().map(u -> u.unicast().messageId()).toList();
+    }
+
+    @Test
+    void aPassWithMoreReceiptsThanARecordTakesWritesThemInRecordsOfAtMostThatMany() {
+        ShardDownlink downlink = downlink(false);
+        int count = ShardDownlink.RECEIPTS_PER_RECORD + 3;
+        for (int i = 0; i < count; i++) {
+            downlink.deliver(session, unicast("m" + i, false), 3, null, true);
+        }
+        link.delivered.forEach(id -> downlink.acknowledged(session, id));
+        endOfPass();
+
+        assertThat(publisher.of(ReceiptBatch.class)).extracting(b -> b.receipts().size())
+                .containsExactly(ShardDownlink.RECEIPTS_PER_RECORD, 3);
+        assertThat(publisher.of(Receipt.class)).extracting(Receipt::messageId).hasSize(count).doesNotHaveDuplicates();
+        assertThat(loopTasks).as("no write left queued").isEmpty();
     }
 
     @Test
@@ -50,8 +79,11 @@ class ShardDownlinkTest {
         downlink.acknowledged(session, link.delivered.get(1));
         downlink.acknowledged(session, link.delivered.get(1)); // a repeated acknowledgement
         downlink.acknowledged(session, link.delivered.get(2));
+        assertThat(publisher.of(ReceiptBatch.class)).as("nothing written before the pass is over").isEmpty();
+        endOfPass();
 
         assertThat(downlink.open()).isZero();
+        assertThat(publisher.of(ReceiptBatch.class)).as("one record for the pass's receipts").hasSize(1);
         assertThat(publisher.of(Receipt.class)).extracting(Receipt::messageId, Receipt::outcome, Receipt::gatewayId)
                 .containsExactly(tuple("m1", Receipt.Outcome.DELIVERED, "gw-t"),
                         tuple("m2", Receipt.Outcome.DELIVERED, "gw-t"));
@@ -111,6 +143,7 @@ class ShardDownlinkTest {
 
         assertThat(publisher.of(UnsentMessage.class)).extracting(u -> u.unicast().messageId(), UnsentMessage::reason,
                 UnsentMessage::epoch).containsExactly(tuple("m1", UnsentMessage.Reason.EXPIRED, 3L));
+        endOfPass();
         assertThat(publisher.of(Receipt.class)).isEmpty();
         assertThat(downlink.open()).isZero();
         assertThat(session.held()).as("no map kept for none").isSameAs(Map.of());

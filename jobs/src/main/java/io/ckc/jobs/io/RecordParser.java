@@ -11,6 +11,7 @@ import org.apache.flink.util.Collector;
 import org.apache.flink.util.OutputTag;
 
 import java.io.IOException;
+import java.util.List;
 
 /**
  * Parses Kafka records ({@link RecordFormat}: binary or JSON) into one of CKC's record types; a record that does not
@@ -38,6 +39,14 @@ public abstract class RecordParser<T> extends ProcessFunction<RawRecord, T> {
     /** Parses one record; throws {@link IOException} with the reason when it is not acceptable. */
     protected abstract T parse(RecordFormat format, RawRecord record) throws IOException;
 
+    /**
+     * The values one record holds, all or none: one ({@link #parse}) for most records; a parser of a topic whose
+     * records carry several (a gateway's batch of receipts) overrides it.
+     */
+    protected List<T> parseAll(RecordFormat format, RawRecord record) throws IOException {
+        return List.of(parse(format, record));
+    }
+
     /** Hands a parsed record on; a parser that splits its output into side outputs overrides it. */
     protected void emit(T parsed, Context ctx, Collector<T> out) {
         out.collect(parsed);
@@ -46,7 +55,9 @@ public abstract class RecordParser<T> extends ProcessFunction<RawRecord, T> {
     @Override
     public void processElement(RawRecord record, Context ctx, Collector<T> out) {
         try {
-            emit(parse(format, record), ctx, out);
+            for (T value : parseAll(format, record)) {
+                emit(value, ctx, out);
+            }
         } catch (IOException | RuntimeException e) {
             deadLetters.inc();
             ctx.output(DEAD_LETTERS, new DeadLetter(source, record.topic(), record.partition(), record.offset(),

@@ -9,6 +9,7 @@ import io.ckc.protocol.records.Endpoint;
 import io.ckc.protocol.records.GatewayCommand;
 import io.ckc.protocol.records.GatewayEndpoints;
 import io.ckc.protocol.records.Receipt;
+import io.ckc.protocol.records.ReceiptBatch;
 import io.ckc.protocol.records.Unicast;
 import io.ckc.protocol.records.UnsentMessage;
 
@@ -20,7 +21,7 @@ import java.util.Map;
 
 /**
  * The binary form of the records every message crosses on its round trip ({@link AppMessage}, {@link Unicast},
- * {@link GatewayCommand}, {@link Receipt}, {@link UnsentMessage}): a format byte, then the Protocol Buffers wire
+ * {@link GatewayCommand}, {@link Receipt}, {@link ReceiptBatch}, {@link UnsentMessage}): a format byte, then the Protocol Buffers wire
  * format of {@code records.proto} beside this class, written and read field by field with protobuf-java's coded
  * streams, straight from and into the records: no generated classes, no intermediate objects, one copy of a payload.
  * Field numbers here and in {@code records.proto} are the same (BinaryRecordsTest reads the file); unknown fields
@@ -41,13 +42,13 @@ final class BinaryRecords {
     /** Whether records of this type are written in binary. */
     static boolean writes(Object record) {
         return record instanceof AppMessage || record instanceof Unicast || record instanceof GatewayCommand
-                || record instanceof Receipt || record instanceof UnsentMessage;
+                || record instanceof Receipt || record instanceof ReceiptBatch || record instanceof UnsentMessage;
     }
 
     /** Whether a binary record can be read as this type. */
     static boolean reads(Class<?> type) {
         return type == AppMessage.class || type == Unicast.class || type == GatewayCommand.class
-                || type == Receipt.class || type == UnsentMessage.class;
+                || type == Receipt.class || type == ReceiptBatch.class || type == UnsentMessage.class;
     }
 
     static byte[] write(Object record) {
@@ -64,6 +65,11 @@ final class BinaryRecords {
             } else if (record instanceof Receipt r) {
                 Out out = new Out(size(r));
                 write(out.stream, r);
+                return out.done();
+            } else if (record instanceof ReceiptBatch b) {
+                int[] sizes = b.receipts() == null ? new int[0] : b.receipts().stream().mapToInt(BinaryRecords::size).toArray();
+                Out out = new Out(size(b, sizes));
+                write(out.stream, b, sizes);
                 return out.done();
             } else if (record instanceof UnsentMessage m) {
                 int unicastSize = m.unicast() == null ? -1 : size(m.unicast());
@@ -89,6 +95,8 @@ final class BinaryRecords {
                 record = readUnicast(in);
             } else if (type == Receipt.class) {
                 record = readReceipt(in);
+            } else if (type == ReceiptBatch.class) {
+                record = readReceiptBatch(bytes);
             } else if (type == UnsentMessage.class) {
                 record = readUnsent(in);
             } else if (type == GatewayCommand.class) {
@@ -212,6 +220,23 @@ final class BinaryRecords {
         writeString(out, 5, r.gatewayId());
         writeString(out, 6, r.detail());
         writeInt64(out, 7, r.timestamp());
+    }
+
+    /** Its fields: 16 and 17, so that no field of a {@link Receipt} (1 to 7) is read as one of a batch's. */
+    private static int size(ReceiptBatch b, int[] receiptSizes) {
+        int size = string(16, b.gatewayId());
+        for (int receiptSize : receiptSizes) {
+            size += nested(17, receiptSize);
+        }
+        return size;
+    }
+
+    private static void write(CodedOutputStream out, ReceiptBatch b, int[] receiptSizes) throws IOException {
+        writeString(out, 16, b.gatewayId());
+        for (int i = 0; i < receiptSizes.length; i++) {
+            writeHeader(out, 17, receiptSizes[i]);
+            write(out, b.receipts().get(i));
+        }
     }
 
     private static int size(UnsentMessage m, int unicastSize) {
@@ -539,6 +564,32 @@ final class BinaryRecords {
             }
         }
         return new Receipt(messageId, sender, recipient, outcome, gatewayId, detail, timestamp);
+    }
+
+    /**
+     * A batch; a record whose first field is one of a {@link Receipt}'s (a gateway before batching wrote one receipt a
+     * record) is read as a batch of that one.
+     */
+    private static ReceiptBatch readReceiptBatch(byte[] bytes) throws IOException {
+        CodedInputStream in = CodedInputStream.newInstance(bytes, 1, bytes.length - 1);
+        int first = in.readTag();
+        if (first != 0 && WireFormat.getTagFieldNumber(first) < 16) {
+            return new ReceiptBatch(null, List.of(readReceipt(CodedInputStream.newInstance(bytes, 1, bytes.length - 1))));
+        }
+        String gatewayId = null;
+        List<Receipt> receipts = new ArrayList<>();
+        for (int tag = first; tag != 0; tag = in.readTag()) {
+            if (tag == tag(16, LEN)) {
+                gatewayId = in.readStringRequireUtf8();
+            } else if (tag == tag(17, LEN)) {
+                int limit = in.pushLimit(in.readRawVarint32());
+                receipts.add(readReceipt(in));
+                in.popLimit(limit);
+            } else {
+                in.skipField(tag);
+            }
+        }
+        return new ReceiptBatch(gatewayId, receipts);
     }
 
     private static UnsentMessage readUnsent(CodedInputStream in) throws IOException {

@@ -8,6 +8,7 @@ import io.ckc.protocol.records.Endpoint;
 import io.ckc.protocol.records.GatewayCommand;
 import io.ckc.protocol.records.GatewayEndpoints;
 import io.ckc.protocol.records.Receipt;
+import io.ckc.protocol.records.ReceiptBatch;
 import io.ckc.protocol.records.Unicast;
 import io.ckc.protocol.records.UnsentMessage;
 import org.junit.jupiter.api.Test;
@@ -52,6 +53,10 @@ class BinaryRecordsTest {
                 new Receipt("m-1", "app", "node-1", Receipt.Outcome.DELIVERED, "gw-1", "acknowledged", 42),
                 new Receipt("m-1", "app", "node-1", Receipt.Outcome.DROPPED, null, null, 0),
                 new Receipt(null, null, null, null, null, null, 0),
+                new ReceiptBatch("gw-1", List.of(
+                        new Receipt("m-1", "app", "node-1", Receipt.Outcome.DELIVERED, "gw-1", null, 42),
+                        new Receipt("m-2", "echo", "node-2", Receipt.Outcome.DROPPED, "gw-1", "too large", 43))),
+                new ReceiptBatch("gw-1", List.of()),
                 new UnsentMessage(FULL_UNICAST, "gw-1", 7, UnsentMessage.Reason.CONNECTION_BROKEN, 99, true, true),
                 new UnsentMessage(bare, "gw-1", 0, UnsentMessage.Reason.NOT_CONNECTED, 1),
                 new UnsentMessage(null, null, 0, null, 0),
@@ -91,6 +96,13 @@ class BinaryRecordsTest {
         for (Object record : List.of(FULL_APP_MESSAGE, FULL_UNICAST, new GatewayCommand.Deliver(FULL_UNICAST, 3, 9L))) {
             assertThat(format.write(record).length).as("%s", record).isLessThan(Json.write(json, record).length / 2);
         }
+    }
+
+    @Test
+    void aSingleReceiptOfAGatewayBeforeBatchingReadsAsABatchOfOne() throws IOException {
+        Receipt single = new Receipt("m-1", "app", "node-1", Receipt.Outcome.DELIVERED, "gw-1", null, 42);
+
+        assertThat(format.read(format.write(single), ReceiptBatch.class)).isEqualTo(new ReceiptBatch(null, List.of(single)));
     }
 
     @Test
@@ -151,6 +163,8 @@ class BinaryRecordsTest {
                 format.write(new Receipt("m", "s", "r", Receipt.Outcome.EXPIRED, "gw", "late", 1)));
         assertFields(proto, "UnsentMessage",
                 format.write(new UnsentMessage(FULL_UNICAST, "gw", 1, UnsentMessage.Reason.EXPIRED, 1, true, true)));
+        assertFields(proto, "ReceiptBatch", format.write(new ReceiptBatch("gw",
+                List.of(new Receipt("m", "s", "r", Receipt.Outcome.DELIVERED, "gw", "ok", 1)))));
         Map<Integer, UnknownFieldSet.Field> commands = new TreeMap<>();
         for (GatewayCommand command : List.of(new GatewayCommand.Deliver(FULL_UNICAST, 1, 2L),
                 new GatewayCommand.Handover("n", TARGET, 1), new GatewayCommand.ConfigurePing(2, 1))) {
@@ -219,7 +233,7 @@ class BinaryRecordsTest {
             }
             messages.put(m.group(1), fields);
         }
-        assertThat(messages).containsKeys("AppMessage", "Context", "Unicast", "Receipt", "UnsentMessage",
+        assertThat(messages).containsKeys("AppMessage", "Context", "Unicast", "Receipt", "ReceiptBatch", "UnsentMessage",
                 "GatewayCommand", "Deliver", "Handover", "GatewayEndpoints", "Endpoint", "ConfigurePing");
         return messages;
     }

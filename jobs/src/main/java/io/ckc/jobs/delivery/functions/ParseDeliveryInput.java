@@ -10,6 +10,7 @@ import io.ckc.protocol.records.GroupAdvertisement;
 import io.ckc.protocol.records.Groupcast;
 import io.ckc.protocol.records.MnEvent;
 import io.ckc.protocol.records.Receipt;
+import io.ckc.protocol.records.ReceiptBatch;
 import io.ckc.protocol.records.Unicast;
 import io.ckc.protocol.records.UnsentMessage;
 import org.apache.flink.util.Collector;
@@ -17,6 +18,8 @@ import org.apache.flink.util.OutputTag;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * Parses {@code ckc.mn.events}, {@code ckc.unsent}, {@code ckc.delivered} and {@code ckc.to-mn} records for the routing,
@@ -65,11 +68,9 @@ public final class ParseDeliveryInput extends RecordParser<DeliveryInput> {
             return DeliveryInput.of(unsent);
         }
         if (deliveredTopic.equals(record.topic())) {
-            Receipt delivered = read(format, record, Receipt.class);
-            require(delivered.messageId() != null && delivered.recipient() != null
-                    && delivered.outcome() == Receipt.Outcome.DELIVERED,
-                    "an acknowledgement needs messageId, recipient and outcome DELIVERED");
-            return DeliveryInput.delivered(delivered);
+            List<DeliveryInput> receipts = receipts(format, record);
+            require(receipts.size() == 1, "a batch of " + receipts.size() + " receipts where one was expected");
+            return receipts.get(0);
         }
         if (groupsTopic.equals(record.topic())) {
             return DeliveryInput.of(advertisement(format, record));
@@ -88,6 +89,29 @@ public final class ParseDeliveryInput extends RecordParser<DeliveryInput> {
         Unicast unicast = read(format, record, Unicast.class);
         check(unicast);
         return DeliveryInput.of(unicast);
+    }
+
+    /** A gateway's batch of receipts ({@link ReceiptBatch}) becomes one input per receipt, before the keyed step. */
+    @Override
+    protected List<DeliveryInput> parseAll(RecordFormat format, RawRecord record) throws IOException {
+        return deliveredTopic.equals(record.topic()) ? receipts(format, record) : List.of(parse(format, record));
+    }
+
+    /**
+     * The receipts of a {@code ckc.delivered} record: a gateway's batch, or a single receipt (as gateways wrote before
+     * they batched, binary or JSON); all of them acceptable, or the record is a dead letter.
+     */
+    private static List<DeliveryInput> receipts(RecordFormat format, RawRecord record) throws IOException {
+        ReceiptBatch batch = read(format, record, ReceiptBatch.class);
+        List<Receipt> receipts = batch.receipts() != null ? batch.receipts() : List.of(read(format, record, Receipt.class));
+        List<DeliveryInput> inputs = new ArrayList<>(receipts.size());
+        for (Receipt delivered : receipts) {
+            require(delivered != null && delivered.messageId() != null && delivered.recipient() != null
+                    && (delivered.outcome() == Receipt.Outcome.DELIVERED || delivered.outcome() == Receipt.Outcome.DROPPED),
+                    "an acknowledgement needs messageId, recipient and outcome DELIVERED (or DROPPED)");
+            inputs.add(DeliveryInput.delivered(delivered));
+        }
+        return inputs;
     }
 
     @Override

@@ -240,14 +240,17 @@ public final class RouteToGateway extends KeyedProcessFunction<String, DeliveryI
         backlog.update(expireNoLaterThan(expiryOf(message), book.added(), ctx));
     }
 
-    /** The node acknowledged it: it is no longer pending, and its sender hears if it asked. */
+    /**
+     * The node acknowledged it (DELIVERED), or its gateway can never deliver it (DROPPED: larger than the node takes):
+     * it is no longer pending, and its sender hears if it asked.
+     */
     private void onDelivered(Receipt receipt, Context ctx) throws Exception {
         PendingMessage message = pending.get(receipt.messageId());
         if (message == null) {
             unmatchedAcknowledgements.inc(); // a duplicate's acknowledgement, or one after its expiry
             return;
         }
-        acknowledged.inc();
+        (receipt.outcome() == Receipt.Outcome.DROPPED ? dropped : acknowledged).inc();
         pending.remove(receipt.messageId());
         backlog.update(backlog().removed());
         Route current = route.value();
