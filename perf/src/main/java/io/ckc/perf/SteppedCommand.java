@@ -20,8 +20,10 @@ import java.util.concurrent.Callable;
  * steady state, then {@code --samples} samples of one second each (echoes per second, p99 and
  * mean RTT), summarised by their mean and 95% confidence interval. A path stops at its saturation
  * point: the first level whose p99 RTT passes 100 ms or that lost a message. The bare-Kafka echo ({@code kafka})
- * steps on to its own saturation ({@code --baseline-max-steps} levels at most), so that a CKC path's last good level
- * is compared with the echo's, not with the highest level it happened to reach. One {@code RESULT} line per step and
+ * steps on to its own saturation ({@code --baseline-max-steps} levels at most; past the CKC paths' {@code --max-steps}
+ * each level is a quarter above the one before, so that it gets there in minutes: it carried over 50,000 msg/s on
+ * 2026-12-04), so that a CKC path's last good level is compared with the echo's, not with the highest level it
+ * happened to reach. One {@code RESULT} line per step and
  * path, one per path for its saturation, and one per CKC path for its last good level as a share of the echo's
  * ({@link Knee#comparison}).
  */
@@ -44,9 +46,16 @@ final class SteppedCommand implements Callable<Integer> {
     @Option(names = "--max-steps", defaultValue = "14", description = "Levels at most on a CKC or Mosquitto path (default ${DEFAULT-VALUE})")
     int maxSteps;
 
-    @Option(names = "--baseline-max-steps", defaultValue = "40", description = "Levels at most on the bare-Kafka echo, "
-            + "which steps on to its own saturation (default ${DEFAULT-VALUE})")
+    @Option(names = "--baseline-max-steps", defaultValue = "30", description = "Levels at most on the bare-Kafka echo, "
+            + "which steps on to its own saturation, each level past --max-steps a quarter above the one before "
+            + "(default ${DEFAULT-VALUE})")
     int baselineMaxSteps;
+
+    /** Past this many levels each is {@link #GROWTH} times the one before; the CKC paths never get there. */
+    int arithmeticLevels = Integer.MAX_VALUE;
+
+    /** How much each level past {@link #arithmeticLevels} offers above the one before. */
+    static final double GROWTH = 1.25;
 
     @Option(names = "--warmup-seconds", defaultValue = "8", description = "Seconds to a steady state at each level (default ${DEFAULT-VALUE})")
     int warmupSeconds;
@@ -72,11 +81,15 @@ final class SteppedCommand implements Callable<Integer> {
         for (String path : paths) {
             try (LoadPath target = LoadPath.open(path, stack, nodes, out);
                  ProcessSampler sampler = new ProcessSampler(ProcessSampler.processes(stack.pidsDir, target))) {
-                int levels = path.equals(BASELINE) ? baselineMaxSteps : maxSteps;
-                Sweep sweep = levels(nodes, start, step, levels, warmupSeconds, samples, arrivals, drainSeconds, out)
-                        .sweep(path, target, results, 0);
+                SteppedCommand levels = levels(nodes, start, step, maxSteps, warmupSeconds, samples, arrivals,
+                        drainSeconds, out);
+                if (path.equals(BASELINE)) {
+                    levels.arithmeticLevels = maxSteps;
+                    levels.maxSteps = baselineMaxSteps;
+                }
+                Sweep sweep = levels.sweep(path, target, results, 0);
                 results.writeCpu(results.dir().resolve("cpu-stepped-" + path + ".csv"), sampler.samples());
-                Knee knee = Knee.of(sweep, step);
+                Knee knee = Knee.of(sweep);
                 knees.put(path, knee);
                 out.println(knee.resultLine(path));
             }
@@ -101,13 +114,13 @@ final class SteppedCommand implements Callable<Integer> {
      */
     record Knee(double lastGoodPerSecond, double saturationPerSecond, boolean saturated) {
 
-        static Knee of(Sweep sweep, double step) {
+        static Knee of(Sweep sweep) {
+            List<Results.StepRow> rows = sweep.rows();
             Optional<Results.StepRow> past = sweep.saturated();
             if (past.isPresent()) {
-                double at = past.get().offeredPerSecond();
-                return new Knee(past.get().step() > 1 ? at - step : 0, at, true);
+                int at = rows.indexOf(past.get());
+                return new Knee(at > 0 ? rows.get(at - 1).offeredPerSecond() : 0, past.get().offeredPerSecond(), true);
             }
-            List<Results.StepRow> rows = sweep.rows();
             return new Knee(rows.isEmpty() ? 0 : rows.get(rows.size() - 1).offeredPerSecond(), 0, false);
         }
 
@@ -164,7 +177,7 @@ final class SteppedCommand implements Callable<Integer> {
         List<Results.StepRow> rows = new ArrayList<>();
         RoundTrips trips = target.trips();
         for (int level = 1; level <= maxSteps; level++) {
-            double offered = start + (level - 1) * step;
+            double offered = offeredAt(level);
             double perNodePerMinute = offered * 60 / nodes;
             // One second of margin: the sampler's last sample falls inside the level, not on its edge.
             int seconds = warmupSeconds + samples + 1;
@@ -206,6 +219,14 @@ final class SteppedCommand implements Callable<Integer> {
                     offered, sampling.describe(), trips.sent.get(), trips.delivered.get());
             out.flush();
         }
+    }
+
+    /** The load level {@code level} offers, messages per second. */
+    double offeredAt(int level) {
+        if (level <= arithmeticLevels) {
+            return start + (level - 1) * step;
+        }
+        return Math.round((start + (arithmeticLevels - 1) * step) * Math.pow(GROWTH, level - arithmeticLevels));
     }
 
     /** One sample a second once the warm-up is over: echoes per second, p99 and mean RTT in ms. */
