@@ -49,7 +49,7 @@ final class SteppedCommand implements Callable<Integer> {
     @Option(names = "--baseline-max-steps", defaultValue = "30", description = "Levels at most on the bare-Kafka echo, "
             + "which steps on to its own saturation, each level past --max-steps a quarter above the one before "
             + "(default ${DEFAULT-VALUE})")
-    int baselineMaxSteps;
+    int baselineMaxSteps = 30; // also when a test or another command builds it without picocli
 
     /** Past this many levels each is {@link #GROWTH} times the one before; the CKC paths never get there. */
     int arithmeticLevels = Integer.MAX_VALUE;

@@ -86,6 +86,7 @@ class QuickScenarioITCase {
             stepped.start = 50;
             stepped.step = 50;
             stepped.maxSteps = 2;
+            stepped.baselineMaxSteps = 2;
             stepped.warmupSeconds = 1;
             stepped.samples = 3;
             stepped.arrivals = Schedule.Arrivals.POISSON;
