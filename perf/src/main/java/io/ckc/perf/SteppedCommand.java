@@ -23,9 +23,8 @@ import java.util.concurrent.Callable;
  * steps on to its own saturation ({@code --baseline-max-steps} levels at most; past the CKC paths' {@code --max-steps}
  * each level is a quarter above the one before, so that it gets there in minutes: it carried over 50,000 msg/s on
  * 2026-12-04), so that a CKC path's last good level is compared with the echo's, not with the highest level it
- * happened to reach. One {@code RESULT} line per step and
- * path, one per path for its saturation, and one per CKC path for its last good level as a share of the echo's
- * ({@link Knee#comparison}).
+ * happened to reach. One {@code RESULT} line per step and path, one per path for its saturation, and one per CKC
+ * path for its last good level as a share of the echo's ({@link Knee#comparison}).
  */
 @Command(name = "stepped", mixinStandardHelpOptions = true,
         description = "Stepped load on the CKC stack and the bare-Kafka baseline until saturation.")

@@ -146,7 +146,7 @@ final class ShardDownlink {
     }
 
     /** Writes the receipts gathered since the last write as one record (the publisher sends it until Kafka has it). */
-    void writeReceipts() {
+    private void writeReceipts() {
         if (receipts.isEmpty()) {
             return;
         }

@@ -11,7 +11,6 @@ import org.apache.flink.util.Collector;
 import org.apache.flink.util.OutputTag;
 
 import java.io.IOException;
-import java.util.List;
 
 /**
  * Parses Kafka records ({@link RecordFormat}: binary or JSON) into one of CKC's record types; a record that does not
@@ -40,11 +39,12 @@ public abstract class RecordParser<T> extends ProcessFunction<RawRecord, T> {
     protected abstract T parse(RecordFormat format, RawRecord record) throws IOException;
 
     /**
-     * The values one record holds, all or none: one ({@link #parse}) for most records; a parser of a topic whose
-     * records carry several (a gateway's batch of receipts) overrides it.
+     * Parses one record and hands on what it holds: the one value {@link #parse} makes, for most records. A parser of a
+     * topic whose records carry several (a gateway's batch of receipts) overrides it, parsing all of them before it
+     * hands on any: a record is all values or one dead letter.
      */
-    protected List<T> parseAll(RecordFormat format, RawRecord record) throws IOException {
-        return List.of(parse(format, record));
+    protected void parseAndEmit(RecordFormat format, RawRecord record, Context ctx, Collector<T> out) throws IOException {
+        emit(parse(format, record), ctx, out);
     }
 
     /** Hands a parsed record on; a parser that splits its output into side outputs overrides it. */
@@ -55,9 +55,7 @@ public abstract class RecordParser<T> extends ProcessFunction<RawRecord, T> {
     @Override
     public void processElement(RawRecord record, Context ctx, Collector<T> out) {
         try {
-            for (T value : parseAll(format, record)) {
-                emit(value, ctx, out);
-            }
+            parseAndEmit(format, record, ctx, out);
         } catch (IOException | RuntimeException e) {
             deadLetters.inc();
             ctx.output(DEAD_LETTERS, new DeadLetter(source, record.topic(), record.partition(), record.offset(),

@@ -93,8 +93,15 @@ public final class ParseDeliveryInput extends RecordParser<DeliveryInput> {
 
     /** A gateway's batch of receipts ({@link ReceiptBatch}) becomes one input per receipt, before the keyed step. */
     @Override
-    protected List<DeliveryInput> parseAll(RecordFormat format, RawRecord record) throws IOException {
-        return deliveredTopic.equals(record.topic()) ? receipts(format, record) : List.of(parse(format, record));
+    protected void parseAndEmit(RecordFormat format, RawRecord record, Context ctx, Collector<DeliveryInput> out)
+            throws IOException {
+        if (!deliveredTopic.equals(record.topic())) {
+            super.parseAndEmit(format, record, ctx, out);
+            return;
+        }
+        for (DeliveryInput receipt : receipts(format, record)) {
+            emit(receipt, ctx, out);
+        }
     }
 
     /**
