@@ -172,6 +172,23 @@ final class Results {
         append(dir.resolve("stepped.csv"), StepRow.HEADER, row.csv());
     }
 
+    /**
+     * A level's one-second samples in the order taken ({@code throughput, p99, mean, epoch ms at the end} each), to
+     * tell a p99 that is high throughout from one that a few stalled seconds pull up, and to line those seconds up
+     * with the checkpoints, collections and logs of the stack.
+     */
+    static final String STEP_SAMPLES_HEADER =
+            "path,step,offered_per_s,second,ended_at_ms,throughput_per_s,rtt_p99_ms,rtt_mean_ms";
+
+    void addStepSamples(StepRow row, List<double[]> samples) throws IOException {
+        for (int i = 0; i < samples.size(); i++) {
+            double[] s = samples.get(i);
+            append(dir.resolve("stepped-samples.csv"), STEP_SAMPLES_HEADER,
+                    String.format(Locale.ROOT, "%s,%d,%.0f,%d,%d,%.0f,%.3f,%.3f", row.path(), row.step(),
+                            row.offeredPerSecond(), i + 1, (long) s[3], s[0], s[1], s[2]));
+        }
+    }
+
     void writeCpu(Path file, List<ProcessSampler.Sample> cpu) throws IOException {
         List<String> lines = new ArrayList<>(List.of("seconds,component,cpu_percent,rss_mb"));
         cpu.forEach(s -> lines.add(String.format(Locale.ROOT, "%.1f,%s,%.1f,%.1f", s.seconds(), s.component(),

@@ -202,6 +202,7 @@ final class SteppedCommand implements Callable<Integer> {
             Results.StepRow row = new Results.StepRow(path, level, offered, Summary.of(sampling.throughput()),
                     Summary.of(sampling.p99()), Summary.of(sampling.mean()), sent, Math.max(0, lost));
             results.addStep(row);
+            results.addStepSamples(row, sampling.taken());
             rows.add(row);
             out.println();
             out.println(row.resultLine());
@@ -254,7 +255,7 @@ final class SteppedCommand implements Callable<Integer> {
                         // Why: the level runs a second past its samples; it keeps exactly the samples it asked for.
                         return false;
                     }
-                    taken.add(new double[] {echoes.delivered(), echoes.p99Ms(), echoes.meanMs()});
+                    taken.add(new double[] {echoes.delivered(), echoes.p99Ms(), echoes.meanMs(), System.currentTimeMillis()});
                     return true;
                 }
             });
@@ -262,6 +263,12 @@ final class SteppedCommand implements Callable<Integer> {
 
         void stop() {
             running = false;
+        }
+
+        List<double[]> taken() {
+            synchronized (taken) {
+                return List.copyOf(taken);
+            }
         }
 
         double[] throughput() {

@@ -124,9 +124,13 @@ class QuickScenarioITCase {
 
         for (String file : List.of("runs.csv", "stepped.csv", "figure4.csv", "figure8.csv", "cpu.csv", "tables.txt",
                 "report.html", "rtt-1-ckc.hlog", "rtt-1-kafka.hlog", "seq-1-ckc.csv", "seq-1-kafka.csv",
-                "cpu-1-ckc.csv", "cpu-stepped-ckc.csv", "cpu-stepped-kafka.csv")) {
+                "cpu-1-ckc.csv", "cpu-stepped-ckc.csv", "cpu-stepped-kafka.csv", "stepped-samples.csv")) {
             assertThat(resultsDir.resolve(file)).as(file).isNotEmptyFile();
         }
+        // a line per one-second sample of each level (3 at most each), after the header
+        List<String> samples = Files.readAllLines(resultsDir.resolve("stepped-samples.csv"));
+        assertThat(samples).hasSizeBetween(2, 1 + 3 * results.steps().size());
+        assertThat(samples.get(1)).startsWith("ckc,1,50,1,1");
         List<Results.RunRow> runs = results.runs();
         assertThat(runs).extracting(Results.RunRow::path).containsExactlyInAnyOrder(Results.KAFKA, Results.CKC);
         for (Results.RunRow run : runs) {
