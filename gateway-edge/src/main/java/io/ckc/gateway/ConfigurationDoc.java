@@ -33,8 +33,9 @@ public final class ConfigurationDoc {
         }
         out.append("\n## Flink jobs (flags)\n\n")
                 .append("Every job takes `--bootstrap`, `--topic-prefix`, `--app-topic-prefix`, `--parallelism`,\n")
-                .append("`--max-parallelism`, `--sink-guarantee` and `--linger-ms` (default 1: how long a record a sink writes\n")
-                .append("may wait for others to share its produce request; see `CKC_KAFKA_LINGER_MS`);\n")
+                .append("`--max-parallelism`, `--sink-guarantee` and `--linger-ms` (default 5: how long a record an at-least-once\n")
+                .append("sink writes behind others in flight may wait to share their produce request, one that finds\n")
+                .append("nothing in flight going at once; see `CKC_KAFKA_LINGER_MS`);\n")
                 .append("`./ckc up ... -- --flag value` passes flags to every job.\n")
                 .append("The PoA manager's flags are in [poa-manager.md](poa-manager.md), the MTD's in [mtd.md](mtd.md),\n")
                 .append("the groupcast expansion's in [groups.md](groups.md), Flink's own configuration in\n")

@@ -104,7 +104,7 @@ public final class Gateway implements AutoCloseable {
         for (EventExecutor executor : runsOn.loops()) {
             loops.add((EventLoop) executor);
         }
-        CorePublisher publisher = new KafkaCorePublisher(config.core(), metrics, runsOn.producer());
+        CorePublisher publisher = new KafkaCorePublisher(config.core(), metrics, runsOn.producer(), runsOn.flusher());
         GatewayCore core = new GatewayCore(config.core(), publisher, metrics, loops);
         UdpAdapter udp = UdpAdapter.start(config.udp(), core, metrics, linkHook);
         List<ProtocolAdapter> adapters = new ArrayList<>(List.of(udp));

@@ -1,6 +1,7 @@
 package io.ckc.gateway;
 
 import io.ckc.gateway.core.KafkaCorePublisher;
+import io.ckc.protocol.kafka.IdleFlusher;
 import io.ckc.protocol.netty.DatagramTransport;
 import io.netty.channel.EventLoopGroup;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -19,11 +20,13 @@ public final class GatewayHost implements AutoCloseable {
 
     private final EventLoopGroup loops;
     private final KafkaProducer<String, byte[]> producer;
+    private final IdleFlusher flusher;
     private final String producerClientId;
 
     private GatewayHost(EventLoopGroup loops, KafkaProducer<String, byte[]> producer, String producerClientId) {
         this.loops = loops;
         this.producer = producer;
+        this.flusher = new IdleFlusher(producer, producerClientId + "-idle-flusher");
         this.producerClientId = producerClientId;
     }
 
@@ -49,6 +52,11 @@ public final class GatewayHost implements AutoCloseable {
         return producer;
     }
 
+    /** What makes the shared producer's linger apply only while its records are in flight. */
+    public IdleFlusher flusher() {
+        return flusher;
+    }
+
     /** The Kafka client id of the shared producer (its network thread is named after it). */
     public String producerClientId() {
         return producerClientId;
@@ -57,6 +65,7 @@ public final class GatewayHost implements AutoCloseable {
     /** Stops the loops at once and drops the producer with what it has not sent: a crash, for {@link Gateway#crash()}. */
     void crash() {
         loops.shutdownGracefully(0, 0, TimeUnit.SECONDS).syncUninterruptibly();
+        flusher.close();
         producer.close(Duration.ZERO);
     }
 
@@ -64,6 +73,7 @@ public final class GatewayHost implements AutoCloseable {
     @Override
     public void close() {
         loops.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
+        flusher.close();
         producer.close(Duration.ofSeconds(5));
     }
 }

@@ -50,16 +50,14 @@ public final class GatewaySettings {
     public static final Setting MAX_RETRIES = Setting.of("CKC_MAX_RETRIES", ReliabilityConfig.DEFAULT.maxRetries(),
             "retransmissions of a frame before its session counts as broken");
     /**
-     * Why 1 and not 0: at 0 nearly every node message was a produce request of its own. A B A B at 2,000 msg/s
-     * (perf/results/2026-11-28-0738-ab): at 1 ms the gateway used 193 against 208 µs of CPU per round trip, Flink 280
-     * against 292, Kafka 329 against 341, and the round trip's p50 was 5.8 against 8.2 ms (less contention for the
-     * cores than the millisecond it waits). At a few hundred messages a second the wait is all cost: with this and the
-     * jobs' --linger-ms at 0 the round trip at 200 msg/s fell from 5.9 to 3.2 ms (perf/results/2026-11-29-0832-ab).
+     * Kafka's own default since 4.0, and adaptive here ({@code IdleFlusher}): a node's message that finds nothing of
+     * the gateway's in flight goes at once, one behind others waits up to this long to share their request. A fixed
+     * linger of 1 ms cost the idle stack nothing and the busy one a produce request per few messages (the broker's
+     * cost is per request and per partition in it): with 5 ms the stack saturated at 6,500 msg/s where it did at 4,500.
      */
-    public static final Setting KAFKA_LINGER_MS = Setting.of("CKC_KAFKA_LINGER_MS", 1,
-            "the Kafka producer's linger, ms: how long a node's message may wait for others to share its request "
-                    + "(0: a request each, more CPU per message; with the jobs' --linger-ms 0 too, a stack that "
-                    + "carries a few hundred messages a second halves its round trip)");
+    public static final Setting KAFKA_LINGER_MS = Setting.of("CKC_KAFKA_LINGER_MS", 5,
+            "the Kafka producer's linger, ms, while the gateway's records are in flight: how long a node's message "
+                    + "behind others waits to share their request (one that finds nothing in flight goes at once)");
     public static final Setting REPORT_PERIOD_MS = Setting.of("CKC_REPORT_PERIOD_MS", 2_000,
             "the LoadReport period; the PoA manager counts missed periods of it");
     public static final Setting PING_INTERVAL_MS = Setting.of("CKC_PING_INTERVAL_MS", 5_000,

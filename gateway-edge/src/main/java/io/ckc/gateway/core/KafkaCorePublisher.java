@@ -2,6 +2,7 @@ package io.ckc.gateway.core;
 
 import dev.failsafe.Failsafe;
 import dev.failsafe.RetryPolicy;
+import io.ckc.protocol.kafka.IdleFlusher;
 import io.ckc.protocol.kafka.RecordFormat;
 import io.ckc.protocol.kafka.KafkaClientConfig;
 import io.ckc.protocol.kafka.TopicSetup;
@@ -57,6 +58,7 @@ public final class KafkaCorePublisher implements CorePublisher {
     private final Topics topics;
     private final GatewayMetrics metrics;
     private final Producer<String, byte[]> producer;
+    private final IdleFlusher flusher;
     private final Admin admin;
     private final RecordFormat format = new RecordFormat();
     private final ScheduledExecutorService refresher;
@@ -65,11 +67,16 @@ public final class KafkaCorePublisher implements CorePublisher {
     private final RepeatedWarning writeFailed = new RepeatedWarning(LOG, 10, TimeUnit.SECONDS);
     private volatile Set<String> knownTopics = Set.of();
 
-    /** A publisher writing through its host's producer, which it leaves open on close. */
-    public KafkaCorePublisher(CoreOptions config, GatewayMetrics metrics, Producer<String, byte[]> producer) {
+    /**
+     * A publisher writing through its host's producer, which it leaves open on close, and telling the producer's
+     * flusher of every record (so a record that finds the producer idle goes without lingering).
+     */
+    public KafkaCorePublisher(CoreOptions config, GatewayMetrics metrics, Producer<String, byte[]> producer,
+                              IdleFlusher flusher) {
         this.topics = config.topics();
         this.metrics = metrics;
         this.producer = producer;
+        this.flusher = flusher;
         this.admin = TopicSetup.admin(config.kafkaBootstrap());
         this.refresher = daemonScheduler("ckc-topic-directory");
         this.retries = daemonScheduler("ckc-core-record-retries");
@@ -189,6 +196,7 @@ public final class KafkaCorePublisher implements CorePublisher {
         long start = System.nanoTime();
         try {
             producer.send(new ProducerRecord<>(topic, key, format.write(record)), (metadata, error) -> {
+                flusher.completed();
                 if (error == null) {
                     metrics.kafkaWrite.observe((System.nanoTime() - start) / 1e9);
                     done.complete(null);
@@ -198,6 +206,7 @@ public final class KafkaCorePublisher implements CorePublisher {
                     done.completeExceptionally(error);
                 }
             });
+            flusher.sent();
         } catch (RuntimeException e) {
             metrics.kafkaErrors.inc();
             writeFailed.warn("Kafka write to {} refused: {}", topic, e.toString());

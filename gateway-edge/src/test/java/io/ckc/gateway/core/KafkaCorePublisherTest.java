@@ -1,6 +1,7 @@
 package io.ckc.gateway.core;
 
 import io.ckc.gateway.GatewayConfig;
+import io.ckc.protocol.kafka.IdleFlusher;
 import io.ckc.protocol.kafka.Topics;
 import io.ckc.protocol.records.Receipt;
 import io.ckc.protocol.records.ReceiptBatch;
@@ -38,7 +39,8 @@ class KafkaCorePublisherTest {
                 new ByteArraySerializer());
         GatewayMetrics metrics = new GatewayMetrics("gw-1", new PrometheusRegistry());
         KafkaCorePublisher publisher = new KafkaCorePublisher(
-                GatewayConfig.forTest("gw-1", KAFKA.bootstrapServers(), topics).core(), metrics, producer);
+                GatewayConfig.forTest("gw-1", KAFKA.bootstrapServers(), topics).core(), metrics, producer,
+                IdleFlusher.disabled());
         try {
             Unicast unicast = new Unicast("m1", "app", "mn-1", new byte[] {1}, null, 0, false);
             CompletableFuture<Void> receipt = publisher.delivered(new ReceiptBatch("gw-1",

@@ -5,7 +5,7 @@ import io.ckc.protocol.kafka.KafkaClientConfig;
 import io.ckc.protocol.kafka.RecordFormat;
 import io.ckc.protocol.kafka.Topics;
 import io.ckc.protocol.records.DeadLetter;
-import org.apache.flink.api.common.serialization.SerializationSchema;
+import org.apache.flink.api.connector.sink2.Sink;
 import org.apache.flink.connector.base.DeliveryGuarantee;
 import org.apache.flink.connector.kafka.sink.KafkaRecordSerializationSchema;
 import org.apache.flink.connector.kafka.sink.KafkaSink;
@@ -37,13 +37,12 @@ public final class KafkaIo {
     private final int lingerMs;
 
     /**
-     * Why 1 ms and not 0: at 0 each record was close to a produce request of its own. A B A B at 2,000 msg/s
-     * (perf/results/2026-11-28-0751-ab): CPU per round trip Flink 270 -> 237 us, gateway 180 -> 156, Kafka 312 -> 249
-     * (fewer, fuller fetches downstream too), for a round trip's p50 4.7 -> 5.4 ms. At a few hundred messages a second
-     * the wait is all cost: with this and the gateway's linger at 0 the round trip at 200 msg/s fell from 5.9 to 3.2 ms
-     * (perf/results/2026-11-29-0832-ab), while at 1,000 msg/s the two rounds disagreed; hence a flag.
+     * Kafka's own default since 4.0. A sink's linger is adaptive ({@link AtLeastOnceKafkaSink}): a record that finds
+     * nothing in flight goes at once, so this is only how long a record behind others waits for more to share their
+     * request. With 1 ms and a fixed linger, the stack saturated at 4,500 msg/s; at 5 ms, 6,500 (issue 80's experiments,
+     * 2026-12-05); the A/B at saturation and at low load is in the commit that made it adaptive.
      */
-    public static final int DEFAULT_LINGER_MS = 1;
+    public static final int DEFAULT_LINGER_MS = 5;
 
     public KafkaIo(String bootstrap, Topics topics, DeliveryGuarantee guarantee, int lingerMs) {
         if (lingerMs < 0) {
@@ -81,15 +80,25 @@ public final class KafkaIo {
                 .build();
     }
 
-    /** A sink writing each element as a CKC record ({@link RecordFormat}) to the topic and key the functions choose. */
-    public <T> KafkaSink<T> sink(String name, SerializableFunction<T, String> topicOf,
-                                 SerializableFunction<T, String> keyOf, SerializableFunction<T, Object> valueOf) {
+    /**
+     * A sink writing each element as a CKC record ({@link RecordFormat}) to the topic and key the functions choose:
+     * at least once through {@link AtLeastOnceKafkaSink} (the adaptive linger), exactly once through the connector's
+     * transactional {@code KafkaSink}.
+     */
+    public <T> Sink<T> sink(String name, SerializableFunction<T, String> topicOf,
+                            SerializableFunction<T, String> keyOf, SerializableFunction<T, Object> valueOf) {
+        RecordMaker<T> records = new RecordMaker<>(topicOf, keyOf, valueOf);
+        if (guarantee == DeliveryGuarantee.AT_LEAST_ONCE) {
+            Properties producer = producerConfig();
+            producer.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+            return new AtLeastOnceKafkaSink<>(name, producer, records);
+        }
         return KafkaSink.<T>builder()
                 .setBootstrapServers(bootstrap)
                 .setDeliveryGuarantee(guarantee)
                 .setTransactionalIdPrefix("ckc-" + name)
                 .setKafkaProducerConfig(producerConfig())
-                .setRecordSerializer(new CkcRecordSerializer<>(topicOf, keyOf, valueOf))
+                .setRecordSerializer(new CkcRecordSerializer<>(records))
                 .build();
     }
 
@@ -102,36 +111,47 @@ public final class KafkaIo {
         return producer;
     }
 
-    public KafkaSink<DeadLetter> deadLetterSink(String name) {
+    public Sink<DeadLetter> deadLetterSink(String name) {
         String topic = topics.deadLetter();
         return sink(name + "-dead-letters", d -> topic, d -> null, d -> d);
     }
 
-    /** Serialises with {@link RecordFormat}, made in {@code open()}. */
-    private static final class CkcRecordSerializer<T> implements KafkaRecordSerializationSchema<T> {
+    /** An element as the Kafka record of a CKC sink: topic, key and value by the functions, the value a CKC record. */
+    static final class RecordMaker<T> implements java.io.Serializable {
         private final SerializableFunction<T, String> topicOf;
         private final SerializableFunction<T, String> keyOf;
         private final SerializableFunction<T, Object> valueOf;
         private transient RecordFormat format;
 
-        CkcRecordSerializer(SerializableFunction<T, String> topicOf, SerializableFunction<T, String> keyOf,
-                             SerializableFunction<T, Object> valueOf) {
+        RecordMaker(SerializableFunction<T, String> topicOf, SerializableFunction<T, String> keyOf,
+                    SerializableFunction<T, Object> valueOf) {
             this.topicOf = topicOf;
             this.keyOf = keyOf;
             this.valueOf = valueOf;
         }
 
-        @Override
-        public void open(SerializationSchema.InitializationContext context, KafkaSinkContext sinkContext) {
-            format = new RecordFormat();
+        ProducerRecord<byte[], byte[]> record(T element, @Nullable Long timestamp) {
+            if (format == null) {
+                format = new RecordFormat();
+            }
+            String key = keyOf.apply(element);
+            return new ProducerRecord<>(topicOf.apply(element), null, timestamp,
+                    key == null ? null : key.getBytes(StandardCharsets.UTF_8), format.write(valueOf.apply(element)));
+        }
+    }
+
+    /** The connector's view of a {@link RecordMaker}, for the exactly-once {@code KafkaSink}. */
+    private static final class CkcRecordSerializer<T> implements KafkaRecordSerializationSchema<T> {
+        private final RecordMaker<T> records;
+
+        CkcRecordSerializer(RecordMaker<T> records) {
+            this.records = records;
         }
 
         @Nullable
         @Override
         public ProducerRecord<byte[], byte[]> serialize(T element, KafkaSinkContext context, Long timestamp) {
-            String key = keyOf.apply(element);
-            return new ProducerRecord<>(topicOf.apply(element), null, timestamp,
-                    key == null ? null : key.getBytes(StandardCharsets.UTF_8), format.write(valueOf.apply(element)));
+            return records.record(element, timestamp);
         }
     }
 
