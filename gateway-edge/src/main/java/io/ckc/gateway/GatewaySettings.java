@@ -53,7 +53,8 @@ public final class GatewaySettings {
      * Kafka's own default since 4.0, and adaptive here ({@code IdleFlusher}): a node's message that finds nothing of
      * the gateway's in flight goes at once, one behind others waits up to this long to share their request. A fixed
      * linger of 1 ms cost the idle stack nothing and the busy one a produce request per few messages (the broker's
-     * cost is per request and per partition in it): with 5 ms the stack saturated at 6,500 msg/s where it did at 4,500.
+     * cost is per request and per partition in it). A B A B at saturation: last good level none and 2,500 msg/s with
+     * 1 ms, 2,500 and 4,500 adaptive at 5 ms (perf/results/2026-12-05-0112-adaptive-linger).
      */
     public static final Setting KAFKA_LINGER_MS = Setting.of("CKC_KAFKA_LINGER_MS", 5,
             "the Kafka producer's linger, ms, while the gateway's records are in flight: how long a node's message "

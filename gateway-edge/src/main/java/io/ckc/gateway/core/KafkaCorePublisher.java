@@ -195,8 +195,7 @@ public final class KafkaCorePublisher implements CorePublisher {
         CompletableFuture<Void> done = new CompletableFuture<>();
         long start = System.nanoTime();
         try {
-            producer.send(new ProducerRecord<>(topic, key, format.write(record)), (metadata, error) -> {
-                flusher.completed();
+            flusher.send(producer, new ProducerRecord<>(topic, key, format.write(record)), (metadata, error) -> {
                 if (error == null) {
                     metrics.kafkaWrite.observe((System.nanoTime() - start) / 1e9);
                     done.complete(null);
@@ -206,7 +205,6 @@ public final class KafkaCorePublisher implements CorePublisher {
                     done.completeExceptionally(error);
                 }
             });
-            flusher.sent();
         } catch (RuntimeException e) {
             metrics.kafkaErrors.inc();
             writeFailed.warn("Kafka write to {} refused: {}", topic, e.toString());

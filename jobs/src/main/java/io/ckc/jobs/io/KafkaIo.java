@@ -39,8 +39,8 @@ public final class KafkaIo {
     /**
      * Kafka's own default since 4.0. A sink's linger is adaptive ({@link AtLeastOnceKafkaSink}): a record that finds
      * nothing in flight goes at once, so this is only how long a record behind others waits for more to share their
-     * request. With 1 ms and a fixed linger, the stack saturated at 4,500 msg/s; at 5 ms, 6,500 (issue 80's experiments,
-     * 2026-12-05); the A/B at saturation and at low load is in the commit that made it adaptive.
+     * request. A B A B at saturation: last good level none and 2,500 msg/s with 1 ms, 2,500 and 4,500 adaptive at 5 ms;
+     * at 200 and 1,000 msg/s no slower (perf/results/2026-12-05-0112-adaptive-linger).
      */
     public static final int DEFAULT_LINGER_MS = 5;
 

@@ -1,6 +1,8 @@
 package io.ckc.protocol.kafka;
 
+import org.apache.kafka.clients.producer.Callback;
 import org.apache.kafka.clients.producer.Producer;
+import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.errors.InterruptException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -45,6 +47,19 @@ public final class IdleFlusher implements AutoCloseable {
     /** One that only counts: every record lingers (for a producer whose completions a test decides). */
     public static IdleFlusher disabled() {
         return new IdleFlusher();
+    }
+
+    /**
+     * Sends a record through this flusher's producer and reports it taken ({@link #sent}) and, before the callback
+     * runs, completed ({@link #completed}): how CKC's producers send. A send the producer refuses by throwing was never
+     * taken and reports nothing.
+     */
+    public <K, V> void send(Producer<K, V> through, ProducerRecord<K, V> record, Callback callback) {
+        through.send(record, (metadata, error) -> {
+            completed();
+            callback.onCompletion(metadata, error);
+        });
+        sent();
     }
 
     /** The producer took a record: it goes at once if nothing else was in flight (then this returns true). */
