@@ -55,6 +55,12 @@ final class KafkaBroker {
                 "share.coordinator.state.topic.replication.factor=1",
                 "share.coordinator.state.topic.min.isr=1",
                 "group.initial.rebalance.delay.ms=0",
+                // One network thread and two request handlers, not 3 and 8: on two cores shared with every other
+                // process of the stack more threads only switch more. A B A B of perf stepped, 2026-12-05: p99 at 4,500
+                // msg/s 148 -> 110 ms, mean 43 -> 30 ms, a last good level of 4,500 in one run of two
+                // (perf/results/2026-12-05-0310-broker).
+                "num.network.threads=1",
+                "num.io.threads=2",
                 // A broker killed (-9) and started again is refused registration (DUPLICATE_BROKER_REGISTRATION)
                 // until the controller times out its old session: with the default 9 s, the stack waited 8 s more
                 // for it (14 s from kill to serving, perf faults 2026-11-25). With 4 s the old session has
@@ -166,12 +172,22 @@ final class KafkaBroker {
     /** The stack's topics: the core's, each gateway's, and the application channels. */
     static void createTopics(StackShape shape) {
         try (Admin admin = TopicSetup.admin(BOOTSTRAP)) {
-            TopicSetup.create(admin, new TopicSetup(io.ckc.protocol.kafka.Topics.DEFAULT, TopicSetup.DEFAULT_PARTITIONS)
+            TopicSetup.create(admin, new TopicSetup(io.ckc.protocol.kafka.Topics.DEFAULT, partitions(shape))
                     .allTopics(shape.allChannels(), shape.gatewayIds()));
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new Ckc.Failure("interrupted while creating topics");
         }
+    }
+
+    /**
+     * Partitions per topic of this one-broker stack: as many as its widest job reads with, not a cluster's 6
+     * ({@link TopicSetup#DEFAULT_PARTITIONS}). Why: the broker's work is per fetch and per partition in it, and the
+     * delivery job's source alone fetched 36 partitions each time. A job rescaled wider later keeps its extra source
+     * subtasks idle and uses them all in its keyed steps.
+     */
+    static int partitions(StackShape shape) {
+        return Math.max(shape.appParallelism(), shape.deliveryParallelism());
     }
 
     private static List<String> concat(List<String> head, String... tail) {
