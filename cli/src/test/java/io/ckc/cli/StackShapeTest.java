@@ -44,6 +44,16 @@ class StackShapeTest {
     }
 
     @Test
+    void theStacksTopicsHaveAPartitionForEachSubtaskOfItsWidestJob() {
+        assertThat(KafkaBroker.partitions(new StackShape(1, "one", 1, 1, List.of(), List.of(), false, null, false)))
+                .isEqualTo(1);
+        assertThat(KafkaBroker.partitions(new StackShape(1, "one", 4, 2, List.of(), List.of(), false, null, false)))
+                .isEqualTo(4);
+        assertThat(KafkaBroker.partitions(new StackShape(1, "one", 1, 3, List.of(), List.of(), false, null, false)))
+                .isEqualTo(3);
+    }
+
+    @Test
     void gatewaysRunOnTheHeapAndSettingsTheShapeGives() {
         StackShape plain = new StackShape(1, "one", 1, 1, List.of(), List.of(), false, null, false);
         assertThat(plain.gatewayHeap()).isEqualTo("3g");

@@ -134,10 +134,11 @@ public final class SoakCommand implements Callable<Integer> {
     int sampleSeconds;
 
     /**
-     * Why 15 minutes: besides the JIT, caches and pools, the echo job keeps each node's message ids for 10 minutes
-     * (its dedupe), so its state fills for 10 minutes and more (RocksDB drops expired ids as it compacts): in the soak
-     * of 2026-11-27 its live state rose from 2.1 to 7.8 MB until minute 12, then stayed, and a fit from minute 5 on
-     * called that growth.
+     * Why 15 minutes: besides the JIT, caches and pools, state that keeps a window of time fills for that long and
+     * more. The echo job kept each node's message ids for 10 minutes in RocksDB until 2026-12-05 (in the soak of
+     * 2026-11-27 its live state rose from 2.1 to 7.8 MB until minute 12, then stayed, and a fit from minute 5 on called
+     * that growth); it now keeps 2 minutes of them in its heap ({@code EchoJob.REMEMBER_IDS}), and the delivery job
+     * remembers a closed route for an hour.
      */
     static final double WARM_UP_MINUTES = 15;
 
@@ -156,7 +157,7 @@ public final class SoakCommand implements Callable<Integer> {
 
     @Option(names = "--warm-up-minutes", defaultValue = "-1",
             description = "Samples of the first minutes are drawn but left out of the trends: JIT, caches and pools fill "
-                    + "then, and the echo job's 10 minutes of message ids (default 15, or a third of a shorter soak)")
+                    + "then, and the state of windows of time (default 15, or a third of a shorter soak)")
     double warmUpMinutes;
 
     @Option(names = "--drain-seconds", defaultValue = "30", description = "After the load, wait this long without an echo for the last (default ${DEFAULT-VALUE})")

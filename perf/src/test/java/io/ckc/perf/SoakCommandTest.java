@@ -363,7 +363,7 @@ class SoakCommandTest {
     }
 
     @Test
-    void theWarmUpOutlastsTheEchoJobsTenMinutesOfMessageIdsUnlessTheSoakIsShort() {
+    void theWarmUpIsAQuarterOfAnHourUnlessTheSoakIsShortOrItIsAskedFor() {
         assertThat(SoakCommand.warmUpMinutes(-1, 60)).isEqualTo(15);
         assertThat(SoakCommand.warmUpMinutes(-1, 30)).isEqualTo(10);
         assertThat(SoakCommand.warmUpMinutes(5, 60)).as("asked for").isEqualTo(5);

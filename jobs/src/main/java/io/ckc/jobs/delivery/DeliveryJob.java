@@ -1,7 +1,7 @@
 package io.ckc.jobs.delivery;
 
 import io.ckc.jobs.Scaling;
-import io.ckc.jobs.apps.DropRepeatedMessages;
+import io.ckc.jobs.apps.DropRecentRepeats;
 import io.ckc.jobs.delivery.functions.ExpandGroupcast;
 import io.ckc.jobs.delivery.functions.ParseDeliveryInput;
 import io.ckc.jobs.delivery.functions.RouteToGateway;
@@ -45,7 +45,7 @@ import java.util.List;
  * into one unicast per member, which then takes the same path as any unicast.
  *
  * <p>An application inside the job: {@code --echo-channels a,b} has the job read {@code app.a} and {@code app.b} and
- * answer each node's message (once, {@link DropRepeatedMessages}) as the echo application does, the answer going
+ * answer each node's message (once, {@link DropRecentRepeats}) as the echo application does, the answer going
  * straight to the routing: one broker pass less than an application on Kafka ({@code app} to {@code ckc.to-mn}).
  * Give it channels of its own: the echo job answers {@code app.echo}.
  *
@@ -138,9 +138,8 @@ public final class DeliveryJob {
                 .union(expanded.map(DeliveryInput::of).uid("delivery-groupcast-unicasts").name("groupcast member as unicast"));
         if (echoInJob) {
             toRoute = toRoute.union(inputs.getSideOutput(ParseDeliveryInput.APP_MESSAGES)
-                    .keyBy(AppMessage::mnId)
-                    .process(new DropRepeatedMessages(EchoJob.REMEMBER_IDS))
-                    .uid("delivery-echo-dedupe")
+                    .filter(EchoJob.dropRecentRepeats())
+                    .uid("delivery-echo-recent-repeats")
                     .name("echo in the job: each node's message once")
                     .map(message -> DeliveryInput.of(EchoJob.replyTo(message)))
                     .uid("delivery-echo-reply")

@@ -2,7 +2,7 @@ package io.ckc.jobs.echo;
 
 import io.ckc.protocol.kafka.RecordFormat;
 import io.ckc.jobs.Scaling;
-import io.ckc.jobs.apps.DropRepeatedMessages;
+import io.ckc.jobs.apps.DropRecentRepeats;
 import io.ckc.jobs.io.RecordParser;
 import io.ckc.jobs.io.KafkaIo;
 import io.ckc.jobs.records.RawRecord;
@@ -25,8 +25,8 @@ import java.util.List;
  * The paper's application node: answers every message on {@code app.echo} with a unicast of the
  * same payload back to its sender via {@code ckc.to-mn}. The reply's id is derived from the
  * request's, so a replayed request yields a duplicate the node drops; a request that reached
- * {@code app.echo} twice (a gateway crash, a node sending again what a dead gateway never
- * acknowledged) is answered once ({@link DropRepeatedMessages}).
+ * {@code app.echo} twice within {@link #REMEMBER_IDS} (a gateway crash, a node sending again what a dead gateway
+ * never acknowledged) is answered once ({@link DropRecentRepeats}), with no keyed step: source to sink is one chain.
  *
  * <p>Flags (besides {@link KafkaIo}'s): {@code --parallelism}, {@code --max-parallelism} (see {@link Scaling}) (default 1), {@code --channel} (echo).
  */
@@ -34,8 +34,15 @@ public final class EchoJob {
 
     public static final String NAME = "ckc-echo";
     public static final String SENDER = "echo";
-    /** How long the ids of a node's messages are remembered to answer each once. */
-    public static final Duration REMEMBER_IDS = Duration.ofMinutes(10);
+    /** How long the ids of the nodes' messages are remembered to answer each once: a node resends within seconds. */
+    public static final Duration REMEMBER_IDS = Duration.ofMinutes(2);
+    /** At most this many ids a subtask (about 30 MB of heap): 10 s at 20,000 messages a second. */
+    public static final int MAX_REMEMBERED_IDS = 200_000;
+
+    /** Drops the repeats of the messages a subtask saw recently, in memory. */
+    public static DropRecentRepeats dropRecentRepeats() {
+        return new DropRecentRepeats(REMEMBER_IDS, MAX_REMEMBERED_IDS);
+    }
 
     private final Source<RawRecord, ?, ?> source;
     private final Sink<Unicast> sink;
@@ -87,9 +94,8 @@ public final class EchoJob {
                 .process(new ParseAppMessage())
                 .uid("echo-parse")
                 .name("parse app messages");
-        messages.keyBy(AppMessage::mnId)
-                .process(new DropRepeatedMessages(REMEMBER_IDS))
-                .uid("echo-dedupe")
+        messages.filter(dropRecentRepeats())
+                .uid("echo-recent-repeats")
                 .name("each node's message once")
                 .map(EchoJob::replyTo)
                 .uid("echo-reply")
