@@ -57,6 +57,36 @@ class DropRecentRepeatsTest {
     }
 
     @Test
+    void aRepeatIsDroppedAcrossTheTurnOfAGeneration() throws Exception {
+        AtomicLong now = new AtomicLong(1_000);
+        try (var harness = harness(new DropRecentRepeats(Duration.ofSeconds(60), 100, now::get))) {
+            harness.processElement(new StreamRecord<>(message("n1", "a")));
+            now.set(31_000); // the first generation is 30 s old: b starts the next one
+            harness.processElement(new StreamRecord<>(message("n1", "b")));
+            harness.processElement(new StreamRecord<>(message("n1", "a")));
+            now.set(61_000); // b's generation is over: a's is forgotten, b's still known
+            harness.processElement(new StreamRecord<>(message("n1", "c")));
+            harness.processElement(new StreamRecord<>(message("n1", "b")));
+            harness.processElement(new StreamRecord<>(message("n1", "a")));
+            assertThat(harness.extractOutputValues()).extracting(AppMessage::messageId)
+                    .containsExactly("a", "b", "c", "a");
+        }
+    }
+
+    @Test
+    void aFullGenerationKnowsEachOfItsIdsAndNoOther() {
+        var ids = new DropRecentRepeats.RecentIds(100_000, 60_000);
+        for (long i = 1; i <= 100_000; i++) {
+            assertThat(ids.add(i * 0x9E3779B97F4A7C15L, i, 0)).isTrue();
+        }
+        for (long i = 1; i <= 100_000; i++) {
+            assertThat(ids.add(i * 0x9E3779B97F4A7C15L, i, 0)).as("id %d again", i).isFalse();
+        }
+        assertThat(ids.add(0, 0, 0)).as("a new id, whose hash is the empty mark").isTrue();
+        assertThat(ids.add(0, 0, 0)).isFalse();
+    }
+
+    @Test
     void theEchosFilterShipsToATaskManager() throws Exception {
         byte[] shipped = InstantiationUtil.serializeObject(EchoJob.dropRecentRepeats());
         assertThat(InstantiationUtil.<DropRecentRepeats>deserializeObject(shipped, getClass().getClassLoader()))
