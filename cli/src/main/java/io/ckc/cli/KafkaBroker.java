@@ -113,13 +113,15 @@ final class KafkaBroker {
     }
 
     private List<String> javaCommand() {
-        // Compiled by C1 alone: a broker started again under load spent its first 20-30 s compiling with C2 beside
-        // interpreting, about one of the two cores, which held the stack's p99 over 100 ms for 10-20 s after it
-        // served. A B A B over 6 broker faults a run: 15.2 s to recover on average with C2, 10.1 s with C1 alone, the
-        // slowest 43.7 s and 14.8 s (perf/results/2026-12-02-1801-ab); the broker's steady CPU is 34-37% of a core
-        // instead of 27-28% at 150 msg/s. A broker on its own machine would keep C2.
+        // Compiled by C2 as well as C1 (the JVM's default), its C2 thread at the lowest CPU priority (launch). On C1 alone
+        // (487b49a) a broker started again under load served sooner, because a restarted JVM's C2 compiled for 20-30 s on
+        // one of the two cores (perf/results/2026-12-02-1801-ab); but in steady load that broker spent about 30% more
+        // CPU per request, and it is the stack's largest user of CPU at saturation: in A B A B of perf stepped it
+        // carried a level or more less (perf/results/2026-12-05-0310-broker). At nice 19 C2 compiles in the time the
+        // stack leaves: a level more, and the first broker fault of a run recovered in 22.7 s instead of 10.7, the others
+        // as on C1 alone (perf/results/2026-12-05-0414-broker-c2).
         return new ArrayList<>(List.of("java", "-cp", home.libClasspath("kafka"), "-Xms1g", "-Xmx1g",
-                "-XX:TieredStopAtLevel=1", "-XX:+UseG1GC", "-Dkafka.logs.dir=" + home.logs.resolve("kafka"),
+                "-XX:+UseG1GC", "-XX:-UseDynamicNumberOfCompilerThreads", "-Dkafka.logs.dir=" + home.logs.resolve("kafka"),
                 "-Dlog4j2.configurationFile=" + home.root.resolve("runtime/kafka/conf/log4j2.yaml")));
     }
 
@@ -140,6 +142,7 @@ final class KafkaBroker {
         processes.awaitLog("kafka", home.log("kafka"),
                 () -> Processes.portOpen(PORT) && Processes.containsAfter(serverLog, logged, "Kafka Server started"),
                 Duration.ofSeconds(60), "'Kafka Server started'");
+        processes.lowerPriority("kafka", "C2 CompilerThre");
     }
 
     /**

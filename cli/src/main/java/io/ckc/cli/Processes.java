@@ -22,6 +22,7 @@ import java.util.function.BooleanSupplier;
 public final class Processes {
 
     private static final String SETSID = "/usr/bin/setsid";
+    private static final String RENICE = "/usr/bin/renice";
 
     private final Home home;
     private Map<String, String> nativeMemoryEnv;
@@ -47,6 +48,47 @@ public final class Processes {
             Files.writeString(home.pidFile(name), String.valueOf(process.pid()));
         } catch (IOException e) {
             throw new UncheckedIOException("cannot start " + name, e);
+        }
+    }
+
+    /**
+     * The threads of process {@code name} whose names start with {@code prefix} run at the lowest CPU priority (nice
+     * 19): they get a core only when the stack's other threads leave it. Needs {@code renice} (util-linux); without
+     * it, or for a process that is not running, nothing changes. Returns how many threads it lowered.
+     */
+    public int lowerPriority(String name, String prefix) {
+        Optional<Long> pid = pid(name);
+        if (pid.isEmpty() || !Files.isExecutable(Path.of(RENICE))) {
+            return 0;
+        }
+        List<String> tids = new ArrayList<>();
+        try (var tasks = Files.list(Path.of("/proc", pid.get().toString(), "task"))) {
+            for (Path task : (Iterable<Path>) tasks::iterator) {
+                try {
+                    if (Files.readString(task.resolve("comm")).startsWith(prefix)) {
+                        tids.add(task.getFileName().toString());
+                    }
+                } catch (IOException gone) {
+                    // the thread ended
+                }
+            }
+        } catch (IOException e) {
+            return 0;
+        }
+        if (tids.isEmpty()) {
+            return 0;
+        }
+        List<String> renice = new ArrayList<>(List.of(RENICE, "-n", "19", "-p"));
+        renice.addAll(tids);
+        try {
+            Process process = new ProcessBuilder(renice).redirectErrorStream(true)
+                    .redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+            return process.waitFor() == 0 ? tids.size() : 0;
+        } catch (IOException e) {
+            return 0;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return 0;
         }
     }
 

@@ -8,6 +8,7 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CountDownLatch;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -44,5 +45,46 @@ class ProcessesTest {
                 .isEqualTo(Map.of("MALLOC_ARENA_MAX", "2"));
         assertThat(Processes.nativeMemoryEnv(Map.of(), List.of(missing)))
                 .isEqualTo(Map.of("MALLOC_ARENA_MAX", "2"));
+    }
+
+    @Test
+    void theThreadsNamedRunAtTheLowestPriorityAndNoOther(@TempDir Path root) throws Exception {
+        Home home = new Home(root);
+        Processes processes = new Processes(home);
+        Files.createDirectories(home.pids);
+        Files.writeString(home.pidFile("self"), String.valueOf(ProcessHandle.current().pid()));
+        CountDownLatch done = new CountDownLatch(1);
+        Thread named = new Thread(() -> {
+            try {
+                done.await();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }, "ckc-lowered-thread");
+        named.start();
+        try {
+            assertThat(processes.lowerPriority("self", "ckc-lowered")).isEqualTo(1);
+            assertThat(niceOf("ckc-lowered")).containsExactly(19);
+            assertThat(niceOf("main")).as("the process's other threads").doesNotContain(19);
+            assertThat(processes.lowerPriority("absent", "ckc-lowered")).as("no such process").isZero();
+        } finally {
+            done.countDown();
+            named.join();
+        }
+    }
+
+    /** The nice values of this process's threads whose names start with {@code prefix} (field 19 of their stat). */
+    private static List<Integer> niceOf(String prefix) throws Exception {
+        List<Integer> nice = new java.util.ArrayList<>();
+        try (var tasks = Files.list(Path.of("/proc/self/task"))) {
+            for (Path task : (Iterable<Path>) tasks::iterator) {
+                if (Files.readString(task.resolve("comm")).startsWith(prefix)) {
+                    String stat = Files.readString(task.resolve("stat"));
+                    String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+                    nice.add(Integer.parseInt(fields[16]));
+                }
+            }
+        }
+        return nice;
     }
 }
