@@ -16,9 +16,9 @@ import java.util.Arrays;
 /**
  * For applications whose answers carry ids derived from the request ({@link AppMessage#answer}): passes each node's
  * message on once while this subtask remembers its id, in memory of a fixed size: the ids of at least the last half of
- * {@code remember}, up to half of {@code maxIds} of them. It needs no keyBy: records keyed by node id stay in one partition, so a repeat
- * (a gateway that crashed after Kafka had a message, a node sending again to its next gateway what a dead one never
- * acknowledged: seconds later) reaches the subtask that saw the first. A repeat it no longer remembers (after a
+ * {@code remember}, up to half of {@code maxIds} of them. It needs no keyBy: records keyed by node id stay in one
+ * partition, so a repeat (a gateway that crashed after Kafka had a message, a node sending again to its next gateway
+ * what a dead one never acknowledged: seconds later) reaches the subtask that saw the first. A repeat it no longer remembers (after a
  * restart, a rescale, or past the bounds) is answered again under the same id, and the node's SDK drops it.
  *
  * <p>What it saves against {@link DropRepeatedMessages} (exact, in keyed state that a restore keeps): a shuffle and
@@ -104,13 +104,14 @@ public final class DropRecentRepeats extends RichFilterFunction<AppMessage> {
             if (currentCount > 0 && now - currentSince >= generationMs) {
                 turn(now - currentSince >= 2 * generationMs);
             }
-            if (contains(current, high, low) || contains(previous, high, low)) {
+            int slot = slot(current, high, low);
+            if (!empty(current, slot) || !empty(previous, slot(previous, high, low))) {
                 return false;
             }
             if (currentCount >= perGeneration) {
                 turn(false);
+                slot = slot(current, high, low);
             }
-            int slot = slot(current, high, low);
             current[slot] = high;
             current[slot + 1] = low;
             if (currentCount++ == 0) {
@@ -127,9 +128,8 @@ public final class DropRecentRepeats extends RichFilterFunction<AppMessage> {
             currentCount = 0;
         }
 
-        private boolean contains(long[] table, long high, long low) {
-            int slot = slot(table, high, low);
-            return table[slot] != 0 || table[slot + 1] != 0;
+        private static boolean empty(long[] table, int slot) {
+            return table[slot] == 0 && table[slot + 1] == 0;
         }
 
         /** The pair's slot, or the empty one where it would go (linear probing). */
@@ -137,7 +137,7 @@ public final class DropRecentRepeats extends RichFilterFunction<AppMessage> {
             int i = (int) (low ^ (low >>> 32)) & mask;
             while (true) {
                 int at = 2 * i;
-                if ((table[at] == high && table[at + 1] == low) || (table[at] == 0 && table[at + 1] == 0)) {
+                if ((table[at] == high && table[at + 1] == low) || empty(table, at)) {
                     return at;
                 }
                 i = (i + 1) & mask;
