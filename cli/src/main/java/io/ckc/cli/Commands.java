@@ -63,6 +63,10 @@ final class Commands {
                         + "fleet 'sim' (./ckc credentials fleet sim --store FILE)")
         Path credentials;
 
+        @Option(names = "--kafka-auth", description = "On a stack whose Kafka authenticates every client and authorizes "
+                + "each component by its grants (./ckc up --kafka-auth)")
+        boolean kafkaAuth;
+
         @Unmatched
         List<String> demoOptions = new ArrayList<>();
 
@@ -82,7 +86,7 @@ final class Commands {
                 return demo.run(args, null).exitCode();
             }
             StackShape stack = new Stack(home).ensure(StackShape.of(gateways, appParallelism, List.of())
-                    .withChannels(PerfCommands.channelOf(demoOptions)));
+                    .withChannels(PerfCommands.channelOf(demoOptions)).withKafkaAuth(kafkaAuth));
             if (!demoOptions.contains("--mqtt-gateways")) {
                 args.addAll(List.of("--mqtt-gateways", String.join(",", stack.mqttAddresses())));
             }

@@ -29,10 +29,13 @@ import java.util.concurrent.Callable;
                 + "listeners (CKC_TLS_KEYSTORE), password from --password. certificate ID: a client certificate "
                 + "for the MQTT device ID (a node the store knows, or with --fleet one of its fleet's), signed by "
                 + "the stack's device authority (.ckc/device-ca.p12, which ./ckc up makes and the gateways trust), "
-                + "in .ckc/devices/: a PKCS#12 keystore, and the certificate and key in PEM.")
+                + "in .ckc/devices/: a PKCS#12 keystore, and the certificate and key in PEM. app NAME --channels a,b: "
+                + "an application's Kafka principal on a stack with --kafka-auth (read app.<channel>, write ckc.to-mn, "
+                + "ckc.groupcast, ckc.broadcast): its client settings file, for CKC_KAFKA_CLIENT_CONFIG or "
+                + "--consumer.config; issuing again replaces its password.")
 final class CredentialsCommand implements Callable<Integer> {
 
-    @Parameters(index = "0", paramLabel = "node|fleet|tls|certificate", description = "What to add")
+    @Parameters(index = "0", paramLabel = "node|fleet|tls|certificate|app", description = "What to add")
     String kind;
 
     @Parameters(index = "1", arity = "0..1", paramLabel = "ID|NAME",
@@ -61,8 +64,15 @@ final class CredentialsCommand implements Callable<Integer> {
             description = "Groups it may groupcast to, <definer>/<group>, a trailing * for any (default: none)")
     List<String> groupcast;
 
+    @Option(names = "--channels", split = ",", description = "app: the channels it reads (topics app.<channel>)")
+    List<String> channels = List.of();
+
     @Override
     public Integer call() {
+        if (kind.equals("app")) {
+            application();
+            return 0;
+        }
         Path file = store != null ? store : Home.current().credentials();
         Grants grants = new Grants(publish, groupcast.stream().filter(g -> !g.isBlank()).toList());
         byte[] secret = NodeKeys.newSecret();
@@ -103,10 +113,29 @@ final class CredentialsCommand implements Callable<Integer> {
                 System.out.println("fleet " + name + " added to " + file + "; its key (its nodes' keys derive from it, "
                         + "NodeCredentials.fleet(\"" + name + "\", key)):");
             }
-            default -> throw new Ckc.Failure("credentials takes node, fleet, tls or certificate, not " + kind);
+            default -> throw new Ckc.Failure("credentials takes node, fleet, tls, certificate or app, not " + kind);
         }
         System.out.println(Base64.getEncoder().encodeToString(secret));
         return 0;
+    }
+
+    /**
+     * An application's Kafka principal: granted at once when the stack runs with Kafka authentication, else at its next
+     * {@code ./ckc up --kafka-auth}.
+     */
+    private void application() {
+        if (name == null || channels.isEmpty()) {
+            throw new Ckc.Failure("credentials app takes the application's name and --channels a,b");
+        }
+        Home home = Home.current();
+        boolean running = new Stack(home).running().map(StackShape::kafkaAuth).orElse(false);
+        Path client = new KafkaAuth(home).issueApplication(name, channels, running);
+        System.out.println("application " + name + " may read " + String.join(", ", channels.stream()
+                .map(c -> "app." + c).toList()) + " and write ckc.to-mn, ckc.groupcast and ckc.broadcast"
+                + (running ? "" : " once the stack runs with ./ckc up --kafka-auth") + ".");
+        System.out.println("its Kafka client settings (owner-only; a new password each time it is issued): " + client);
+        System.out.println("use them with CKC_KAFKA_CLIENT_CONFIG=" + client + ", or kafka-console-consumer "
+                + "--consumer.config " + client + "; its consumer groups start with '" + name + "'");
     }
 
     /**

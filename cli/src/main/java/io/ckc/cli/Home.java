@@ -67,6 +67,11 @@ public final class Home {
         return state.resolve("devices");
     }
 
+    /** The local Kafka's principals and their client settings ({@code ./ckc up --kafka-auth}, {@link KafkaAuth}). */
+    public Path kafkaCredentials() {
+        return state.resolve("kafka-auth");
+    }
+
     /** The running stack's shape, written by {@code ./ckc up}. */
     public Path stackShape() {
         return state.resolve("stack.properties");

@@ -1,5 +1,6 @@
 package io.ckc.cli;
 
+import io.ckc.protocol.auth.SecretFiles;
 import io.ckc.protocol.kafka.TopicSetup;
 import org.apache.kafka.clients.admin.Admin;
 
@@ -35,16 +36,46 @@ final class KafkaBroker {
         this.processes = processes;
     }
 
+    /** The broker's settings on the stack's ports, open to every client. */
     static String serverProperties(Path dataDir) {
-        return String.join("\n",
+        return serverProperties(dataDir, PORT, CONTROLLER_PORT, null);
+    }
+
+    /**
+     * The broker's settings. With an {@code adminPassword}, every client authenticates (SASL/SCRAM-SHA-512; the
+     * controller's listener PLAIN, as KRaft allows, for the broker alone) and may do only what its ACLs grant
+     * ({@link io.ckc.protocol.kafka.KafkaAccess}): {@value KafkaAuth#ADMIN} is the only super user. Plaintext: this
+     * broker listens on loopback only; a cluster's listeners add TLS (docker/, k8s/).
+     */
+    static String serverProperties(Path dataDir, int port, int controllerPort, String adminPassword) {
+        List<String> listeners = adminPassword == null ? List.of(
+                "listeners=PLAINTEXT://127.0.0.1:" + port + ",CONTROLLER://127.0.0.1:" + controllerPort,
+                "advertised.listeners=PLAINTEXT://127.0.0.1:" + port,
+                "listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT",
+                "inter.broker.listener.name=PLAINTEXT") : List.of(
+                "listeners=BROKER://127.0.0.1:" + port + ",CONTROLLER://127.0.0.1:" + controllerPort,
+                "advertised.listeners=BROKER://127.0.0.1:" + port,
+                "listener.security.protocol.map=BROKER:SASL_PLAINTEXT,CONTROLLER:SASL_PLAINTEXT",
+                "inter.broker.listener.name=BROKER",
+                "sasl.mechanism.inter.broker.protocol=" + io.ckc.protocol.kafka.KafkaAccess.MECHANISM,
+                "listener.name.broker.sasl.enabled.mechanisms=" + io.ckc.protocol.kafka.KafkaAccess.MECHANISM,
+                "listener.name.broker.scram-sha-512.sasl.jaas.config=" + io.ckc.protocol.kafka.KafkaAccess.jaas(
+                        "org.apache.kafka.common.security.scram.ScramLoginModule", KafkaAuth.ADMIN, adminPassword),
+                "sasl.mechanism.controller.protocol=PLAIN",
+                "listener.name.controller.sasl.enabled.mechanisms=PLAIN",
+                "listener.name.controller.plain.sasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule"
+                        + " required username=\"" + KafkaAuth.ADMIN + "\" password=\"" + adminPassword + "\" user_"
+                        + KafkaAuth.ADMIN + "=\"" + adminPassword + "\";",
+                "authorizer.class.name=org.apache.kafka.metadata.authorizer.StandardAuthorizer",
+                "super.users=User:" + KafkaAuth.ADMIN,
+                "allow.everyone.if.no.acl.found=false");
+        List<String> lines = new ArrayList<>(List.of(
                 "process.roles=broker,controller",
                 "node.id=1",
-                "controller.quorum.voters=1@127.0.0.1:" + CONTROLLER_PORT,
-                "listeners=PLAINTEXT://127.0.0.1:" + PORT + ",CONTROLLER://127.0.0.1:" + CONTROLLER_PORT,
-                "advertised.listeners=PLAINTEXT://127.0.0.1:" + PORT,
-                "controller.listener.names=CONTROLLER",
-                "listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT",
-                "inter.broker.listener.name=PLAINTEXT",
+                "controller.quorum.voters=1@127.0.0.1:" + controllerPort,
+                "controller.listener.names=CONTROLLER"));
+        lines.addAll(listeners);
+        lines.add(String.join("\n",
                 "log.dirs=" + dataDir,
                 "num.partitions=1",
                 "auto.create.topics.enable=false",
@@ -76,11 +107,28 @@ final class KafkaBroker {
                 // few kilobytes and has no follower to serve.
                 "metadata.log.max.snapshot.interval.ms=300000",
                 "metadata.log.segment.ms=300000",
-                "metadata.max.retention.ms=300000", "");
+                "metadata.max.retention.ms=300000", ""));
+        return String.join("\n", lines);
     }
 
-    /** Formats a fresh data directory and starts the broker; returns once it serves. */
-    void start() {
+    /**
+     * StorageTool's arguments that format a data directory: with an {@code adminPassword}, the admin's SCRAM
+     * credentials go into the metadata from the start, since the broker itself logs in with them.
+     */
+    static List<String> formatArguments(String clusterId, Path properties, String adminPassword) {
+        List<String> args = new ArrayList<>(List.of("format", "-t", clusterId, "-c", properties.toString()));
+        if (adminPassword != null) {
+            args.addAll(List.of("--add-scram", io.ckc.protocol.kafka.KafkaAccess.MECHANISM + "=[name=" + KafkaAuth.ADMIN
+                    + ",password=" + adminPassword + "]"));
+        }
+        return args;
+    }
+
+    /**
+     * Formats a fresh data directory and starts the broker, authenticating and authorizing every client when given the
+     * admin's password ({@link #serverProperties(Path, int, int, String)}); returns once it serves.
+     */
+    void start(String adminPassword) {
         if (Processes.portOpen(PORT)) {
             throw new Ckc.Failure("port " + PORT + " is taken: is another Kafka running?");
         }
@@ -90,7 +138,8 @@ final class KafkaBroker {
             Ckc.deleteTree(dir);
             Files.createDirectories(dir.resolve("data"));
             Files.createDirectories(home.logs);
-            Files.writeString(properties, serverProperties(dir.resolve("data")));
+            SecretFiles.write(properties, out -> out.write(serverProperties(dir.resolve("data"), PORT, CONTROLLER_PORT,
+                    adminPassword).getBytes(java.nio.charset.StandardCharsets.UTF_8)));
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
@@ -98,7 +147,7 @@ final class KafkaBroker {
         String clusterId = Ckc.runForOutput(concat(java, "kafka.tools.StorageTool", "random-uuid")).strip();
         clusterId = clusterId.substring(clusterId.lastIndexOf('\n') + 1);
         Ckc.runOrFail("format Kafka's storage", home.log("kafka-format"),
-                concat(java, "kafka.tools.StorageTool", "format", "-t", clusterId, "-c", properties.toString()));
+                concat(java, "kafka.tools.StorageTool", formatArguments(clusterId, properties, adminPassword)));
         ClassArchive archive = classArchive();
         if (!archive.exists()) {
             Ckc.say("recording Kafka's classes for its later starts (once)...");
@@ -173,8 +222,8 @@ final class KafkaBroker {
     }
 
     /** The stack's topics: the core's, each gateway's, and the application channels. */
-    static void createTopics(StackShape shape) {
-        try (Admin admin = TopicSetup.admin(BOOTSTRAP)) {
+    static void createTopics(StackShape shape, Admin admin) {
+        try {
             TopicSetup.create(admin, new TopicSetup(io.ckc.protocol.kafka.Topics.DEFAULT, partitions(shape))
                     .allTopics(shape.allChannels(), shape.gatewayIds()));
         } catch (InterruptedException e) {
@@ -194,8 +243,19 @@ final class KafkaBroker {
     }
 
     private static List<String> concat(List<String> head, String... tail) {
+        return concat(head, List.of(tail));
+    }
+
+    private static List<String> concat(List<String> head, String first, List<String> rest) {
         List<String> all = new ArrayList<>(head);
-        all.addAll(List.of(tail));
+        all.add(first);
+        all.addAll(rest);
+        return all;
+    }
+
+    private static List<String> concat(List<String> head, List<String> tail) {
+        List<String> all = new ArrayList<>(head);
+        all.addAll(tail);
         return all;
     }
 }

@@ -101,6 +101,10 @@ final class PerfCommands implements Runnable {
                 + "that shows what authentication costs)")
         boolean insecure;
 
+        @Option(names = "--kafka-auth", description = "On a stack whose Kafka authenticates every client and authorizes "
+                + "each component by its grants (what least privilege costs, beside a run without)")
+        boolean kafkaAuth;
+
         /** The simulator command this runs. */
         abstract String scenario();
 
@@ -129,7 +133,8 @@ final class PerfCommands implements Runnable {
             checkSimulatorArgs(withGateways(checked, List.of("127.0.0.1:5500")));
             Path results = home.newResults(scenario());
             args.addAll(List.of("--results", results.toString()));
-            StackShape stack = new Stack(home).ensure(shape().withChannels(channelOf(options)).withInsecure(insecure));
+            StackShape stack = new Stack(home).ensure(shape().withChannels(channelOf(options)).withInsecure(insecure)
+                    .withKafkaAuth(kafkaAuth));
             int code = Simulator.measuring(home).run(withStack(args, stack), results.resolve("run.log")).exitCode();
             return Math.max(code, finish(home, results, reportOptions(home)));
         }

@@ -6,6 +6,7 @@ import io.ckc.gateway.mqtt.GatewayKeystore;
 import io.ckc.protocol.auth.CredentialStore;
 import io.ckc.protocol.auth.Grants;
 import io.ckc.protocol.auth.NodeKeys;
+import io.ckc.protocol.kafka.TopicSetup;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -103,16 +104,20 @@ final class Stack {
 
     /**
      * The environment of a simulator run: the credential store when the running stack authenticates, so its nodes
-     * prove the keys of the simulator's fleet; nothing for an insecure stack or none at all.
+     * prove the keys of the simulator's fleet; nothing for an insecure stack or none at all. On a stack whose Kafka
+     * authenticates, the simulator's Kafka clients (the perf tools' applications and followers) are the operator.
      */
     static Map<String, String> simulatorEnvironment(Home home) {
         Optional<StackShape> shape = StackShape.load(home.stackShape());
+        Map<String, String> env = new HashMap<>();
         if (shape.isPresent() && !shape.get().insecure() && Files.exists(home.credentials())) {
-            Map<String, String> env = new HashMap<>(authenticating(home));
+            env.putAll(authenticating(home));
             env.put("CKC_FLEET", SIMULATOR_FLEET);
-            return env;
         }
-        return Map.of();
+        if (shape.isPresent() && shape.get().kafkaAuth()) {
+            env.putAll(new KafkaAuth(home).environment(KafkaAuth.ADMIN)); // its Kafka tools act as the operator
+        }
+        return env;
     }
 
     /** The running stack's shape, if one runs. */
@@ -137,8 +142,18 @@ final class Stack {
         }
         long started = System.nanoTime();
         Ckc.say("starting Kafka (KRaft) on " + KafkaBroker.BOOTSTRAP + "...");
-        new KafkaBroker(home, processes).start();
-        KafkaBroker.createTopics(shape);
+        KafkaAuth auth = shape.kafkaAuth() ? new KafkaAuth(home) : null;
+        if (auth != null) {
+            Ckc.say("Kafka authenticates every client and authorizes each by its grants (--kafka-auth); credentials in "
+                    + auth.dir());
+        }
+        new KafkaBroker(home, processes).start(auth == null ? null : auth.password(KafkaAuth.ADMIN));
+        try (var admin = auth == null ? TopicSetup.admin(KafkaBroker.BOOTSTRAP) : auth.admin()) {
+            KafkaBroker.createTopics(shape, admin);
+        }
+        if (auth != null) {
+            auth.grantStack(shape);
+        }
         if (shape.flinkUrl() == null) {
             Ckc.say("starting the Flink jobs on an embedded MiniCluster...");
             flink.startEmbedded(shape);
@@ -206,6 +221,7 @@ final class Stack {
                             "CKC_MQTT_PORT", String.valueOf(StackShape.FIRST_MQTT_PORT),
                             "CKC_MQTT_WS_PORT", String.valueOf(StackShape.FIRST_MQTT_WS_PORT),
                             "CKC_METRICS_PORT", String.valueOf(StackShape.FIRST_METRICS_PORT)));
+            env.putAll(kafkaPrincipal(shape, shape.gatewayIds()));
             processes.start("gateways", home.log("gateways"), env,
                     List.of("java", "-Xmx" + shape.gatewayHeap(), "-XX:+UseG1GC", processes.gcLog("gateways"), "-jar",
                             home.gatewayJar().toString()));
@@ -243,6 +259,11 @@ final class Stack {
         return env;
     }
 
+    /** The Kafka principal's client settings of a gateways process that runs these gateways, on a stack with --kafka-auth. */
+    private Map<String, String> kafkaPrincipal(StackShape shape, List<String> gatewayIds) {
+        return shape.kafkaAuth() ? new KafkaAuth(home).environment(KafkaAuth.gatewayPrincipal(gatewayIds)) : Map.of();
+    }
+
     /** Gateway {@code gw-i} in a JVM of its own, UDP, MQTT and metrics ports by its number. */
     private void launchGateway(StackShape shape, int i) {
         Map<String, String> env = gatewayEnvironment(processes.nativeMemoryEnv(), security, shape,
@@ -252,6 +273,7 @@ final class Stack {
                         "CKC_MQTT_PORT", String.valueOf(StackShape.FIRST_MQTT_PORT + i - 1),
                         "CKC_MQTT_WS_PORT", String.valueOf(StackShape.FIRST_MQTT_WS_PORT + i - 1),
                         "CKC_METRICS_PORT", String.valueOf(StackShape.FIRST_METRICS_PORT + i - 1)));
+        env.putAll(kafkaPrincipal(shape, List.of("gw-" + i)));
         processes.start("gateway-" + i, home.log("gateway-" + i), env,
                 List.of("java", "-Xmx" + shape.gatewayHeap(), "-XX:+UseG1GC", processes.gcLog("gateway-" + i), "-jar",
                         home.gatewayJar().toString()));

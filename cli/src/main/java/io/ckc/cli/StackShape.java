@@ -25,10 +25,12 @@ import java.util.Properties;
  * @param gatewayHeapGb the heap of a gateway JVM, GB; 0: the default ({@link #DEFAULT_GATEWAY_HEAP_GB})
  * @param gatewaySettings {@code NAME=value} settings of the gateways' environment beyond their defaults
  *                        ({@code CKC_SESSION_TIMEOUT_MS=120000})
+ * @param kafkaAuth Kafka authenticates every client (SASL/SCRAM) and each component may do only what its grants say
+ *                  ({@link io.ckc.protocol.kafka.KafkaAccess}); credentials in {@code .ckc/kafka-auth/}
  */
 record StackShape(int gateways, String gatewayProcesses, int appParallelism, int deliveryParallelism,
                   List<String> jobFlags, List<String> channels, boolean monitoring, String flinkUrl,
-                  boolean insecure, int gatewayHeapGb, List<String> gatewaySettings) {
+                  boolean insecure, int gatewayHeapGb, List<String> gatewaySettings, boolean kafkaAuth) {
 
     static final int FIRST_UDP_PORT = 5500;
     static final int FIRST_MQTT_PORT = 1883;
@@ -56,6 +58,14 @@ record StackShape(int gateways, String gatewayProcesses, int appParallelism, int
         }
     }
 
+    /** A stack whose Kafka is open to every client on this machine. */
+    StackShape(int gateways, String gatewayProcesses, int appParallelism, int deliveryParallelism, List<String> jobFlags,
+               List<String> channels, boolean monitoring, String flinkUrl, boolean insecure, int gatewayHeapGb,
+               List<String> gatewaySettings) {
+        this(gateways, gatewayProcesses, appParallelism, deliveryParallelism, jobFlags, channels, monitoring, flinkUrl,
+                insecure, gatewayHeapGb, gatewaySettings, false);
+    }
+
     /** A stack whose gateways run on their default heap and settings. */
     StackShape(int gateways, String gatewayProcesses, int appParallelism, int deliveryParallelism, List<String> jobFlags,
                List<String> channels, boolean monitoring, String flinkUrl, boolean insecure) {
@@ -80,19 +90,25 @@ record StackShape(int gateways, String gatewayProcesses, int appParallelism, int
         List<String> all = new ArrayList<>(channels);
         more.stream().filter(c -> !all.contains(c)).forEach(all::add);
         return new StackShape(gateways, gatewayProcesses, appParallelism, deliveryParallelism, jobFlags, all, monitoring,
-                flinkUrl, insecure, gatewayHeapGb, gatewaySettings);
+                flinkUrl, insecure, gatewayHeapGb, gatewaySettings, kafkaAuth);
     }
 
     /** The same stack with its gateways authenticating nodes, or not (a perf baseline). */
     StackShape withInsecure(boolean value) {
         return new StackShape(gateways, gatewayProcesses, appParallelism, deliveryParallelism, jobFlags, channels,
-                monitoring, flinkUrl, value, gatewayHeapGb, gatewaySettings);
+                monitoring, flinkUrl, value, gatewayHeapGb, gatewaySettings, kafkaAuth);
+    }
+
+    /** The same stack with Kafka authenticating every client and authorizing each by its grants, or open. */
+    StackShape withKafkaAuth(boolean value) {
+        return new StackShape(gateways, gatewayProcesses, appParallelism, deliveryParallelism, jobFlags, channels,
+                monitoring, flinkUrl, insecure, gatewayHeapGb, gatewaySettings, value);
     }
 
     /** The same stack with gateways of this heap (GB; 0: the default) and these settings of their environment. */
     StackShape withGateways(int heapGb, List<String> settings) {
         return new StackShape(gateways, gatewayProcesses, appParallelism, deliveryParallelism, jobFlags, channels,
-                monitoring, flinkUrl, insecure, heapGb, settings);
+                monitoring, flinkUrl, insecure, heapGb, settings, kafkaAuth);
     }
 
     /** The heap of a gateway JVM, for {@code -Xmx}: as the shape asks, or 3 GB for all in one JVM, 2 GB for one alone. */
@@ -166,6 +182,7 @@ record StackShape(int gateways, String gatewayProcesses, int appParallelism, int
                 "--delivery-parallelism", String.valueOf(deliveryParallelism), "--echo-parallelism",
                 String.valueOf(appParallelism)));
         flags.addAll(IN_JOB_ECHO);
+        flags.addAll(kafkaCredentialsFlags());
         flags.addAll(jobFlags);
         return flags;
     }
@@ -174,8 +191,15 @@ record StackShape(int gateways, String gatewayProcesses, int appParallelism, int
     List<String> resubmitFlags() {
         List<String> flags = new ArrayList<>(List.of("--bootstrap", KafkaBroker.BOOTSTRAP));
         flags.addAll(IN_JOB_ECHO);
+        flags.addAll(kafkaCredentialsFlags());
         flags.addAll(jobFlags);
         return flags;
+    }
+
+    /** Where Kafka authenticates: the folder of the jobs' client settings, each job its own principal's. */
+    private List<String> kafkaCredentialsFlags() {
+        return kafkaAuth ? List.of("--" + io.ckc.jobs.JobCatalog.KAFKA_CREDENTIALS_FLAG,
+                new KafkaAuth(Home.current()).dir().toString()) : List.of();
     }
 
     String flinkRest() {
@@ -188,7 +212,7 @@ record StackShape(int gateways, String gatewayProcesses, int appParallelism, int
                 && gatewayProcesses.equals(wanted.gatewayProcesses) && jobFlags.equals(wanted.jobFlags)
                 && channels.containsAll(wanted.channels) && (wanted.flinkUrl == null || wanted.flinkUrl.equals(flinkUrl))
                 && insecure == wanted.insecure && gatewayHeapGb == wanted.gatewayHeapGb
-                && gatewaySettings.equals(wanted.gatewaySettings);
+                && gatewaySettings.equals(wanted.gatewaySettings) && kafkaAuth == wanted.kafkaAuth;
     }
 
     void save(Path file) {
@@ -206,6 +230,7 @@ record StackShape(int gateways, String gatewayProcesses, int appParallelism, int
         p.setProperty("insecure", String.valueOf(insecure));
         p.setProperty("gateway-heap-gb", String.valueOf(gatewayHeapGb));
         p.setProperty("gateway-settings", String.join(" ", gatewaySettings));
+        p.setProperty("kafka-auth", String.valueOf(kafkaAuth));
         try (Writer out = Files.newBufferedWriter(file)) {
             p.store(out, "the running stack (./ckc up); ./ckc down removes it");
         } catch (IOException e) {
@@ -228,7 +253,8 @@ record StackShape(int gateways, String gatewayProcesses, int appParallelism, int
                 Integer.parseInt(p.getProperty("delivery-parallelism")), words(p.getProperty("job-flags", ""), " "),
                 words(p.getProperty("channels", ""), ","), Boolean.parseBoolean(p.getProperty("monitoring")),
                 p.getProperty("flink"), Boolean.parseBoolean(p.getProperty("insecure")),
-                Integer.parseInt(p.getProperty("gateway-heap-gb", "0")), words(p.getProperty("gateway-settings", ""), " ")));
+                Integer.parseInt(p.getProperty("gateway-heap-gb", "0")), words(p.getProperty("gateway-settings", ""), " "),
+                Boolean.parseBoolean(p.getProperty("kafka-auth"))));
     }
 
     private static List<String> words(String text, String separator) {

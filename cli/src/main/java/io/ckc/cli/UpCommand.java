@@ -49,6 +49,11 @@ final class UpCommand implements Runnable {
             + "node id can act as that node. For a perf baseline only")
     boolean insecure;
 
+    @Option(names = "--kafka-auth", description = "Kafka authenticates every client (SASL/SCRAM-SHA-512) and lets each "
+            + "component do only what it needs (ACLs); credentials in .ckc/kafka-auth/, an application's from ./ckc "
+            + "credentials app")
+    boolean kafkaAuth;
+
     @Parameters(description = "Flags for every job, after --: for example -- --ranking latency --imbalance-rel 0.1")
     List<String> jobFlags = new ArrayList<>();
 
@@ -56,7 +61,7 @@ final class UpCommand implements Runnable {
     public void run() {
         channels.forEach(UpCommand::checkChannel);
         new Stack(Home.current()).up(new StackShape(gateways, gatewayProcesses, appParallelism, deliveryParallelism,
-                jobFlags, channels, monitoring, flink, insecure), warmUp);
+                jobFlags, channels, monitoring, flink, insecure).withKafkaAuth(kafkaAuth), warmUp);
     }
 
     static void checkChannel(String channel) {

@@ -54,7 +54,9 @@ class ProcessesTest {
         Files.createDirectories(home.pids);
         Files.writeString(home.pidFile("self"), String.valueOf(ProcessHandle.current().pid()));
         CountDownLatch done = new CountDownLatch(1);
+        CountDownLatch running = new CountDownLatch(1);
         Thread named = new Thread(() -> {
+            running.countDown(); // Why: the JVM names the native thread (its comm) when it starts, before run()
             try {
                 done.await();
             } catch (InterruptedException e) {
@@ -62,6 +64,7 @@ class ProcessesTest {
             }
         }, "ckc-lowered-thread");
         named.start();
+        running.await();
         try {
             assertThat(processes.lowerPriority("self", "ckc-lowered")).isEqualTo(1);
             assertThat(niceOf("ckc-lowered")).containsExactly(19);

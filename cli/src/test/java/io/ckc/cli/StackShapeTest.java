@@ -16,7 +16,7 @@ class StackShapeTest {
     @Test
     void aSavedShapeIsReadBackAsItWas(@TempDir Path dir) {
         StackShape shape = new StackShape(3, "each", 2, 1, List.of("--mtd", "false"), List.of("shout"), true,
-                "http://127.0.0.1:8081", true, 9, List.of("CKC_SESSION_TIMEOUT_MS=120000", "CKC_PING_SAMPLE=500"));
+                "http://127.0.0.1:8081", true, 9, List.of("CKC_SESSION_TIMEOUT_MS=120000", "CKC_PING_SAMPLE=500"), true);
 
         shape.save(dir.resolve("stack.properties"));
 
@@ -41,6 +41,18 @@ class StackShapeTest {
         assertThat(running.serves(plain.withGateways(0, List.of("CKC_SESSION_TIMEOUT_MS=120000")))).isFalse();
         assertThat(running.withGateways(9, List.of("CKC_SESSION_TIMEOUT_MS=120000"))
                 .serves(plain.withGateways(9, List.of("CKC_SESSION_TIMEOUT_MS=120000")))).isTrue();
+        assertThat(running.serves(plain.withKafkaAuth(true))).as("Kafka with authentication").isFalse();
+        assertThat(running.withKafkaAuth(true).serves(plain.withKafkaAuth(true))).isTrue();
+    }
+
+    @Test
+    void withKafkaAuthenticationEveryJobIsToldWhereItsPrincipalsSettingsAre() {
+        StackShape open = new StackShape(1, "one", 1, 1, List.of(), List.of(), false, null, false);
+        assertThat(open.stackFlags()).doesNotContain("--kafka-credentials");
+        List<String> flags = open.withKafkaAuth(true).stackFlags();
+        assertThat(flags).contains("--kafka-credentials");
+        assertThat(flags.get(flags.indexOf("--kafka-credentials") + 1)).endsWith(".ckc/kafka-auth");
+        assertThat(open.withKafkaAuth(true).resubmitFlags()).contains("--kafka-credentials");
     }
 
     @Test

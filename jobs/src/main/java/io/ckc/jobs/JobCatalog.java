@@ -3,7 +3,9 @@ package io.ckc.jobs;
 import io.ckc.jobs.delivery.DeliveryJob;
 import io.ckc.jobs.echo.EchoJob;
 import io.ckc.jobs.groups.GroupDefinerJob;
+import io.ckc.jobs.io.KafkaIo;
 import io.ckc.jobs.poa.PoaManagerJob;
+import io.ckc.protocol.kafka.KafkaAccess;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.util.ParameterTool;
 
@@ -20,21 +22,34 @@ public final class JobCatalog {
 
     public static final String NAME_PREFIX = "ckc-";
 
-    /** A kind of job: its entry class and how its graph is built from flags. */
+    /**
+     * The stack flag naming the folder of the jobs' Kafka client settings, {@code <principal>.properties} a job: each job
+     * then gets its own as {@code --kafka-client-config} ({@link KafkaAccess}).
+     */
+    public static final String KAFKA_CREDENTIALS_FLAG = "kafka-credentials";
+
+    /** A kind of job: its entry class, its Kafka principal and how its graph is built from flags. */
     public enum Kind {
-        DELIVERY(DeliveryJob.class.getName()),
-        POA_MANAGER(PoaManagerJob.class.getName()),
-        ECHO(EchoJob.class.getName()),
-        GROUP_DEFINER(GroupDefinerJob.class.getName());
+        DELIVERY(DeliveryJob.class.getName(), KafkaAccess.DELIVERY),
+        POA_MANAGER(PoaManagerJob.class.getName(), KafkaAccess.POA_MANAGER),
+        ECHO(EchoJob.class.getName(), KafkaAccess.ECHO),
+        GROUP_DEFINER(GroupDefinerJob.class.getName(), KafkaAccess.GROUP_DEFINERS);
 
         private final String entryClass;
+        private final String principal;
 
-        Kind(String entryClass) {
+        Kind(String entryClass, String principal) {
             this.entryClass = entryClass;
+            this.principal = principal;
         }
 
         public String entryClass() {
             return entryClass;
+        }
+
+        /** The Kafka principal its jobs run as where Kafka authenticates. */
+        public String principal() {
+            return principal;
         }
 
         /** Adds the job's operators to an environment, from the stack's flags merged with the job's own. */
@@ -60,9 +75,21 @@ public final class JobCatalog {
             return NAME_PREFIX + name;
         }
 
-        /** The stack's flags, then this job's own. */
+        /** This job's own flags, and its Kafka client settings where the stack's flags name a folder of them. */
+        public List<String> args(ParameterTool stackFlags) {
+            String credentials = stackFlags.get(KAFKA_CREDENTIALS_FLAG);
+            if (credentials == null) {
+                return args;
+            }
+            List<String> all = new ArrayList<>(args);
+            all.add("--" + KafkaIo.CLIENT_CONFIG_FLAG);
+            all.add(java.nio.file.Path.of(credentials, kind.principal() + ".properties").toString());
+            return all;
+        }
+
+        /** The stack's flags, then this job's own ({@link #args(ParameterTool)}). */
         public ParameterTool params(ParameterTool stackFlags) {
-            return stackFlags.mergeWith(ParameterTool.fromArgs(args.toArray(String[]::new)));
+            return stackFlags.mergeWith(ParameterTool.fromArgs(args(stackFlags).toArray(String[]::new)));
         }
     }
 

@@ -31,4 +31,16 @@ class JobCatalogTest {
         assertThat(JobCatalog.stack(ParameterTool.fromArgs(new String[] {"--no-echo", "--group-selection", "none"})))
                 .extracting(JobCatalog.Launch::name).containsExactly("delivery", "poa-manager");
     }
+
+    @Test
+    void whereKafkaAuthenticatesEachJobIsItsOwnPrincipal() {
+        ParameterTool stack = ParameterTool.fromArgs(new String[] {"--kafka-credentials", "/tmp/creds"});
+        List<JobCatalog.Launch> jobs = JobCatalog.stack(stack);
+        assertThat(jobs).extracting(job -> job.params(stack).get("kafka-client-config")).containsExactly(
+                "/tmp/creds/ckc-delivery.properties", "/tmp/creds/ckc-poa-manager.properties",
+                "/tmp/creds/ckc-echo.properties", "/tmp/creds/ckc-group-definers.properties");
+        assertThat(jobs.get(0).args(stack)).contains("--kafka-client-config");
+        ParameterTool open = ParameterTool.fromArgs(new String[0]);
+        assertThat(jobs.get(0).params(open).has("kafka-client-config")).isFalse();
+    }
 }

@@ -27,7 +27,9 @@ import java.util.function.Function;
  * {@code --bootstrap} (default 127.0.0.1:9092), {@code --topic-prefix} (ckc.), {@code --app-topic-prefix}
  * (app.), {@code --sink-guarantee} (at-least-once | exactly-once; at-least-once by default because
  * mobile nodes drop duplicates by message id and it keeps latency free of checkpoint waits), {@code --linger-ms}
- * (how long a sink's record may wait for others to share its produce request; {@link #DEFAULT_LINGER_MS}).
+ * (how long a sink's record may wait for others to share its produce request; {@link #DEFAULT_LINGER_MS}),
+ * {@code --kafka-client-config FILE} (the job's own Kafka client security settings, as {@link KafkaClientConfig} reads
+ * them; default: the file the process's {@code CKC_KAFKA_CLIENT_CONFIG} names, if any).
  */
 public final class KafkaIo {
 
@@ -35,6 +37,10 @@ public final class KafkaIo {
     private final Topics topics;
     private final DeliveryGuarantee guarantee;
     private final int lingerMs;
+    private final Properties security;
+
+    /** The flag naming a job's own Kafka client security file: the jobs of one Flink process can be different principals. */
+    public static final String CLIENT_CONFIG_FLAG = "kafka-client-config";
 
     /**
      * Kafka's own default since 4.0. A sink's linger is adaptive ({@link AtLeastOnceKafkaSink}): a record that finds
@@ -44,7 +50,7 @@ public final class KafkaIo {
      */
     public static final int DEFAULT_LINGER_MS = 5;
 
-    public KafkaIo(String bootstrap, Topics topics, DeliveryGuarantee guarantee, int lingerMs) {
+    public KafkaIo(String bootstrap, Topics topics, DeliveryGuarantee guarantee, int lingerMs, Properties security) {
         if (lingerMs < 0) {
             throw new IllegalArgumentException("--linger-ms must be 0 or more, not " + lingerMs);
         }
@@ -52,6 +58,7 @@ public final class KafkaIo {
         this.topics = topics;
         this.guarantee = guarantee;
         this.lingerMs = lingerMs;
+        this.security = security;
     }
 
     public static KafkaIo fromArgs(ParameterTool params) {
@@ -59,7 +66,14 @@ public final class KafkaIo {
                 new Topics(params.get("topic-prefix", Topics.DEFAULT.prefix()),
                         params.get("app-topic-prefix", Topics.DEFAULT.appPrefix())),
                 DeliveryGuarantee.valueOf(params.get("sink-guarantee", "at-least-once").toUpperCase().replace('-', '_')),
-                params.getInt("linger-ms", DEFAULT_LINGER_MS));
+                params.getInt("linger-ms", DEFAULT_LINGER_MS), security(params));
+    }
+
+    /** The job's Kafka client security settings: from {@code --kafka-client-config}, else the process's environment. */
+    public static Properties security(ParameterTool params) {
+        String file = params.get(CLIENT_CONFIG_FLAG);
+        return file == null ? KafkaClientConfig.security()
+                : KafkaClientConfig.security(java.nio.file.Path.of(file), "--" + CLIENT_CONFIG_FLAG);
     }
 
     public Topics topics() {
@@ -74,7 +88,7 @@ public final class KafkaIo {
                 .setGroupId(groupId)
                 .setStartingOffsets(OffsetsInitializer.committedOffsets(OffsetResetStrategy.EARLIEST))
                 .setDeserializer(new RawRecordDeserializer())
-                .setProperties(KafkaClientConfig.security())
+                .setProperties(security)
                 .setProperty("client.id.prefix", groupId)
                 .setProperty("fetch.max.wait.ms", String.valueOf(KafkaClientConfig.FETCH_MAX_WAIT_MS))
                 .build();
@@ -104,7 +118,8 @@ public final class KafkaIo {
 
     /** What every sink's producer is given besides its servers and transactions: security, linger, idempotence. */
     Properties producerConfig() {
-        Properties producer = KafkaClientConfig.security();
+        Properties producer = new Properties();
+        producer.putAll(security);
         producer.put(ProducerConfig.LINGER_MS_CONFIG, String.valueOf(lingerMs));
         producer.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true");
         producer.put(ProducerConfig.TRANSACTION_TIMEOUT_CONFIG, "600000");

@@ -383,7 +383,7 @@ public final class JobsCommand {
     static String start(FlinkRest rest, String jarId, JobCatalog.Launch launch, int parallelism,
                         List<String> stackFlags, String savepoint) throws IOException, Refused {
         List<String> args = new ArrayList<>(stackFlags);
-        args.addAll(launch.args());
+        args.addAll(launch.args(ParameterTool.fromArgs(stackFlags.toArray(String[]::new))));
         args.addAll(List.of("--parallelism", String.valueOf(parallelism)));
         String from = savepoint == null ? "" : " from " + savepoint;
         String id;

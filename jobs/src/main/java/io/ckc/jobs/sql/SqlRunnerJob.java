@@ -154,7 +154,13 @@ public final class SqlRunnerJob {
         all.put("topic-prefix", "ckc.");
         String name = Path.of(ruleFile).getFileName().toString();
         all.put("rule", name.endsWith(".sql") ? name.substring(0, name.length() - 4) : name);
-        all.put("kafka-security", kafkaSecurityOptions(KafkaClientConfig.security()));
+        String clientConfig = flags.get(io.ckc.jobs.io.KafkaIo.CLIENT_CONFIG_FLAG);
+        if (clientConfig == null && flags.get(io.ckc.jobs.JobCatalog.KAFKA_CREDENTIALS_FLAG) != null) {
+            clientConfig = Path.of(flags.get(io.ckc.jobs.JobCatalog.KAFKA_CREDENTIALS_FLAG),
+                    io.ckc.protocol.kafka.KafkaAccess.RULES + ".properties").toString();
+        }
+        all.put("kafka-security", kafkaSecurityOptions(clientConfig == null ? KafkaClientConfig.security()
+                : KafkaClientConfig.security(Path.of(clientConfig), "--" + io.ckc.jobs.io.KafkaIo.CLIENT_CONFIG_FLAG)));
         flags.forEach((k, v) -> {
             if (v != null && !v.startsWith("__")) { // a flag without value: ParameterTool's "__NO_VALUE_KEY"
                 all.put(k, v);

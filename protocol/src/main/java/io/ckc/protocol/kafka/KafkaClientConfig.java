@@ -45,21 +45,26 @@ public final class KafkaClientConfig {
 
     /** The security properties from the file {@value #ENV} names in {@code env}; empty without it. */
     public static Properties security(Map<String, String> env) {
-        Properties props = new Properties();
         String file = SETTING.string(env);
-        if (file == null) {
-            return props;
-        }
-        try (Reader reader = Files.newBufferedReader(Path.of(file))) {
+        return file == null ? new Properties() : security(Path.of(file), ENV);
+    }
+
+    /**
+     * The security properties in {@code file}, which {@code source} (an environment variable or a flag) named: a
+     * component of a process that hosts several (the embedded Flink's jobs) is given its own file by a flag.
+     */
+    public static Properties security(Path file, String source) {
+        Properties props = new Properties();
+        try (Reader reader = Files.newBufferedReader(file)) {
             props.load(reader);
         } catch (NoSuchFileException e) {
-            throw new IllegalArgumentException(ENV + " names " + file + ", which does not exist");
+            throw new IllegalArgumentException(source + " names " + file + ", which does not exist");
         } catch (IOException e) {
-            throw new IllegalArgumentException(ENV + ": cannot read " + file + ": " + e.getMessage(), e);
+            throw new IllegalArgumentException(source + ": cannot read " + file + ": " + e.getMessage(), e);
         }
         for (String key : props.stringPropertyNames()) {
             if (SECURITY_PREFIXES.stream().noneMatch(key::startsWith)) {
-                throw new IllegalArgumentException(ENV + " " + file + ": '" + key + "' is not a client security "
+                throw new IllegalArgumentException(source + " " + file + ": '" + key + "' is not a client security "
                         + "setting (security.*, ssl.*, sasl.*)");
             }
         }

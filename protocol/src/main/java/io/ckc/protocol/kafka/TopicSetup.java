@@ -132,7 +132,14 @@ public final class TopicSetup {
     }
 
     public static Admin admin(String bootstrapServers) {
-        Properties props = KafkaClientConfig.client(bootstrapServers);
+        return admin(bootstrapServers, KafkaClientConfig.security());
+    }
+
+    /** An admin client with these security settings (a principal other than the process's own). */
+    public static Admin admin(String bootstrapServers, Properties security) {
+        Properties props = new Properties();
+        props.putAll(security);
+        props.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
         props.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, 15_000);
         props.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 30_000);
         return Admin.create(props);
