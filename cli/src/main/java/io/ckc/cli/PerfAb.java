@@ -41,6 +41,10 @@ final class PerfAb implements Callable<Integer> {
     @Option(names = "--rounds", defaultValue = "2", description = "Rounds of A then B (default ${DEFAULT-VALUE})")
     int rounds;
 
+    @Option(names = "--b-flags", split = " ", paramLabel = "FLAGS", description = "Flags added to B's command line only: "
+            + "the same revision on both sides then compares an option, e.g. --a main --b main --b-flags=--kafka-auth")
+    List<String> bFlags = new ArrayList<>();
+
     @Parameters(arity = "1..*", paramLabel = "COMMAND", description = "The ./ckc command line to run, after --: "
             + "for example -- perf scenario1 --configs 8 --per-gateway --rate 4")
     List<String> command;
@@ -71,8 +75,9 @@ final class PerfAb implements Callable<Integer> {
         for (int round = 1; round <= rounds; round++) {
             for (String side : clones.keySet()) {
                 clones.values().forEach(PerfAb::down);
-                Ckc.say("round " + round + ", " + side + " (" + revisions.get(side) + "): ./ckc " + String.join(" ", command));
-                List<String> lines = run(clones.get(side), command, results.resolve("run-" + round + "-" + side + ".results.txt"));
+                List<String> sideCommand = commandOf(side, command, bFlags);
+                Ckc.say("round " + round + ", " + side + " (" + revisions.get(side) + "): ./ckc " + String.join(" ", sideCommand));
+                List<String> lines = run(clones.get(side), sideCommand, results.resolve("run-" + round + "-" + side + ".results.txt"));
                 for (String line : lines) {
                     rows.add(parse(round, side, line));
                 }
@@ -82,10 +87,19 @@ final class PerfAb implements Callable<Integer> {
         List<String> table = table(rows, revisions);
         PerfSuite.write(results.resolve("ab.md"), table);
         PerfSuite.write(results.resolve("NOTE.txt"), List.of("./ckc perf ab --a " + a + " --b " + b + " --rounds " + rounds
-                + " -- " + String.join(" ", command), "A = " + revisions.get("A") + ", B = " + revisions.get("B")
+                + (bFlags.isEmpty() ? "" : " --b-flags=\"" + String.join(" ", bFlags) + "\"") + " -- " + String.join(" ", command), "A = " + revisions.get("A") + ", B = " + revisions.get("B")
                 + ", finished " + Instant.now() + "; each run from a stopped stack; run-<round>-<side>.results.txt hold the RESULT lines."));
         table.forEach(System.out::println);
         return 0;
+    }
+
+    /** The command line one side runs: B's gets {@code --b-flags} after it. */
+    static List<String> commandOf(String side, List<String> command, List<String> bFlags) {
+        List<String> line = new ArrayList<>(command);
+        if (side.equals("B")) {
+            line.addAll(bFlags);
+        }
+        return line;
     }
 
     /** A clone of this repository at {@code commit}, built; kept between A/B runs of the same commit. */

@@ -22,6 +22,14 @@ class PerfAbTest {
     }
 
     @Test
+    void bFlagsGoToBsCommandLineOnlySoOneRevisionComparesAnOption() {
+        List<String> command = List.of("perf", "stepped", "--paths", "ckc");
+        assertThat(PerfAb.commandOf("A", command, List.of("--kafka-auth"))).isEqualTo(command);
+        assertThat(PerfAb.commandOf("B", command, List.of("--kafka-auth")))
+                .containsExactly("perf", "stepped", "--paths", "ckc", "--kafka-auth");
+    }
+
+    @Test
     void aResultLineIsToldApartByItsNamingWordsAndItsNumbersAreFigures() {
         PerfAb.Row row = PerfAb.parse(1, "A", "RESULT config=8 path=ckc nodes=15000 te=100.00 rtt_p99_ms=56.96");
 
