@@ -67,6 +67,10 @@ final class CredentialsCommand implements Callable<Integer> {
     @Option(names = "--channels", split = ",", description = "app: the channels it reads (topics app.<channel>)")
     List<String> channels = List.of();
 
+    @Option(names = "--kubernetes", description = "app: print its Strimzi KafkaUser (kubectl -n ckc apply -f -) instead "
+            + "of issuing it on the local stack")
+    boolean kubernetes;
+
     @Override
     public Integer call() {
         if (kind.equals("app")) {
@@ -126,6 +130,15 @@ final class CredentialsCommand implements Callable<Integer> {
     private void application() {
         if (name == null || channels.isEmpty()) {
             throw new Ckc.Failure("credentials app takes the application's name and --channels a,b");
+        }
+        if (kubernetes) {
+            KafkaAuth.checkApplication(name, channels);
+            try {
+                System.out.print(io.ckc.deploy.Manifests.applicationUser(name, channels));
+            } catch (java.io.IOException e) {
+                throw new Ckc.Failure(e.getMessage());
+            }
+            return;
         }
         Home home = Home.current();
         boolean running = new Stack(home).running().map(StackShape::kafkaAuth).orElse(false);

@@ -45,7 +45,12 @@ final class E2eCommand implements Runnable {
     /** The credential stores the compose gateways mount (docker/secrets/) and the kind run's Secret is made of. */
     static final String COMPOSE_CREDENTIALS = "docker/secrets/credentials.json";
     static final String KIND_CREDENTIALS = ".ckc/kind-credentials.json";
-    private static final String[] COMPOSE = {"docker", "compose", "-p", "ckc", "-f", "docker/compose.yaml"};
+    /**
+     * docker compose with the two secrets compose.yaml has no default for: the run's throwaway MQTT keystore (made by a
+     * step below with this password) and a Grafana password, in this run's environment only.
+     */
+    private static final String[] COMPOSE = {"env", "CKC_TLS_KEYSTORE_PASSWORD=changeit",
+            "GRAFANA_ADMIN_PASSWORD=ckc-e2e-only", "docker", "compose", "-p", "ckc", "-f", "docker/compose.yaml"};
 
     static List<Step> composeSteps() {
         return List.of(
@@ -69,12 +74,12 @@ final class E2eCommand implements Runnable {
             "kubectl -n cert-manager wait deployment --all --for=condition=Available --timeout=300s",
             "helm repo add flink-operator-repo https://downloads.apache.org/flink/flink-kubernetes-operator-1.15.0/",
             "helm install flink-kubernetes-operator flink-operator-repo/flink-kubernetes-operator --version 1.15.0 "
-                    + "--namespace ckc --set watchNamespaces={ckc}",
+                    + "--namespace ckc --set watchNamespaces={ckc} --wait",
             "helm install strimzi-cluster-operator oci://quay.io/strimzi-helm/strimzi-kafka-operator --version 1.2.0 "
-                    + "--namespace ckc",
+                    + "--namespace ckc --wait",
             "helm repo add prometheus-community https://prometheus-community.github.io/helm-charts",
             "helm install kube-prometheus-stack prometheus-community/kube-prometheus-stack --version 88.0.0 "
-                    + "--namespace monitoring --create-namespace --set grafana.sidecar.dashboards.searchNamespace=ALL");
+                    + "--namespace monitoring --create-namespace --set grafana.sidecar.dashboards.searchNamespace=ALL --wait");
 
     static List<Step> kindSteps() {
         List<Step> steps = new ArrayList<>();

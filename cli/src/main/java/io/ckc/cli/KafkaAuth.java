@@ -82,7 +82,7 @@ final class KafkaAuth {
 
     /** The principal of a stack's gateways process: one for all in one JVM, or {@code ckc-gateway-<id>} for one. */
     static String gatewayPrincipal(List<String> gatewayIds) {
-        return gatewayIds.size() == 1 ? "ckc-gateway-" + gatewayIds.get(0) : "ckc-gateways";
+        return gatewayIds.size() == 1 ? KafkaAccess.gatewayPrincipal(gatewayIds.get(0)) : KafkaAccess.GATEWAYS;
     }
 
     /**
@@ -105,8 +105,10 @@ final class KafkaAuth {
         grants.add(new Grant(KafkaAccess.POA_MANAGER, KafkaAccess.poaManager(topics)));
         grants.add(new Grant(KafkaAccess.ECHO, KafkaAccess.application(KafkaAccess.ECHO, topics, List.of("echo"))));
         grants.add(new Grant(KafkaAccess.GROUP_DEFINERS,
-                KafkaAccess.groupDefiners(KafkaAccess.GROUP_DEFINERS, "ckc-group-definer-", topics)));
-        grants.add(new Grant(KafkaAccess.RULES, KafkaAccess.groupDefiners(KafkaAccess.RULES, "ckc-sql-", topics)));
+                KafkaAccess.groupDefiners(KafkaAccess.GROUP_DEFINERS,
+                io.ckc.jobs.groups.GroupDefinerJob.NAME_PREFIX, topics)));
+        grants.add(new Grant(KafkaAccess.RULES, KafkaAccess.groupDefiners(KafkaAccess.RULES,
+                io.ckc.jobs.sql.SqlRunnerJob.NAME_PREFIX, topics)));
         Properties registry = registry();
         for (String name : applications(registry)) {
             grants.add(new Grant(name, KafkaAccess.application(name, topics, channelsOf(registry, name))));
@@ -124,15 +126,7 @@ final class KafkaAuth {
      * a running stack with Kafka authentication. Returns its client settings file.
      */
     Path issueApplication(String name, List<String> channels, boolean stackRunsWithAuth) {
-        if (name.equals(ADMIN) || name.startsWith("ckc-") || !name.matches("[A-Za-z0-9._-]{1,100}")) {
-            throw new Ckc.Failure("an application's name is letters, digits, '.', '_' or '-', not 'admin' nor ckc-*: '"
-                    + name + "'");
-        }
-        for (String channel : channels) {
-            if (!Topics.isValidChannel(channel)) {
-                throw new Ckc.Failure("'" + channel + "' is not a channel name");
-            }
-        }
+        checkApplication(name, channels);
         Properties registry = registry();
         registry.setProperty(name + ".password", newPassword());
         registry.setProperty(name + ".channels", String.join(",", channels));
@@ -147,6 +141,19 @@ final class KafkaAuth {
             }
         }
         return clientConfig(name);
+    }
+
+    /** An application's name and channels as a principal and its grants take them, or a clear refusal. */
+    static void checkApplication(String name, List<String> channels) {
+        if (name.equals(ADMIN) || name.startsWith("ckc-") || !name.matches("[a-z0-9]([a-z0-9.-]{0,98}[a-z0-9])?")) {
+            throw new Ckc.Failure("an application's name is lower-case letters, digits, '.' or '-' (it names a "
+                    + "Kubernetes KafkaUser and its Secret), not 'admin' nor ckc-*: '" + name + "'");
+        }
+        for (String channel : channels) {
+            if (!Topics.isValidChannel(channel)) {
+                throw new Ckc.Failure("'" + channel + "' is not a channel name");
+            }
+        }
     }
 
     private static List<String> applications(Properties registry) {

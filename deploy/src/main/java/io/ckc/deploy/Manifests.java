@@ -5,10 +5,15 @@ import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import com.fasterxml.jackson.dataformat.yaml.YAMLGenerator;
 import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
 import io.ckc.jobs.JobCatalog;
+import io.ckc.jobs.groups.GroupDefinerJob;
+import io.ckc.protocol.kafka.KafkaAccess;
+import io.ckc.protocol.kafka.KafkaClientConfig;
 import io.ckc.jobs.sql.SqlRunnerJob;
 import io.ckc.protocol.kafka.TopicSetup;
 import io.ckc.protocol.kafka.Topics;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.common.acl.AclBinding;
+import org.apache.kafka.common.resource.PatternType;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Parameters;
@@ -41,8 +46,8 @@ public final class Manifests implements Callable<Integer> {
 
     /** The Strimzi cluster the topics belong to ({@code k8s/kafka/kafka.yaml}). */
     public static final String KAFKA_CLUSTER = "ckc";
-    /** Its bootstrap service, as Strimzi names it. */
-    public static final String BOOTSTRAP = KAFKA_CLUSTER + "-kafka-bootstrap:9092";
+    /** Its bootstrap service, as Strimzi names it: the one listener, TLS with SCRAM-SHA-512 ({@code kafka.yaml}). */
+    public static final String BOOTSTRAP = KAFKA_CLUSTER + "-kafka-bootstrap:9093";
     /** The gateways' StatefulSet: its pods' names are the gateway ids. */
     public static final String GATEWAY_SET = "gateway";
     public static final int GATEWAYS = 3;
@@ -51,13 +56,19 @@ public final class Manifests implements Callable<Integer> {
     public static final String JOBS_IMAGE = "ckc-jobs:0.1.0";
     public static final int FLINK_METRICS_PORT = 9249;
     /**
-     * A cluster with TLS or SASL: the Secret {@code ckc-kafka-client} holds {@code client.properties}
-     * (and any trust store it names), mounted here, and the ConfigMap of the same name sets
-     * {@code CKC_KAFKA_CLIENT_CONFIG} to it. Both are optional: without them clients use plaintext.
+     * Every component's Kafka client settings, one file for all ({@link #kafkaClientProperties()}, the ConfigMap
+     * {@code ckc-kafka-client}), mounted here; what differs is the principal, whose Strimzi user Secret each pod mounts
+     * at {@link #KAFKA_USER_DIR}, and the cluster's CA at {@link #KAFKA_CA_DIR}.
      */
     public static final String KAFKA_CLIENT_DIR = "/etc/ckc/kafka";
+    public static final String KAFKA_USER_DIR = "/etc/ckc/kafka-user";
+    public static final String KAFKA_CA_DIR = "/etc/ckc/kafka-ca";
+    /** The Secret in which Strimzi keeps the cluster CA's certificate (ca.crt). */
+    public static final String KAFKA_CA_SECRET = KAFKA_CLUSTER + "-cluster-ca-cert";
     private static final Map<String, Object> KAFKA_CLIENT_VOLUME = map("name", "kafka-client",
-            "secret", map("secretName", "ckc-kafka-client", "optional", true));
+            "configMap", map("name", "ckc-kafka-client"));
+    private static final Map<String, Object> KAFKA_CA_VOLUME = map("name", "kafka-ca",
+            "secret", map("secretName", KAFKA_CA_SECRET, "items", List.of(map("key", "ca.crt", "path", "ca.crt"))));
     /** The Flink settings that name this host's addresses and sizes, which Kubernetes sets instead. */
     private static final Set<String> HOST_SETTINGS = Set.of("jobmanager.rpc.address", "jobmanager.bind-host",
             "taskmanager.bind-host", "taskmanager.host", "rest.address", "rest.bind-address", "rest.port",
@@ -136,7 +147,7 @@ public final class Manifests implements Callable<Integer> {
             }
             files.put(Path.of("k8s/flink/" + launch.name() + ".yaml"), String.format(HEADER, "JobCatalog")
                     + flinkDeployment(launch.flinkName(), launch.kind().entryClass(), launch.parallelism(), args,
-                    flinkConfiguration));
+                    launch.kind().principal(), flinkConfiguration));
         }
         for (var dashboard : Dashboards.render().entrySet()) {
             files.put(Path.of("monitoring/grafana/dashboards/" + dashboard.getKey()), dashboard.getValue());
@@ -145,8 +156,9 @@ public final class Manifests implements Callable<Integer> {
             String name = SqlRunnerJob.NAME_PREFIX + rule;
             files.put(Path.of("k8s/rules/" + rule + ".yaml"), String.format(HEADER, "sql/" + rule + ".sql")
                     + flinkDeployment(name, SqlRunnerJob.class.getName(), 1,
-                    List.of("--sql", rule + ".sql", "--bootstrap", BOOTSTRAP), flinkConfiguration));
+                    List.of("--sql", rule + ".sql", "--bootstrap", BOOTSTRAP), KafkaAccess.RULES, flinkConfiguration));
         }
+        files.put(Path.of("k8s/kafka/users.yaml"), String.format(HEADER, "KafkaAccess") + kafkaAccess());
         return files;
     }
 
@@ -159,15 +171,91 @@ public final class Manifests implements Callable<Integer> {
         }
     }
 
-    String topics() throws IOException {
-        TopicSetup setup = new TopicSetup(Topics.DEFAULT, TopicSetup.DEFAULT_PARTITIONS, REPLICATION_FACTOR,
-                MIN_INSYNC_REPLICAS);
+    /** The gateways' ids: the StatefulSet's pod names. */
+    static List<String> gatewayIds() {
         List<String> gateways = new ArrayList<>();
         for (int i = 0; i < GATEWAYS; i++) {
             gateways.add(GATEWAY_SET + "-" + i);
         }
+        return gateways;
+    }
+
+    /**
+     * Every component's Kafka client settings (SASL_SSL with SCRAM-SHA-512 to the cluster's TLS listener; the password
+     * read from the mounted user Secret by Kafka's directory config provider, so the file is the same for all), and a
+     * Strimzi {@code KafkaUser} per principal with exactly its {@link KafkaAccess} grants.
+     */
+    String kafkaAccess() throws IOException {
         StringBuilder out = new StringBuilder();
-        for (NewTopic topic : setup.allTopics(List.of("echo"), gateways)) {
+        Map<String, Object> configMap = new LinkedHashMap<>();
+        configMap.put("apiVersion", "v1");
+        configMap.put("kind", "ConfigMap");
+        configMap.put("metadata", map("name", "ckc-kafka-client", "labels", map("app.kubernetes.io/part-of", "ckc")));
+        configMap.put("data", map("client.properties", kafkaClientProperties()));
+        out.append("---\n").append(yaml.writeValueAsString(configMap));
+        Topics topics = Topics.DEFAULT;
+        Map<String, List<AclBinding>> principals = new LinkedHashMap<>();
+        for (String gateway : gatewayIds()) {
+            String principal = KafkaAccess.gatewayPrincipal(gateway);
+            principals.put(principal, KafkaAccess.gateways(principal, topics, List.of(gateway)));
+        }
+        principals.put(KafkaAccess.DELIVERY, KafkaAccess.delivery(topics, List.of()));
+        principals.put(KafkaAccess.POA_MANAGER, KafkaAccess.poaManager(topics));
+        principals.put(KafkaAccess.ECHO, KafkaAccess.application(KafkaAccess.ECHO, topics, List.of("echo")));
+        principals.put(KafkaAccess.GROUP_DEFINERS, KafkaAccess.groupDefiners(KafkaAccess.GROUP_DEFINERS,
+                GroupDefinerJob.NAME_PREFIX, topics));
+        principals.put(KafkaAccess.RULES, KafkaAccess.groupDefiners(KafkaAccess.RULES, SqlRunnerJob.NAME_PREFIX, topics));
+        for (var principal : principals.entrySet()) {
+            out.append("---\n").append(yaml.writeValueAsString(kafkaUser(principal.getKey(), principal.getValue())));
+        }
+        return out.toString();
+    }
+
+    /** An application's KafkaUser, to apply beside the stack's ({@code ./ckc credentials app NAME --kubernetes}). */
+    public static String applicationUser(String name, List<String> channels) throws IOException {
+        return "---\n" + new Manifests().yaml.writeValueAsString(kafkaUser(name,
+                KafkaAccess.application(name, Topics.DEFAULT, channels)));
+    }
+
+    /** The client settings file every CKC pod reads ({@code CKC_KAFKA_CLIENT_CONFIG}). */
+    static String kafkaClientProperties() {
+        return String.join("\n",
+                "security.protocol=SASL_SSL",
+                "sasl.mechanism=" + KafkaAccess.MECHANISM,
+                "ssl.truststore.type=PEM",
+                "ssl.truststore.location=" + KAFKA_CA_DIR + "/ca.crt",
+                "config.providers=dir",
+                "config.providers.dir.class=org.apache.kafka.common.config.provider.DirectoryConfigProvider",
+                "sasl.jaas.config=${dir:" + KAFKA_USER_DIR + ":sasl.jaas.config}", "");
+    }
+
+    /** A Strimzi KafkaUser: SCRAM-SHA-512 credentials in a Secret of its name, and these grants as simple ACLs. */
+    static Map<String, Object> kafkaUser(String name, List<AclBinding> grants) {
+        List<Object> acls = new ArrayList<>();
+        for (AclBinding grant : grants) {
+            Map<String, Object> resource = new LinkedHashMap<>();
+            resource.put("type", grant.pattern().resourceType().name().toLowerCase(Locale.ROOT));
+            resource.put("name", grant.pattern().name());
+            resource.put("patternType", grant.pattern().patternType() == PatternType.PREFIXED ? "prefix" : "literal");
+            String operation = grant.entry().operation().name();
+            acls.add(map("resource", resource, "operations", List.of(operation.charAt(0)
+                    + operation.substring(1).toLowerCase(Locale.ROOT)), "host", grant.entry().host()));
+        }
+        Map<String, Object> resource = new LinkedHashMap<>();
+        resource.put("apiVersion", "kafka.strimzi.io/v1");
+        resource.put("kind", "KafkaUser");
+        resource.put("metadata", map("name", name, "labels", map("strimzi.io/cluster", KAFKA_CLUSTER,
+                "app.kubernetes.io/part-of", "ckc")));
+        resource.put("spec", map("authentication", map("type", "scram-sha-512"),
+                "authorization", map("type", "simple", "acls", acls)));
+        return resource;
+    }
+
+    String topics() throws IOException {
+        TopicSetup setup = new TopicSetup(Topics.DEFAULT, TopicSetup.DEFAULT_PARTITIONS, REPLICATION_FACTOR,
+                MIN_INSYNC_REPLICAS);
+        StringBuilder out = new StringBuilder();
+        for (NewTopic topic : setup.allTopics(List.of("echo"), gatewayIds())) {
             Map<String, Object> resource = new LinkedHashMap<>();
             resource.put("apiVersion", "kafka.strimzi.io/v1");
             resource.put("kind", "KafkaTopic");
@@ -206,7 +294,7 @@ public final class Manifests implements Callable<Integer> {
     /** The uid (and gid) the official Flink image runs as. */
     static final int FLINK_UID = 9999;
 
-    String flinkDeployment(String name, String entryClass, int parallelism, List<String> args,
+    String flinkDeployment(String name, String entryClass, int parallelism, List<String> args, String principal,
                            Map<String, Object> flinkConfiguration) throws IOException {
         Map<String, Object> config = new TreeMap<>(flinkConfiguration);
         config.put("execution.checkpointing.dir", "file:///flink-data/checkpoints/" + name);
@@ -216,15 +304,21 @@ public final class Manifests implements Callable<Integer> {
         Map<String, Object> container = new LinkedHashMap<>();
         container.put("name", "flink-main-container");
         container.put("ports", List.of(map("name", "metrics", "containerPort", FLINK_METRICS_PORT)));
-        container.put("envFrom", List.of(map("configMapRef", map("name", "ckc-kafka-client", "optional", true))));
+        container.put("securityContext", map("allowPrivilegeEscalation", false,
+                "capabilities", map("drop", List.of("ALL"))));
+        container.put("env", List.of(map("name", KafkaClientConfig.ENV, "value", KAFKA_CLIENT_DIR + "/client.properties")));
         container.put("volumeMounts", List.of(map("name", "flink-data", "mountPath", "/flink-data"),
-                map("name", "kafka-client", "mountPath", KAFKA_CLIENT_DIR, "readOnly", true)));
+                map("name", "kafka-client", "mountPath", KAFKA_CLIENT_DIR, "readOnly", true),
+                map("name", "kafka-user", "mountPath", KAFKA_USER_DIR, "readOnly", true),
+                map("name", "kafka-ca", "mountPath", KAFKA_CA_DIR, "readOnly", true)));
         Map<String, Object> podSpec = new LinkedHashMap<>();
         // The Flink image runs as uid 9999: the volume's files must be its group's, or checkpoints cannot be written.
-        podSpec.put("securityContext", map("fsGroup", FLINK_UID));
+        podSpec.put("securityContext", map("runAsNonRoot", true, "runAsUser", FLINK_UID, "runAsGroup", FLINK_UID,
+                "fsGroup", FLINK_UID, "seccompProfile", map("type", "RuntimeDefault")));
         podSpec.put("containers", List.of(container));
         podSpec.put("volumes", List.of(map("name", "flink-data",
-                "persistentVolumeClaim", map("claimName", "ckc-flink-data")), KAFKA_CLIENT_VOLUME));
+                "persistentVolumeClaim", map("claimName", "ckc-flink-data")), KAFKA_CLIENT_VOLUME,
+                map("name", "kafka-user", "secret", map("secretName", principal)), KAFKA_CA_VOLUME));
 
         Map<String, Object> job = new LinkedHashMap<>();
         job.put("jarURI", "local:///opt/flink/usrlib/ckc-jobs.jar");

@@ -47,8 +47,15 @@ public final class KafkaAccess {
     public static final String ECHO = "ckc-echo";
     public static final String GROUP_DEFINERS = "ckc-group-definers";
     public static final String RULES = "ckc-rules";
+    /** The principal of a process that hosts several gateways (the local stack's one JVM). */
+    public static final String GATEWAYS = "ckc-gateways";
 
     private KafkaAccess() {
+    }
+
+    /** The principal of one gateway: {@code ckc-gateway-<id>}. */
+    public static String gatewayPrincipal(String gatewayId) {
+        return "ckc-gateway-" + gatewayId;
     }
 
     /**

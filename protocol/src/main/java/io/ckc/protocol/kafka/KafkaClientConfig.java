@@ -25,7 +25,7 @@ public final class KafkaClientConfig {
 
     /** The environment variable naming the client security properties file. */
     public static final Setting SETTING = Setting.optional("CKC_KAFKA_CLIENT_CONFIG", "Kafka client security "
-            + "settings (security.*, ssl.*, sasl.*) in a properties file, the format kafka-console-consumer "
+            + "settings (security.*, ssl.*, sasl.*, config.providers*) in a properties file, the format kafka-console-consumer "
             + "--consumer.config takes; any other key is refused");
     public static final String ENV = SETTING.name();
 
@@ -38,7 +38,11 @@ public final class KafkaClientConfig {
      */
     public static final int FETCH_MAX_WAIT_MS = 500;
 
-    private static final List<String> SECURITY_PREFIXES = List.of("security.", "ssl.", "sasl.");
+    /**
+     * What a security file may set: besides security, ssl and sasl, Kafka's config providers, so that a secret stays in
+     * the file Kubernetes mounts ({@code sasl.jaas.config=${dir:/etc/ckc/kafka-user:sasl.jaas.config}}).
+     */
+    private static final List<String> SECURITY_PREFIXES = List.of("security.", "ssl.", "sasl.", "config.providers");
 
     private KafkaClientConfig() {
     }
@@ -65,7 +69,7 @@ public final class KafkaClientConfig {
         for (String key : props.stringPropertyNames()) {
             if (SECURITY_PREFIXES.stream().noneMatch(key::startsWith)) {
                 throw new IllegalArgumentException(source + " " + file + ": '" + key + "' is not a client security "
-                        + "setting (security.*, ssl.*, sasl.*)");
+                        + "setting (security.*, ssl.*, sasl.*, config.providers*)");
             }
         }
         return props;
