@@ -70,13 +70,13 @@ final class FlinkRuntime {
     void writeConf(Path dir, List<String> extra) {
         try {
             Files.createDirectories(dir);
-            Files.createDirectories(home.state.resolve("flink/checkpoints"));
+            Files.createDirectories(checkpointDir());
             Path conf = home.root.resolve("runtime/flink/conf");
             Files.copy(conf.resolve("config.yaml"), dir.resolve("config.yaml"), StandardCopyOption.REPLACE_EXISTING);
             Files.copy(conf.resolve("log4j.properties"), dir.resolve("log4j.properties"),
                     StandardCopyOption.REPLACE_EXISTING);
             List<String> lines = new ArrayList<>();
-            lines.add("execution.checkpointing.dir: file://" + home.state.resolve("flink/checkpoints"));
+            lines.add("execution.checkpointing.dir: file://" + checkpointDir());
             lines.add("execution.checkpointing.savepoint-dir: file://" + savepointDir());
             rocksDbLocalDir().ifPresent(d -> lines.add("state.backend.rocksdb.localdir: " + d));
             lines.addAll(extra);
@@ -88,6 +88,18 @@ final class FlinkRuntime {
 
     Path savepointDir() {
         return home.state.resolve("flink/savepoints");
+    }
+
+    Path checkpointDir() {
+        return home.state.resolve("flink/checkpoints");
+    }
+
+    /**
+     * Removes the checkpoints the jobs of an earlier stack left (a job's last one outlives it, for a submit that
+     * resumes: runtime/flink/conf/config.yaml): a new stack has a new Kafka, whose offsets they do not know.
+     */
+    void clearCheckpoints() {
+        Ckc.deleteTree(checkpointDir());
     }
 
     /**

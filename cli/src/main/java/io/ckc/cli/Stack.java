@@ -154,12 +154,14 @@ final class Stack {
         if (auth != null) {
             auth.grantStack(shape);
         }
+        flink.clearCheckpoints();
         if (shape.flinkUrl() == null) {
             Ckc.say("starting the Flink jobs on an embedded MiniCluster...");
             flink.startEmbedded(shape);
         } else {
             Ckc.say("submitting the Flink jobs to " + shape.flinkUrl() + "...");
-            List<String> submit = new ArrayList<>(List.of("--flink", shape.flinkUrl(), "submit", "--jar",
+            // --fresh: the broker is new (./ckc up formats it), so the jobs' last state names offsets it never had
+            List<String> submit = new ArrayList<>(List.of("--flink", shape.flinkUrl(), "submit", "--fresh", "--jar",
                     home.jobsJar().toString(), "--"));
             submit.addAll(shape.stackFlags());
             if (JobsCli.run(submit) != 0) {

@@ -151,7 +151,9 @@ class ComposeFileTest {
         @SuppressWarnings("unchecked")
         Map<String, Object> record = ProjectFiles.YAML.readValue(
                 ProjectFiles.ROOT.resolve("runtime/flink/conf/config.yaml").toFile(), Map.class);
-        Set<String> addedForContainers = Set.of("execution.checkpointing.dir", "execution.checkpointing.savepoint-dir");
+        Set<String> addedForContainers = Set.of("execution.checkpointing.dir", "execution.checkpointing.savepoint-dir",
+                "high-availability.type", "high-availability.zookeeper.quorum", "high-availability.storageDir",
+                "high-availability.cluster-id");
         String targets = Files.readString(DOCKER.resolve("prometheus-targets/flink.json"));
         for (String service : List.of("jobmanager", "taskmanager")) {
             @SuppressWarnings("unchecked")

@@ -198,6 +198,31 @@ class ProductionHardeningTest {
                 .isNotEmpty().allSatisfy(s -> assertThat(s).contains("--wait"));
     }
 
+    /**
+     * Defect 7: no Flink high availability in compose, and a submit that starts every job empty: after a JobManager
+     * restart or a reboot, the MTD buffers, in-flight deliveries and groups were gone.
+     */
+    @Test
+    void composesFlinkRecoversItsJobsAndASubmitResumesThem() throws IOException {
+        JsonNode compose = ProjectFiles.compose();
+        Set<String> volumes = new TreeSet<>();
+        compose.at("/services/jobmanager/volumes").forEach(v -> volumes.add(v.asText()));
+        for (String service : List.of("jobmanager", "taskmanager")) {
+            @SuppressWarnings("unchecked")
+            Map<String, Object> flink = ProjectFiles.YAML.readValue(
+                    compose.at("/services/" + service + "/environment/FLINK_PROPERTIES").asText(), Map.class);
+            assertThat(String.valueOf(flink.get("high-availability.type"))).as(service + "'s high availability")
+                    .isIn("zookeeper", "kubernetes");
+            assertThat(String.valueOf(flink.get("high-availability.storageDir"))).as("HA metadata on the volume")
+                    .startsWith("file:///flink-data/");
+        }
+        assertThat(volumes).contains("flink-data:/flink-data");
+        Set<String> submitVolumes = new TreeSet<>();
+        compose.at("/services/submit/volumes").forEach(v -> submitVolumes.add(v.asText()));
+        assertThat(submitVolumes).as("submit sees the checkpoints it resumes from").contains("flink-data:/flink-data");
+        assertThat(compose.at("/services/submit/command").toString()).contains(" submit ").doesNotContain("--fresh");
+    }
+
     /** Defect 13: MQTT over TLS on 1883, where devices' clients go to 8883 for TLS. */
     @Test
     void mqttOverTlsIsOffered8883() throws IOException {

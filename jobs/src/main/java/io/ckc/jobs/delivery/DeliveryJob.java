@@ -1,5 +1,6 @@
 package io.ckc.jobs.delivery;
 
+import io.ckc.jobs.JobDirectories;
 import io.ckc.jobs.Scaling;
 import io.ckc.jobs.apps.DropRecentRepeats;
 import io.ckc.jobs.delivery.functions.ExpandGroupcast;
@@ -117,6 +118,7 @@ public final class DeliveryJob {
     /** Adds the job's operators to the environment. */
     public void build(StreamExecutionEnvironment env) {
         scaling.applyTo(env);
+        JobDirectories.applyTo(env, NAME);
         SingleOutputStreamOperator<DeliveryInput> inputs = env
                 .fromSource(source, WatermarkStrategy.noWatermarks(), "kafka: mn events + unsent + delivered + to-mn + groups")
                 .uid("delivery-source")

@@ -1,5 +1,6 @@
 package io.ckc.jobs.echo;
 
+import io.ckc.jobs.JobDirectories;
 import io.ckc.protocol.kafka.RecordFormat;
 import io.ckc.jobs.Scaling;
 import io.ckc.jobs.apps.DropRecentRepeats;
@@ -88,6 +89,7 @@ public final class EchoJob {
 
     public void build(StreamExecutionEnvironment env) {
         scaling.applyTo(env);
+        JobDirectories.applyTo(env, NAME);
         SingleOutputStreamOperator<AppMessage> messages = env
                 .fromSource(source, WatermarkStrategy.noWatermarks(), "kafka: app.echo")
                 .uid("echo-source")

@@ -1,5 +1,6 @@
 package io.ckc.jobs.groups;
 
+import io.ckc.jobs.JobDirectories;
 import io.ckc.jobs.Scaling;
 import io.ckc.jobs.groups.functions.ApplyGroupSelection;
 import io.ckc.jobs.groups.functions.ParseContextReport;
@@ -68,6 +69,7 @@ public final class GroupDefinerJob {
 
     public void build(StreamExecutionEnvironment env) {
         scaling.applyTo(env);
+        JobDirectories.applyTo(env, name());
         SingleOutputStreamOperator<ContextReport> reports = env
                 .fromSource(source, WatermarkStrategy.noWatermarks(), "kafka: ckc.context")
                 .uid("group-definer-source")

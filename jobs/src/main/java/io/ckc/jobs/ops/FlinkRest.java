@@ -171,6 +171,11 @@ public final class FlinkRest {
         }
     }
 
+    /** The job with this Flink job name that has not ended (created, running or restarting), if any. */
+    Optional<Job> live(String flinkName) throws IOException {
+        return jobs().stream().filter(j -> j.name().equals(flinkName) && liveCkcJob(j.name(), j.state())).findFirst();
+    }
+
     /** The job with this Flink job name whose tasks all run. */
     Optional<Job> running(String flinkName) throws IOException {
         return jobs().stream().filter(j -> j.name().equals(flinkName) && j.tasksRunning())
@@ -237,6 +242,13 @@ public final class FlinkRest {
                 .build();
         String file = send(request).path("filename").asText();
         return file.substring(file.lastIndexOf('/') + 1);
+    }
+
+    /** The cluster's configuration as the JobManager tells it, key to value. */
+    java.util.Map<String, String> jobManagerConfig() throws IOException {
+        java.util.Map<String, String> config = new java.util.LinkedHashMap<>();
+        get("jobmanager/config").forEach(entry -> config.put(entry.path("key").asText(), entry.path("value").asText()));
+        return config;
     }
 
     /** The JobManager's JVM classpath, one entry each; empty from a Flink that does not tell it. */
@@ -425,10 +437,21 @@ public final class FlinkRest {
                 .POST(HttpRequest.BodyPublishers.ofString(mapper.writeValueAsString(body))).build());
     }
 
+    /**
+     * How long a request is sent again while the JobManager answers 503: a JobManager that has just started (again)
+     * elects its leader before it serves, and a command run right after it (a submit after a restart) waits for that.
+     */
+    static final Duration LEADER_ELECTION_WAIT = Duration.ofSeconds(30);
+
     private JsonNode send(HttpRequest request) throws IOException {
         HttpResponse<String> response;
+        long deadline = System.nanoTime() + LEADER_ELECTION_WAIT.toNanos();
         try {
             response = http.send(request, HttpResponse.BodyHandlers.ofString());
+            while (response.statusCode() == 503 && System.nanoTime() < deadline) {
+                sleep(200);
+                response = http.send(request, HttpResponse.BodyHandlers.ofString());
+            }
         } catch (ConnectException e) {
             throw new IOException("no Flink REST API at " + base + " (is the stack up?)", e);
         } catch (InterruptedException e) {

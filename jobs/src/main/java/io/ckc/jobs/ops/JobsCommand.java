@@ -1,6 +1,7 @@
 package io.ckc.jobs.ops;
 
 import io.ckc.jobs.JobCatalog;
+import io.ckc.jobs.JobDirectories;
 import io.ckc.jobs.Scaling;
 import org.apache.flink.util.ParameterTool;
 import picocli.CommandLine;
@@ -19,6 +20,7 @@ import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Locale;
 import java.util.Optional;
 import java.util.concurrent.Callable;
@@ -328,22 +330,46 @@ public final class JobsCommand {
         @Option(names = "--jar", required = true, description = "The jobs jar")
         Path jar;
 
+        @Option(names = "--fresh", description = "Start every job with empty state, not from its latest checkpoint or "
+                + "savepoint (a Kafka that is new too)")
+        boolean fresh;
+
         @Parameters(description = "The stack's flags: --bootstrap, --delivery-parallelism, --echo-parallelism, job flags")
         List<String> stackFlags = new ArrayList<>();
 
+        /**
+         * Each job of the catalog that does not run yet, from its latest checkpoint or savepoint unless {@code --fresh}:
+         * after a JobManager restarted without high availability (a standalone cluster), submitting again resumes the
+         * MTD buffers, in-flight deliveries and groups instead of starting empty ({@link JobDirectories}).
+         */
         @Override
         public Integer call() {
             return parent.run(() -> {
                 FlinkRest rest = parent.rest();
                 String jarId = rest.upload(checkedJar(jar));
+                Map<String, String> config = fresh ? Map.of() : rest.jobManagerConfig();
                 for (JobCatalog.Launch launch : JobCatalog.stack(ParameterTool.fromArgs(stackFlags.toArray(String[]::new)))) {
+                    Optional<FlinkRest.Job> live = rest.live(launch.flinkName());
+                    if (live.isPresent()) {
+                        // Why: a cluster with high availability recovered it, or an earlier submit started it
+                        parent.out.println(launch.flinkName() + " " + live.get().id() + " already " + live.get().state());
+                        continue;
+                    }
+                    String from = fresh ? null : JobDirectories.latest(config.get(CHECKPOINTS_KEY),
+                            config.get(SAVEPOINTS_KEY), launch.flinkName()).orElse(null);
                     parent.out.println(launch.flinkName() + " " + start(rest, jarId, launch, launch.parallelism(),
-                            stackFlags, null));
+                            stackFlags, from));
+                    if (from != null) {
+                        parent.out.println("  resumed from " + from);
+                    }
                 }
                 return null;
             });
         }
     }
+
+    static final String CHECKPOINTS_KEY = "execution.checkpointing.dir";
+    static final String SAVEPOINTS_KEY = "execution.checkpointing.savepoint-dir";
 
     @Command(name = "run", description = "Uploads the jobs jar and starts one entry class (a SQL rule's runner); prints the job id once it runs.")
     static final class Run implements Callable<Integer> {

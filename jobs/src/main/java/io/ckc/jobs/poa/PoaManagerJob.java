@@ -1,5 +1,6 @@
 package io.ckc.jobs.poa;
 
+import io.ckc.jobs.JobDirectories;
 import io.ckc.jobs.Scaling;
 import io.ckc.jobs.io.RecordParser;
 import io.ckc.jobs.io.KafkaIo;
@@ -86,6 +87,7 @@ public final class PoaManagerJob {
 
     public void build(StreamExecutionEnvironment env) {
         scaling.applyTo(env);
+        JobDirectories.applyTo(env, NAME);
         SingleOutputStreamOperator<PoaInput> inputs = env
                 .fromSource(source, WatermarkStrategy.noWatermarks(), "kafka: gateway reports")
                 .uid("poa-source")

@@ -1,5 +1,6 @@
 package io.ckc.jobs.sql;
 
+import io.ckc.jobs.JobDirectories;
 import io.ckc.jobs.Scaling;
 import io.ckc.protocol.kafka.KafkaClientConfig;
 import org.apache.flink.configuration.Configuration;
@@ -101,6 +102,7 @@ public final class SqlRunnerJob {
     /** Plans the rule over the tables and adds it to the environment as one pipeline. */
     public void build(StreamExecutionEnvironment env) {
         scaling.applyTo(env);
+        JobDirectories.applyTo(env, name);
         Configuration labels = new Configuration(); // shown by the REST API: ./ckc sql list reads them
         labels.setString(RULE_LABEL, name.substring(NAME_PREFIX.length()));
         labels.setString(DEFINER_LABEL, rule.definer());
