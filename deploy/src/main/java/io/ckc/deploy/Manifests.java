@@ -315,6 +315,7 @@ public final class Manifests implements Callable<Integer> {
         // The Flink image runs as uid 9999: the volume's files must be its group's, or checkpoints cannot be written.
         podSpec.put("securityContext", map("runAsNonRoot", true, "runAsUser", FLINK_UID, "runAsGroup", FLINK_UID,
                 "fsGroup", FLINK_UID, "seccompProfile", map("type", "RuntimeDefault")));
+        podSpec.put("initContainers", List.of(flinkDataWritable()));
         podSpec.put("containers", List.of(container));
         podSpec.put("volumes", List.of(map("name", "flink-data",
                 "persistentVolumeClaim", map("claimName", "ckc-flink-data")), KAFKA_CLIENT_VOLUME,
@@ -347,6 +348,23 @@ public final class Manifests implements Callable<Integer> {
                 new TreeMap<>(map("app.kubernetes.io/part-of", "ckc", "app.kubernetes.io/name", name))));
         resource.put("spec", spec);
         return yaml.writeValueAsString(resource);
+    }
+
+    /**
+     * A first container that fails the pod, with the fix in its log, when the Flink user cannot write the checkpoint
+     * volume: {@code fsGroup} does nothing on many ReadWriteMany CSI volumes (the driver's fsGroupPolicy), and a
+     * root-owned NFS or Filestore share would otherwise leave every checkpoint failing while the jobs run on.
+     */
+    static Map<String, Object> flinkDataWritable() {
+        Map<String, Object> init = new LinkedHashMap<>();
+        init.put("name", "flink-data-writable");
+        init.put("image", JOBS_IMAGE);
+        init.put("command", List.of("sh", "-c", "touch /flink-data/.ckc-writable && rm /flink-data/.ckc-writable || { "
+                + "echo \"uid $(id -u) cannot write /flink-data: give the share to uid " + FLINK_UID + " (the state "
+                + "overlay's flink-data-owner Job does, k8s/README.md 'Storage for checkpoints')\"; exit 1; }"));
+        init.put("securityContext", map("allowPrivilegeEscalation", false, "capabilities", map("drop", List.of("ALL"))));
+        init.put("volumeMounts", List.of(map("name", "flink-data", "mountPath", "/flink-data")));
+        return init;
     }
 
     /** A map that keeps the order its keys are given in, so that the YAML comes out the same every time. */

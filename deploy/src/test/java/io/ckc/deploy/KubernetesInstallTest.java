@@ -211,7 +211,7 @@ class KubernetesInstallTest {
         JsonNode claim = resources.stream().filter(r -> r.path("kind").asText().equals("PersistentVolumeClaim"))
                 .findFirst().orElseThrow();
         assertThat(claim.at("/spec/accessModes/0").asText()).isEqualTo("ReadWriteOnce");
-        String storage = Files.readString(K8S.resolve("state/storage.yaml"));
+        String storage = Files.readString(K8S.resolve("state/base/storage.yaml"));
         assertThat(storage).as("the base claim says which storage classes can serve it")
                 .contains("ReadWriteMany").contains("storageClassName");
     }

@@ -53,13 +53,13 @@ class KubernetesManifestsTest {
 
     @Test
     void everyResourceFileIsInItsKustomization() throws IOException {
-        for (String folder : List.of("k8s", "k8s/rules", "k8s/state", "monitoring")) {
+        for (String folder : List.of("k8s", "k8s/rules", "k8s/state/base", "monitoring")) {
             String kustomization = Files.readString(ProjectFiles.ROOT.resolve(folder).resolve("kustomization.yaml"));
             try (Stream<Path> files = Files.walk(ProjectFiles.ROOT.resolve(folder), folder.equals("k8s") ? 2 : 1)) {
                 files.filter(p -> p.toString().endsWith(".yaml") && !KUSTOMIZE_FILES.contains(p.getFileName().toString()))
                         .filter(p -> !p.startsWith(ProjectFiles.ROOT.resolve("k8s/crds"))
                                 && (folder.equals("k8s/rules") || !p.startsWith(ProjectFiles.ROOT.resolve("k8s/rules")))
-                                && (folder.equals("k8s/state") || !p.startsWith(ProjectFiles.ROOT.resolve("k8s/state"))))
+                                && (folder.equals("k8s/state/base") || !p.startsWith(ProjectFiles.ROOT.resolve("k8s/state"))))
                         .map(p -> ProjectFiles.ROOT.resolve(folder).relativize(p).toString())
                         .forEach(p -> assertThat(kustomization).as(folder + "/kustomization.yaml lists " + p)
                                 .contains("- " + p));
@@ -93,7 +93,8 @@ class KubernetesManifestsTest {
     @Test
     void theKustomizedDeploymentMatchesItsSchemas() throws Exception {
         Assumptions.assumeTrue(ProjectFiles.onPath("kubectl"), "kubectl is not installed: the kustomize rendering is not checked here");
-        for (String folder : List.of("k8s", "k8s/rules", "k8s/state")) {
+        for (String folder : List.of("k8s", "k8s/rules", "k8s/state/base", "k8s/state/eks", "k8s/state/gke",
+                "k8s/state/aks")) {
             List<JsonNode> resources = ProjectFiles.kustomize(ProjectFiles.ROOT.resolve(folder));
             List<String> problems = new ArrayList<>();
             for (JsonNode resource : resources) {

@@ -39,7 +39,8 @@ final class KubernetesSchemas {
             "v1/ConfigMap", V1ConfigMap::validateJsonElement,
             "v1/Secret", V1Secret::validateJsonElement,
             "v1/Namespace", V1Namespace::validateJsonElement,
-            "v1/PersistentVolumeClaim", V1PersistentVolumeClaim::validateJsonElement);
+            "v1/PersistentVolumeClaim", V1PersistentVolumeClaim::validateJsonElement,
+            "batch/v1/Job", io.kubernetes.client.openapi.models.V1Job::validateJsonElement);
 
     private interface CoreValidator {
         void validate(com.google.gson.JsonElement json) throws IOException;

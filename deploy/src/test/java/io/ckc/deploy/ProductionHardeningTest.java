@@ -134,6 +134,57 @@ class ProductionHardeningTest {
         }
     }
 
+    /** Defect 14: a ReadWriteMany claim without a class, Pending on every default class: Flink never started. */
+    @Test
+    void theInstallClaimsCheckpointStorageOfAClassThatServesReadWriteMany() throws Exception {
+        org.junit.jupiter.api.Assumptions.assumeTrue(ProjectFiles.onPath("kubectl"),
+                "kubectl is not installed: the state overlays are not rendered here");
+        Matcher step = Pattern.compile("kubectl apply -k (k8s/state/[a-z0-9-]+)")
+                .matcher(String.join("\n", KubernetesInstallTest.installSteps()));
+        assertThat(step.find()).as("the install applies a state overlay").isTrue();
+        List<String> overlays = new ArrayList<>(List.of(step.group(1)));
+        try (var dirs = Files.list(ProjectFiles.ROOT.resolve("k8s/state"))) {
+            dirs.filter(d -> !d.getFileName().toString().equals("base"))
+                    .forEach(d -> overlays.add(ProjectFiles.ROOT.relativize(d).toString()));
+        }
+        for (String overlay : overlays) {
+            JsonNode claim = ProjectFiles.kustomize(ProjectFiles.ROOT.resolve(overlay)).stream()
+                    .filter(r -> r.path("kind").asText().equals("PersistentVolumeClaim")).findFirst().orElseThrow();
+            assertThat(claim.at("/spec/storageClassName").asText()).as("%s names a class", overlay).isNotBlank();
+            assertThat(claim.at("/spec/accessModes").toString()).contains("ReadWriteMany");
+        }
+    }
+
+    /**
+     * Defect 3: fsGroup is ignored on ReadWriteMany CSI volumes, so a root-owned share was unwritable for uid 9999 and
+     * every checkpoint failed while the jobs ran on.
+     */
+    @Test
+    void everyFlinkPodChecksItCanWriteItsVolumeAndTheOverlaysMakeTheShareTheFlinkUsers() throws Exception {
+        List<String> problems = new ArrayList<>();
+        for (JsonNode resource : kustomization(ProjectFiles.ROOT.resolve("k8s"))) {
+            if (resource.path("kind").asText().equals("FlinkDeployment")) {
+                JsonNode init = resource.at("/spec/podTemplate/spec/initContainers/0");
+                if (!init.path("command").toString().contains("/flink-data")
+                        || !init.path("volumeMounts").toString().contains("/flink-data")) {
+                    problems.add(resource.at("/metadata/name").asText() + ": nothing checks that /flink-data is writable");
+                }
+            }
+        }
+        try (var dirs = Files.list(ProjectFiles.ROOT.resolve("k8s/state"))) {
+            for (Path overlay : dirs.filter(d -> !d.getFileName().toString().equals("base")).toList()) {
+                String files = Files.readString(overlay.resolve("kustomization.yaml"));
+                Path owner = overlay.resolve("flink-data-owner.yaml");
+                boolean chowns = Files.exists(owner) && Files.readString(owner).contains("chown 9999:9999 /flink-data")
+                        && files.contains("flink-data-owner.yaml");
+                if (!chowns && !files.contains("0777")) {
+                    problems.add(overlay.getFileName() + ": nothing makes the share writable for uid 9999");
+                }
+            }
+        }
+        assertThat(problems).isEmpty();
+    }
+
     /** Defect 8: Flink's REST (jar upload and run), Grafana and Prometheus on every interface; default passwords. */
     @Test
     void composePublishesOnlyTheNodesPortsBeyondLoopbackAndHasNoDefaultPassword() throws IOException {
