@@ -296,12 +296,15 @@ class ProductionHardeningTest {
         assertThat(problems).isEmpty();
     }
 
-    /** Defect 12: heap 75% of the limit and direct memory as large again; no liveness probe. */
+    /** Defect 12: heap 75% of the limit and direct memory as large again; no liveness probe, readiness on /metrics. */
     @Test
     void theGatewaysMemoryFitsItsLimitAndAHungGatewayIsRestarted() throws IOException {
         JsonNode container = resources(ProjectFiles.ROOT.resolve("k8s/gateway/gateway.yaml")).get(0)
                 .at("/spec/template/spec/containers/0");
-        assertThat(container.has("livenessProbe")).as("liveness probe").isTrue();
+        assertThat(container.at("/livenessProbe/httpGet/path").asText()).as("liveness: the event loops answer")
+                .isEqualTo("/health/live");
+        assertThat(container.at("/readinessProbe/httpGet/path").asText()).as("readiness: and Kafka is connected")
+                .isEqualTo("/health/ready");
         String options = "";
         for (JsonNode variable : container.path("env")) {
             if (variable.path("name").asText().equals("JAVA_TOOL_OPTIONS")) {

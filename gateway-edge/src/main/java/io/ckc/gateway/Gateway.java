@@ -93,10 +93,11 @@ public final class Gateway implements AutoCloseable {
         PrometheusRegistry registry = new PrometheusRegistry(); // its own, so that one process can host several
         GatewayMetrics metrics = new GatewayMetrics(config.gatewayId(), registry);
         HTTPServer metricsServer = null;
+        GatewayHealth health = new GatewayHealth(); // /health/live and /health/ready beside /metrics
         if (config.metricsPort() >= 0) {
             JvmMetrics.builder().register(registry);
             metricsServer = HTTPServer.builder().hostname(config.udpHost()).port(config.metricsPort())
-                    .registry(registry).buildAndStart();
+                    .registry(registry).defaultHandler(health).buildAndStart();
         }
         GatewayHost ownHost = host == null ? GatewayHost.open(List.of(config)) : null;
         GatewayHost runsOn = host == null ? ownHost : host;
@@ -118,6 +119,7 @@ public final class Gateway implements AutoCloseable {
         }
         CoreConsumer consumer = new CoreConsumer(config.core(), core, publisher, metrics);
         consumer.start();
+        health.watch(runsOn.loops(), () -> GatewayHealth.connected(runsOn.producer()));
         Gateway gateway = new Gateway(config, ownHost, core, adapters, udp, publisher, consumer, metricsServer, metrics);
         LOG.info("Gateway {} listening on udp://{} and {}, announced as {} ({} event loops, {} socket(s) on {}; metrics {})",
                 config.gatewayId(), gateway.udpAddress(), gateway.mqttAddress().map(a -> "mqtt://" + a

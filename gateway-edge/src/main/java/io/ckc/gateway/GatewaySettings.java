@@ -34,7 +34,8 @@ public final class GatewaySettings {
     public static final Setting PUBLIC_HOST = Setting.derived("CKC_PUBLIC_HOST", "CKC_UDP_HOST",
             "the host mobile nodes use to reach this gateway, as the gateway announces it (HelloPoA, gateway list)");
     public static final Setting METRICS_PORT = Setting.of("CKC_METRICS_PORT", 9400,
-            "Prometheus /metrics; -1 turns it off, 0 picks a free port");
+            "Prometheus /metrics, and the probes /health/live (the event loops answer) and /health/ready (and Kafka is "
+                    + "connected); -1 turns it off, 0 picks a free port");
     public static final Setting TOPIC_PREFIX = Setting.of("CKC_TOPIC_PREFIX", Topics.DEFAULT.prefix(),
             "the prefix of CKC's own topics");
     public static final Setting APP_TOPIC_PREFIX = Setting.of("CKC_APP_TOPIC_PREFIX", Topics.DEFAULT.appPrefix(),

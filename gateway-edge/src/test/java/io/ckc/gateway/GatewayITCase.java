@@ -182,6 +182,34 @@ class GatewayITCase {
         }
     }
 
+    /** The probes' view of a running gateway: its loops answer and its producer holds a connection to the broker. */
+    @Test
+    void aRunningGatewayConnectedToKafkaIsLiveAndReady() throws Exception {
+        Topics topics = KAFKA.freshTopics();
+        KAFKA.createTopics(topics, List.of("echo"), List.of("gw-health"));
+        GatewayConfig config = GatewayConfig.forTest("gw-health", KAFKA.bootstrapServers(), topics).toBuilder()
+                .metricsPort(0).build();
+        java.net.http.HttpClient http = java.net.http.HttpClient.newHttpClient();
+        try (Gateway gateway = Gateway.start(config)) {
+            String base = "http://" + config.udpHost() + ":" + gateway.metricsPort();
+            Await.until("/health/ready answers 200", 30, () -> status(http, base + "/health/ready") == 200);
+            assertThat(status(http, base + "/health/live")).isEqualTo(200);
+            assertThat(status(http, base + "/metrics")).isEqualTo(200);
+        }
+    }
+
+    private static int status(java.net.http.HttpClient http, String url) {
+        try {
+            return http.send(java.net.http.HttpRequest.newBuilder(java.net.URI.create(url)).build(),
+                    java.net.http.HttpResponse.BodyHandlers.discarding()).statusCode();
+        } catch (java.io.IOException e) {
+            return -1;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return -1;
+        }
+    }
+
     @Test
     void aNodeThatChangesSourcePortMidStreamKeepsItsSession() throws Exception {
         Topics topics = KAFKA.freshTopics();
