@@ -46,11 +46,12 @@ final class E2eCommand implements Runnable {
     static final String COMPOSE_CREDENTIALS = "docker/secrets/credentials.json";
     static final String KIND_CREDENTIALS = ".ckc/kind-credentials.json";
     /**
-     * docker compose with the two secrets compose.yaml has no default for: the run's throwaway MQTT keystore (made by a
-     * step below with this password) and a Grafana password, in this run's environment only.
+     * docker compose with what compose.yaml has no default for: the run's throwaway MQTT keystore's password (made by a
+     * step below with it), a Grafana password, and this user's uid, which the gateways run as to read docker/secrets.
      */
     private static final String[] COMPOSE = {"env", "CKC_TLS_KEYSTORE_PASSWORD=changeit",
-            "GRAFANA_ADMIN_PASSWORD=ckc-e2e-only", "docker", "compose", "-p", "ckc", "-f", "docker/compose.yaml"};
+            "GRAFANA_ADMIN_PASSWORD=ckc-e2e-only", "CKC_UID=" + new com.sun.security.auth.module.UnixSystem().getUid(),
+            "docker", "compose", "-p", "ckc", "-f", "docker/compose.yaml"};
 
     static List<Step> composeSteps() {
         return List.of(

@@ -188,6 +188,7 @@ class ComposeFileTest {
         // the secrets it has no default for, as an operator sets them
         builder.environment().put("CKC_TLS_KEYSTORE_PASSWORD", "set-by-the-operator");
         builder.environment().put("GRAFANA_ADMIN_PASSWORD", "set-by-the-operator");
+        builder.environment().put("CKC_UID", "1000");
         Process config = builder.start();
         String output = new String(config.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         assertThat(config.waitFor(60, TimeUnit.SECONDS)).isTrue();

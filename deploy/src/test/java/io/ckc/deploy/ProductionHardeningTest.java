@@ -108,6 +108,13 @@ class ProductionHardeningTest {
                 }
             }
         }
+        ProjectFiles.compose().get("services").fields().forEachRemaining(service -> {
+            String user = service.getValue().path("user").asText("");
+            if (service.getValue().path("image").asText().startsWith("ckc-gateway") && !service.getValue().has("entrypoint")
+                    && (user.equals("0") || user.equals("root"))) {
+                problems.add("compose: " + service.getKey() + " runs as root");
+            }
+        });
         String dockerfile = Files.readString(ProjectFiles.ROOT.resolve("docker/Dockerfile"));
         String gatewayStage = dockerfile.substring(dockerfile.indexOf("AS gateway"));
         Matcher user = Pattern.compile("(?m)^USER (\\S+)").matcher(gatewayStage);
