@@ -32,10 +32,11 @@ import java.util.concurrent.Callable;
                 + "in .ckc/devices/: a PKCS#12 keystore, and the certificate and key in PEM. app NAME --channels a,b: "
                 + "an application's Kafka principal on a stack with --kafka-auth (read app.<channel>, write ckc.to-mn, "
                 + "ckc.groupcast, ckc.broadcast): its client settings file, for CKC_KAFKA_CLIENT_CONFIG or "
-                + "--consumer.config; issuing again replaces its password.")
+                + "--consumer.config; issuing again replaces its password. kafka --compose: the Kafka principals of "
+                + "docker/compose.yaml in docker/secrets/kafka.")
 final class CredentialsCommand implements Callable<Integer> {
 
-    @Parameters(index = "0", paramLabel = "node|fleet|tls|certificate|app", description = "What to add")
+    @Parameters(index = "0", paramLabel = "node|fleet|tls|certificate|app|kafka", description = "What to add")
     String kind;
 
     @Parameters(index = "1", arity = "0..1", paramLabel = "ID|NAME",
@@ -71,10 +72,21 @@ final class CredentialsCommand implements Callable<Integer> {
             + "of issuing it on the local stack")
     boolean kubernetes;
 
+    @Option(names = "--compose", description = "kafka: the principals of docker/compose.yaml's stack (a process per "
+            + "gateway gw-1..gw-3, the jobs, the admin) in docker/secrets/kafka, with the brokers' JAAS file")
+    boolean compose;
+
+    /** compose.yaml's gateways, a process each. */
+    static final List<String> COMPOSE_GATEWAYS = List.of("gw-1", "gw-2", "gw-3");
+
     @Override
     public Integer call() {
         if (kind.equals("app")) {
             application();
+            return 0;
+        }
+        if (kind.equals("kafka")) {
+            kafka();
             return 0;
         }
         Path file = store != null ? store : Home.current().credentials();
@@ -117,10 +129,28 @@ final class CredentialsCommand implements Callable<Integer> {
                 System.out.println("fleet " + name + " added to " + file + "; its key (its nodes' keys derive from it, "
                         + "NodeCredentials.fleet(\"" + name + "\", key)):");
             }
-            default -> throw new Ckc.Failure("credentials takes node, fleet, tls, certificate or app, not " + kind);
+            default -> throw new Ckc.Failure("credentials takes node, fleet, tls, certificate, app or kafka, not " + kind);
         }
         System.out.println(Base64.getEncoder().encodeToString(secret));
         return 0;
+    }
+
+    /**
+     * The Kafka principals of compose's stack, made before it starts: passwords, each one's client settings, the
+     * brokers' JAAS file; compose's {@code kafka-access} service gives them to the cluster (GrantKafkaAccess). Made
+     * again, the passwords stay.
+     */
+    private void kafka() {
+        if (!compose) {
+            throw new Ckc.Failure("credentials kafka takes --compose (./ckc up --kafka-auth makes the local stack's)");
+        }
+        Path dir = Home.current().root.resolve("docker/secrets/kafka");
+        var principals = new io.ckc.protocol.kafka.KafkaPrincipals(dir);
+        var grants = io.ckc.jobs.StackAccess.of(io.ckc.protocol.kafka.Topics.DEFAULT,
+                io.ckc.jobs.StackAccess.gatewayEach(COMPOSE_GATEWAYS), List.of(), principals.applications());
+        principals.prepare(grants.keySet());
+        System.out.println("wrote " + dir + ": " + grants.size() + " principals and the admin (owner-only), and "
+                + "broker-jaas.conf; docker compose gives them to Kafka (service kafka-access)");
     }
 
     /**

@@ -61,6 +61,7 @@ final class E2eCommand implements Runnable {
                         Stack.SIMULATOR_FLEET, "--store", COMPOSE_CREDENTIALS, "--groupcast", "*"),
                 Step.of("the MQTT listeners' certificate", "./ckc", "credentials", "tls", "docker/secrets/gateway.p12",
                         "--password", "changeit"),
+                Step.of("the Kafka principals of every component", "./ckc", "credentials", "kafka", "--compose"),
                 Step.of("start Kafka, the topics, Flink, the gateways, Prometheus and Grafana", concat(COMPOSE, "up", "-d")),
                 Step.of("wait until the job submission has finished", concat(COMPOSE, "wait", "submit")),
                 Step.of("the demo against the three gateways", "./ckc", "demo", "--on", DEMO_GATEWAYS, "--credentials",

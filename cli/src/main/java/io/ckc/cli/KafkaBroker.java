@@ -42,12 +42,15 @@ final class KafkaBroker {
     }
 
     /**
-     * The broker's settings. With an {@code adminPassword}, every client authenticates (SASL/SCRAM-SHA-512; the
-     * controller's listener PLAIN, as KRaft allows, for the broker alone) and may do only what its ACLs grant
-     * ({@link io.ckc.protocol.kafka.KafkaAccess}): {@value KafkaAuth#ADMIN} is the only super user. Plaintext: this
-     * broker listens on loopback only; a cluster's listeners add TLS (docker/, k8s/).
+     * The broker's settings. With an {@code adminPassword}, every client authenticates and may do only what its ACLs
+     * grant ({@link io.ckc.protocol.kafka.KafkaAccess}): the components with SCRAM-SHA-512 (users made by the admin,
+     * {@link io.ckc.protocol.kafka.KafkaPrincipals#grant}), the broker itself and the admin with PLAIN against this
+     * file, so that they exist from the first start; {@value io.ckc.protocol.kafka.KafkaPrincipals#ADMIN} is the only
+     * super user. The same logins as compose's brokers (their JAAS file, {@code KafkaPrincipals#brokerJaas}).
+     * Plaintext: this broker listens on loopback only; a cluster's listeners add TLS (docker/, k8s/).
      */
     static String serverProperties(Path dataDir, int port, int controllerPort, String adminPassword) {
+        String admin = io.ckc.protocol.kafka.KafkaPrincipals.ADMIN;
         List<String> listeners = adminPassword == null ? List.of(
                 "listeners=PLAINTEXT://127.0.0.1:" + port + ",CONTROLLER://127.0.0.1:" + controllerPort,
                 "advertised.listeners=PLAINTEXT://127.0.0.1:" + port,
@@ -57,17 +60,18 @@ final class KafkaBroker {
                 "advertised.listeners=BROKER://127.0.0.1:" + port,
                 "listener.security.protocol.map=BROKER:SASL_PLAINTEXT,CONTROLLER:SASL_PLAINTEXT",
                 "inter.broker.listener.name=BROKER",
-                "sasl.mechanism.inter.broker.protocol=" + io.ckc.protocol.kafka.KafkaAccess.MECHANISM,
-                "listener.name.broker.sasl.enabled.mechanisms=" + io.ckc.protocol.kafka.KafkaAccess.MECHANISM,
-                "listener.name.broker.scram-sha-512.sasl.jaas.config=" + io.ckc.protocol.kafka.KafkaAccess.jaas(
-                        "org.apache.kafka.common.security.scram.ScramLoginModule", KafkaAuth.ADMIN, adminPassword),
+                "sasl.mechanism.inter.broker.protocol=PLAIN",
+                "listener.name.broker.sasl.enabled.mechanisms=PLAIN," + io.ckc.protocol.kafka.KafkaAccess.MECHANISM,
+                "listener.name.broker.plain.sasl.jaas.config="
+                        + io.ckc.protocol.kafka.KafkaAccess.brokerPlainJaas(admin, adminPassword),
+                "listener.name.broker.scram-sha-512.sasl.jaas.config="
+                        + "org.apache.kafka.common.security.scram.ScramLoginModule required;",
                 "sasl.mechanism.controller.protocol=PLAIN",
                 "listener.name.controller.sasl.enabled.mechanisms=PLAIN",
-                "listener.name.controller.plain.sasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule"
-                        + " required username=\"" + KafkaAuth.ADMIN + "\" password=\"" + adminPassword + "\" user_"
-                        + KafkaAuth.ADMIN + "=\"" + adminPassword + "\";",
+                "listener.name.controller.plain.sasl.jaas.config="
+                        + io.ckc.protocol.kafka.KafkaAccess.brokerPlainJaas(admin, adminPassword),
                 "authorizer.class.name=org.apache.kafka.metadata.authorizer.StandardAuthorizer",
-                "super.users=User:" + KafkaAuth.ADMIN,
+                "super.users=User:" + admin,
                 "allow.everyone.if.no.acl.found=false");
         List<String> lines = new ArrayList<>(List.of(
                 "process.roles=broker,controller",
@@ -111,17 +115,9 @@ final class KafkaBroker {
         return String.join("\n", lines);
     }
 
-    /**
-     * StorageTool's arguments that format a data directory: with an {@code adminPassword}, the admin's SCRAM
-     * credentials go into the metadata from the start, since the broker itself logs in with them.
-     */
-    static List<String> formatArguments(String clusterId, Path properties, String adminPassword) {
-        List<String> args = new ArrayList<>(List.of("format", "-t", clusterId, "-c", properties.toString()));
-        if (adminPassword != null) {
-            args.addAll(List.of("--add-scram", io.ckc.protocol.kafka.KafkaAccess.MECHANISM + "=[name=" + KafkaAuth.ADMIN
-                    + ",password=" + adminPassword + "]"));
-        }
-        return args;
+    /** StorageTool's arguments that format a data directory. */
+    static List<String> formatArguments(String clusterId, Path properties) {
+        return List.of("format", "-t", clusterId, "-c", properties.toString());
     }
 
     /**
@@ -147,7 +143,7 @@ final class KafkaBroker {
         String clusterId = Ckc.runForOutput(concat(java, "kafka.tools.StorageTool", "random-uuid")).strip();
         clusterId = clusterId.substring(clusterId.lastIndexOf('\n') + 1);
         Ckc.runOrFail("format Kafka's storage", home.log("kafka-format"),
-                concat(java, "kafka.tools.StorageTool", formatArguments(clusterId, properties, adminPassword)));
+                concat(java, "kafka.tools.StorageTool", formatArguments(clusterId, properties)));
         ClassArchive archive = classArchive();
         if (!archive.exists()) {
             Ckc.say("recording Kafka's classes for its later starts (once)...");

@@ -1,6 +1,9 @@
 package io.ckc.cli;
 
+import io.ckc.jobs.ops.GrantKafkaAccess;
 import io.ckc.protocol.kafka.KafkaAccess;
+import io.ckc.protocol.kafka.KafkaClientConfig;
+import io.ckc.protocol.kafka.KafkaPrincipals;
 import io.ckc.protocol.kafka.TopicSetup;
 import io.ckc.protocol.kafka.Topics;
 import kafka.server.KafkaConfig;
@@ -24,6 +27,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
 
 import java.io.PrintStream;
 import java.io.Reader;
@@ -47,7 +51,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  */
 class KafkaAuthITCase {
 
-    private static final String ADMIN_PASSWORD = "admin-secret-for-this-test";
+    private static String ADMIN_PASSWORD;
     private static final Topics TOPICS = Topics.DEFAULT;
 
     @TempDir
@@ -57,12 +61,14 @@ class KafkaAuthITCase {
 
     @BeforeAll
     static void startBroker() throws Exception {
+        // the brokers' own password, from the principals' folder as compose's brokers read it (broker-jaas.conf)
+        ADMIN_PASSWORD = new KafkaPrincipals(dir.resolve("credentials")).password(KafkaPrincipals.ADMIN);
         int port = freePort();
         int controllerPort = freePort();
         bootstrap = "127.0.0.1:" + port;
         Path file = dir.resolve("server.properties");
         Files.writeString(file, KafkaBroker.serverProperties(dir.resolve("data"), port, controllerPort, ADMIN_PASSWORD));
-        List<String> format = KafkaBroker.formatArguments(Uuid.randomUuid().toString(), file, ADMIN_PASSWORD);
+        List<String> format = KafkaBroker.formatArguments(Uuid.randomUuid().toString(), file);
         assertThat(StorageTool.execute(format.toArray(String[]::new), new PrintStream(PrintStream.nullOutputStream())))
                 .isZero();
         Properties settings = new Properties();
@@ -104,7 +110,7 @@ class KafkaAuthITCase {
 
     @Test
     void aGatewayReadsItsOwnDeliveryTopicAndNoOther() throws Exception {
-        write(client(KafkaAuth.ADMIN, ADMIN_PASSWORD), TOPICS.gateway("gw-1"));
+        write(asAdmin(), TOPICS.gateway("gw-1"));
         assertThat(read(client("ckc-gateway-gw-1", "gw-secret"), "ckc-gateway-gw-1", TOPICS.gateway("gw-1"))).isNotEmpty();
         assertThatThrownBy(() -> read(client("ckc-gateway-gw-1", "gw-secret"), "ckc-gateway-gw-1", TOPICS.gateway("gw-2")))
                 .isInstanceOf(TopicAuthorizationException.class);
@@ -116,12 +122,31 @@ class KafkaAuthITCase {
             KafkaAccess.grant(admin, "moved-app", "first", KafkaAccess.application("moved-app", TOPICS, List.of("thermo")));
             KafkaAccess.grant(admin, "moved-app", "second", KafkaAccess.application("moved-app", TOPICS, List.of("other")));
         }
-        write(client(KafkaAuth.ADMIN, ADMIN_PASSWORD), TOPICS.app("other"));
+        write(asAdmin(), TOPICS.app("other"));
         assertThat(read(client("moved-app", "second"), "moved-app", TOPICS.app("other"))).isNotEmpty();
         assertThatThrownBy(() -> read(client("moved-app", "second"), "moved-app", TOPICS.app("thermo")))
                 .isInstanceOf(TopicAuthorizationException.class);
         assertThatThrownBy(() -> write(client("moved-app", "first"), TOPICS.toMn()))
                 .hasCauseInstanceOf(SaslAuthenticationException.class);
+    }
+
+    /** Compose's grant tool, on this broker: a user per gateway process, each reading its own deliveries only. */
+    @Test
+    void composesGrantToolGivesEachGatewayItsOwnDeliveriesAndTheEchoTheNodes() throws Exception {
+        KafkaPrincipals principals = new KafkaPrincipals(dir.resolve("credentials"));
+        // gateways of their own: the other tests' gw-1 keeps its password
+        principals.prepare(List.of(KafkaAccess.gatewayPrincipal("gw-c1"), KafkaAccess.ECHO));
+        assertThat(new CommandLine(new GrantKafkaAccess()).execute(bootstrap, "--credentials",
+                principals.dir().toString(), "--gateways", "gw-c1,gw-c2")).isZero();
+        Properties gateway = KafkaClientConfig.security(principals.clientConfig(KafkaAccess.gatewayPrincipal("gw-c1")),
+                "test");
+        gateway.put("bootstrap.servers", bootstrap);
+        assertThatThrownBy(() -> read(gateway, "ckc-gateway-gw-c1", TOPICS.gateway("gw-2")))
+                .isInstanceOf(TopicAuthorizationException.class);
+        write(gateway, TOPICS.app("thermo"));
+        Properties echo = KafkaClientConfig.security(principals.clientConfig(KafkaAccess.ECHO), "test");
+        echo.put("bootstrap.servers", bootstrap);
+        write(echo, TOPICS.toMn());
     }
 
     @Test
@@ -133,7 +158,13 @@ class KafkaAuthITCase {
     }
 
     private static Admin admin() {
-        return TopicSetup.admin(bootstrap, KafkaAccess.clientProperties(KafkaAuth.ADMIN, ADMIN_PASSWORD));
+        return TopicSetup.admin(bootstrap, KafkaAccess.adminProperties(KafkaAuth.ADMIN, ADMIN_PASSWORD));
+    }
+
+    private static Properties asAdmin() {
+        Properties props = KafkaAccess.adminProperties(KafkaAuth.ADMIN, ADMIN_PASSWORD);
+        props.put("bootstrap.servers", bootstrap);
+        return props;
     }
 
     private static Properties client(String user, String password) {

@@ -5,7 +5,7 @@ import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import com.fasterxml.jackson.dataformat.yaml.YAMLGenerator;
 import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
 import io.ckc.jobs.JobCatalog;
-import io.ckc.jobs.groups.GroupDefinerJob;
+import io.ckc.jobs.StackAccess;
 import io.ckc.protocol.kafka.KafkaAccess;
 import io.ckc.protocol.kafka.KafkaClientConfig;
 import io.ckc.jobs.sql.SqlRunnerJob;
@@ -193,18 +193,8 @@ public final class Manifests implements Callable<Integer> {
         configMap.put("metadata", map("name", "ckc-kafka-client", "labels", map("app.kubernetes.io/part-of", "ckc")));
         configMap.put("data", map("client.properties", kafkaClientProperties()));
         out.append("---\n").append(yaml.writeValueAsString(configMap));
-        Topics topics = Topics.DEFAULT;
-        Map<String, List<AclBinding>> principals = new LinkedHashMap<>();
-        for (String gateway : gatewayIds()) {
-            String principal = KafkaAccess.gatewayPrincipal(gateway);
-            principals.put(principal, KafkaAccess.gateways(principal, topics, List.of(gateway)));
-        }
-        principals.put(KafkaAccess.DELIVERY, KafkaAccess.delivery(topics, List.of()));
-        principals.put(KafkaAccess.POA_MANAGER, KafkaAccess.poaManager(topics));
-        principals.put(KafkaAccess.ECHO, KafkaAccess.application(KafkaAccess.ECHO, topics, List.of("echo")));
-        principals.put(KafkaAccess.GROUP_DEFINERS, KafkaAccess.groupDefiners(KafkaAccess.GROUP_DEFINERS,
-                GroupDefinerJob.NAME_PREFIX, topics));
-        principals.put(KafkaAccess.RULES, KafkaAccess.groupDefiners(KafkaAccess.RULES, SqlRunnerJob.NAME_PREFIX, topics));
+        Map<String, List<AclBinding>> principals = StackAccess.of(Topics.DEFAULT, StackAccess.gatewayEach(gatewayIds()),
+                List.of(), Map.of());
         for (var principal : principals.entrySet()) {
             out.append("---\n").append(yaml.writeValueAsString(kafkaUser(principal.getKey(), principal.getValue())));
         }

@@ -97,11 +97,13 @@ class ContainerStateTest {
     }
 
     /** Named volumes mounted by a service (not bind mounts of the project's files), by mount point. */
+    /** Where a service mounts named volumes it writes: a read-only one needs files it can read, not a directory it owns. */
     private static List<String> volumeMounts(JsonNode service) {
         List<String> mounts = new ArrayList<>();
         for (JsonNode volume : service.path("volumes")) {
             String[] parts = volume.asText().split(":");
-            if (!parts[0].startsWith(".") && !parts[0].startsWith("/")) {
+            boolean readOnly = parts.length > 2 && parts[2].equals("ro");
+            if (!parts[0].startsWith(".") && !parts[0].startsWith("/") && !readOnly) {
                 mounts.add(parts[1]);
             }
         }

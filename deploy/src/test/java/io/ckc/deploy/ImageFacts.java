@@ -28,7 +28,7 @@ record ImageFacts(String image, String user, List<String> ownedDirs, List<String
      * writable for it and declared a VOLUME; server.properties' {@code log.dirs} is
      * /tmp/kraft-combined-logs unless KAFKA_LOG_DIRS says otherwise); prom/prometheus ({@code USER
      * nobody}, data in /prometheus); grafana/grafana ({@code USER 472}, data in /var/lib/grafana);
-     * eclipse-temurin runs as root; zookeeper (the library image, 31z4/zookeeper-docker 3.9.3: its entrypoint, started
+     * eclipse-temurin and busybox run as root; zookeeper (the library image, 31z4/zookeeper-docker 3.9.3: its entrypoint, started
      * as root, chowns /data, /datalog and /logs to uid 1000 {@code zookeeper} and drops to it with gosu; data in
      * ZOO_DATA_DIR, /data, the transaction log in /datalog; /conf/zoo.cfg written only when missing).
      */
@@ -44,7 +44,8 @@ record ImageFacts(String image, String user, List<String> ownedDirs, List<String
             new ImageFacts("eclipse-temurin:17-jre", "root", List.of("/"), List.of(), null, null),
             new ImageFacts("zookeeper:3.9.3", "zookeeper", List.of("/data", "/datalog", "/conf", "/logs"), List.of(),
                     "ZOO_DATA_DIR", "/data"),
-            new ImageFacts("maven:3.9-eclipse-temurin-17", "root", List.of("/"), List.of(), null, null));
+            new ImageFacts("maven:3.9-eclipse-temurin-17", "root", List.of("/"), List.of(), null, null),
+            new ImageFacts("busybox:1.37", "root", List.of("/"), List.of(), null, null));
 
     static Optional<ImageFacts> of(String image) {
         return ALL.stream().filter(f -> f.image().equals(image)).findFirst();

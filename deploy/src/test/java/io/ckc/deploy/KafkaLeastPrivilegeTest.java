@@ -39,6 +39,41 @@ class KafkaLeastPrivilegeTest {
         return users;
     }
 
+    /** Defect: compose's brokers took any client on their network, in plaintext, and let it do anything. */
+    @Test
+    void composesKafkaTakesOnlyLoggedInClientsEachAsItsOwnPrincipal() throws IOException {
+        JsonNode compose = ProjectFiles.compose();
+        List<String> problems = new ArrayList<>();
+        Set<String> gatewayIds = new TreeSet<>();
+        compose.get("services").fields().forEachRemaining(entry -> {
+            JsonNode service = entry.getValue();
+            Map<String, String> env = ProjectFiles.environment(service);
+            if (service.path("image").asText().startsWith("apache/kafka")) {
+                if (env.get("KAFKA_LISTENER_SECURITY_PROTOCOL_MAP").matches(".*:(PLAINTEXT|SSL)(,.*|$)")) {
+                    problems.add(entry.getKey() + ": a listener without login: " + env.get("KAFKA_LISTENER_SECURITY_PROTOCOL_MAP"));
+                }
+                if (!"org.apache.kafka.metadata.authorizer.StandardAuthorizer".equals(env.get("KAFKA_AUTHORIZER_CLASS_NAME"))
+                        || !"false".equals(env.get("KAFKA_ALLOW_EVERYONE_IF_NO_ACL_FOUND"))) {
+                    problems.add(entry.getKey() + ": does not authorize every request");
+                }
+            }
+            if (env.containsKey("CKC_GATEWAY_ID")) {
+                gatewayIds.add(env.get("CKC_GATEWAY_ID"));
+                String own = KafkaAccess.gatewayPrincipal(env.get("CKC_GATEWAY_ID")) + ".properties";
+                if (!String.valueOf(env.get("CKC_KAFKA_CLIENT_CONFIG")).endsWith("/" + own)) {
+                    problems.add(entry.getKey() + " logs in as " + env.get("CKC_KAFKA_CLIENT_CONFIG") + ", not " + own);
+                }
+            }
+        });
+        assertThat(compose.at("/services/submit/command").toString()).as("each job its own principal")
+                .contains("--kafka-credentials");
+        assertThat(compose.at("/services/kafka-access/command").toString()).as("a user for every gateway")
+                .contains(String.join(",", gatewayIds));
+        assertThat(ProjectFiles.environment(compose.at("/services/topics")).get("CKC_KAFKA_CLIENT_CONFIG"))
+                .endsWith("/admin.properties");
+        assertThat(problems).isEmpty();
+    }
+
     /** Defect: a plaintext listener without authentication, open to every pod; no authorization at all. */
     @Test
     void everyListenerAuthenticatesOnlyCkcsPodsReachItAndTheClusterAuthorizes() throws IOException {

@@ -149,6 +149,28 @@ public final class KafkaAccess {
         return props;
     }
 
+    /**
+     * The brokers' own user's client settings: SASL/PLAIN, checked against the brokers' JAAS configuration, so that it
+     * exists before any SCRAM user does (a broker's first start makes none) and can make them.
+     */
+    public static Properties adminProperties(String user, String password) {
+        Properties props = new Properties();
+        props.setProperty(CommonClientConfigs.SECURITY_PROTOCOL_CONFIG, "SASL_PLAINTEXT");
+        props.setProperty(SaslConfigs.SASL_MECHANISM, "PLAIN");
+        props.setProperty(SaslConfigs.SASL_JAAS_CONFIG, jaas("org.apache.kafka.common.security.plain.PlainLoginModule",
+                user, password));
+        return props;
+    }
+
+    /**
+     * The JAAS login a broker listener takes for its own user with PLAIN: it logs in as {@code user} and accepts that
+     * user with the same password (and no other: every client but the brokers' own logs in with SCRAM).
+     */
+    public static String brokerPlainJaas(String user, String password) {
+        String login = jaas("org.apache.kafka.common.security.plain.PlainLoginModule", user, password);
+        return login.substring(0, login.length() - 1) + " user_" + user + "=\"" + password + "\";";
+    }
+
     /** A JAAS line of {@code module} for {@code user}. */
     public static String jaas(String module, String user, String password) {
         if (user.contains("\"") || password.contains("\"")) {
