@@ -129,8 +129,9 @@ final class Commands {
     @Command(name = "rescale", mixinStandardHelpOptions = true,
             description = "Rescales a running job: stop-with-savepoint, then the same jar, class and flags resubmitted from "
                     + "it at the new parallelism (or --in-place, through the adaptive scheduler of a cluster started with "
-                    + "./ckc flink-cluster start --adaptive); prints a RESULT line with the savepoint, restart and "
-                    + "caught-up times. A refused request stops nothing.")
+                    + "./ckc flink-cluster start --adaptive; or --blue-green, the successor started from a savepoint "
+                    + "beside the running job, which is cancelled once the successor has caught up); prints a RESULT "
+                    + "line with the savepoint, restart and caught-up times. A refused request stops nothing.")
     static final class Rescale implements Callable<Integer> {
         @Parameters(index = "0", paramLabel = "JOB")
         String job;
@@ -141,10 +142,18 @@ final class Commands {
         @Option(names = "--in-place", description = "Through the adaptive scheduler, no savepoint")
         boolean inPlace;
 
+        @Option(names = "--blue-green", description = "Beside the running job from a savepoint; it is cancelled once the "
+                + "successor has caught up: deliveries never stop")
+        boolean blueGreen;
+
         @Override
         public Integer call() {
+            if (inPlace && blueGreen) {
+                throw new Ckc.Failure("--in-place or --blue-green, not both");
+            }
             Home home = Home.current();
-            return JobsCli.rescale(home, new Stack(home).requireRunning(), job, parallelism, inPlace, System.out).isEmpty() ? 1 : 0;
+            String mode = blueGreen ? "blue-green" : inPlace ? "in-place" : "savepoint";
+            return JobsCli.rescale(home, new Stack(home).requireRunning(), job, parallelism, mode, System.out).isEmpty() ? 1 : 0;
         }
     }
 

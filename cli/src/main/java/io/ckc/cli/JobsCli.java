@@ -20,13 +20,16 @@ final class JobsCli {
         return JobsCommand.execute(System.out, System.err, args.toArray(String[]::new));
     }
 
-    /** Rescales a job of the running stack; returns its RESULT line's pairs (empty if it failed). */
-    static Map<String, String> rescale(Home home, StackShape stack, String job, int parallelism, boolean inPlace,
+    /**
+     * Rescales a job of the running stack by savepoint, {@code in-place} or {@code blue-green}; returns its RESULT line's
+     * pairs (empty if it failed).
+     */
+    static Map<String, String> rescale(Home home, StackShape stack, String job, int parallelism, String mode,
                                        PrintStream out) {
         List<String> args = new ArrayList<>(List.of("--flink", stack.flinkRest(), "rescale", job,
                 String.valueOf(parallelism), "--jar", home.jobsJar().toString()));
-        if (inPlace) {
-            args.add("--in-place");
+        if (!mode.equals("savepoint")) {
+            args.add("--" + mode);
         }
         args.add("--");
         args.addAll(stack.resubmitFlags());

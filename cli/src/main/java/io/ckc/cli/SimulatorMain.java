@@ -72,8 +72,8 @@ public final class SimulatorMain {
                     });
                 }
                 if (type == RescaleCommand.class) {
-                    return (K) new RescaleCommand((job, parallelism, inPlace, out) ->
-                            JobsCli.rescale(home, new Stack(home).requireRunning(), job, parallelism, inPlace, out));
+                    return (K) new RescaleCommand((job, parallelism, mode, out) ->
+                            JobsCli.rescale(home, new Stack(home).requireRunning(), job, parallelism, mode, out));
                 }
                 return defaults.create(type);
             }

@@ -45,7 +45,11 @@ import java.util.concurrent.atomic.AtomicInteger;
 public final class RescaleCommand implements Callable<Integer> {
 
     static final String CSV_HEADER = "second,delivered_per_s,rtt_p50_ms,rtt_p99_ms,rescale,sent_per_s";
+    static final String SAVEPOINT = "savepoint";
     static final String IN_PLACE = "in-place";
+    static final String BLUE_GREEN = "blue-green";
+    /** How a job is rescaled: {@code ./ckc rescale JOB P}, {@code --in-place} or {@code --blue-green}. */
+    static final List<String> MODES = List.of(SAVEPOINT, IN_PLACE, BLUE_GREEN);
 
     @Option(names = "--nodes", defaultValue = "2000", description = "Simulated nodes (default ${DEFAULT-VALUE})")
     int nodes;
@@ -58,7 +62,8 @@ public final class RescaleCommand implements Callable<Integer> {
     ProtocolOption protocol = new ProtocolOption();
 
     @Option(names = "--ops", split = ",", defaultValue = "delivery:2,delivery:1,echo:2,echo:1",
-            description = "Rescales in order, JOB:PARALLELISM by savepoint or JOB:PARALLELISM:in-place (default ${DEFAULT-VALUE})")
+            description = "Rescales in order, JOB:PARALLELISM by savepoint, or JOB:PARALLELISM:in-place or :blue-green "
+                    + "(default ${DEFAULT-VALUE})")
     List<String> ops;
 
     @Option(names = "--roaming-nodes", defaultValue = "300",
@@ -100,18 +105,20 @@ public final class RescaleCommand implements Callable<Integer> {
     }
 
     /** One rescale: how, when it started (the second of the timeline), and what {@code ./ckc rescale} printed. */
-    record Op(String job, int to, boolean inPlace, int startSecond, Map<String, String> result) {
+    record Op(String job, int to, String mode, int startSecond, Map<String, String> result) {
 
         static Op parse(String spec, int startSecond) {
             String[] parts = spec.split(":");
-            if (parts.length < 2 || parts.length > 3 || (parts.length == 3 && !parts[2].equals(IN_PLACE))) {
-                throw new IllegalArgumentException("--ops: JOB:PARALLELISM or JOB:PARALLELISM:in-place, got " + spec);
+            if (parts.length < 2 || parts.length > 3 || (parts.length == 3 && !MODES.contains(parts[2]))) {
+                throw new IllegalArgumentException("--ops: JOB:PARALLELISM or JOB:PARALLELISM:MODE (one of " + MODES
+                        + "), got " + spec);
             }
-            return new Op(parts[0], Integer.parseInt(parts[1]), parts.length == 3, startSecond, Map.of());
+            return new Op(parts[0], Integer.parseInt(parts[1]), parts.length == 3 ? parts[2] : SAVEPOINT, startSecond,
+                    Map.of());
         }
 
         Op withResult(Map<String, String> printed) {
-            return new Op(job, to, inPlace, startSecond, printed);
+            return new Op(job, to, mode, startSecond, printed);
         }
     }
 
@@ -171,8 +178,9 @@ public final class RescaleCommand implements Callable<Integer> {
                 synchronized (timeline) {
                     start = timeline.size() + 1;
                 }
-                out.printf("second %d: ./ckc rescale %s %d%s%n", start, op.job(), op.to(), op.inPlace() ? " --in-place" : "");
-                done.add(new Op(op.job(), op.to(), op.inPlace(), start, Map.of()).withResult(rescale(op)));
+                out.printf("second %d: ./ckc rescale %s %d%s%n", start, op.job(), op.to(),
+                        op.mode().equals(SAVEPOINT) ? "" : " --" + op.mode());
+                done.add(new Op(op.job(), op.to(), op.mode(), start, Map.of()).withResult(rescale(op)));
             }
             load.join();
             trips.awaitEchoes(15, () -> { });
@@ -224,7 +232,7 @@ public final class RescaleCommand implements Callable<Integer> {
 
     /** Rescales through the stack's operator commands; returns the key=value pairs of its RESULT line (empty if it failed). */
     private Map<String, String> rescale(Op op) throws Exception {
-        return rescaler.rescale(op.job(), op.to(), op.inPlace(), out);
+        return rescaler.rescale(op.job(), op.to(), op.mode(), out);
     }
 
     /** The messages sent by the end of second {@code second} (0: none yet). */
@@ -261,13 +269,17 @@ public final class RescaleCommand implements Callable<Integer> {
         String gap = disturbed == null ? "0" : back == null ? "none" : String.valueOf((back - disturbed) * 1000L);
         int before = op.startSecond() - 1;
         int last = end - 1;
-        String timings = op.inPlace()
-                ? "rescale_ms=" + op.result().getOrDefault("rescale_ms", "failed")
-                : "savepoint_ms=" + op.result().getOrDefault("savepoint_ms", "failed") + " restart_ms="
-                        + op.result().getOrDefault("restart_ms", "failed");
+        String timings = switch (op.mode()) {
+            case IN_PLACE -> "rescale_ms=" + op.result().getOrDefault("rescale_ms", "failed");
+            case BLUE_GREEN -> "savepoint_ms=" + op.result().getOrDefault("savepoint_ms", "failed") + " restart_ms="
+                    + op.result().getOrDefault("restart_ms", "failed") + " overlap_ms="
+                    + op.result().getOrDefault("overlap_ms", "failed");
+            default -> "savepoint_ms=" + op.result().getOrDefault("savepoint_ms", "failed") + " restart_ms="
+                    + op.result().getOrDefault("restart_ms", "failed");
+        };
         return String.format(Locale.ROOT, "RESULT op=%s job=%s from=%s to=%d %s caught_up_ms=%s downtime_ms=%d gap_ms=%s "
                         + "lost=%d app_duplicates=%d mn_duplicates=%d reordered=%d p99_before_ms=%.1f",
-                op.inPlace() ? IN_PLACE : "savepoint", op.job(), op.result().getOrDefault("from", "?"), op.to(), timings,
+                op.mode(), op.job(), op.result().getOrDefault("from", "?"), op.to(), timings,
                 op.result().getOrDefault("caught_up_ms", "unknown"), longestQuiet * 1000, gap, lost,
                 counterAt(timeline, last, Second::appDuplicates) - counterAt(timeline, before, Second::appDuplicates),
                 counterAt(timeline, last, Second::mnDuplicates) - counterAt(timeline, before, Second::mnDuplicates),
@@ -288,7 +300,7 @@ public final class RescaleCommand implements Callable<Integer> {
         long sentBefore = 0;
         for (Second s : timeline) {
             String mark = ops.stream().filter(o -> o.startSecond() == s.second())
-                    .map(o -> o.job() + "->" + o.to() + (o.inPlace() ? " " + IN_PLACE : ""))
+                    .map(o -> o.job() + "->" + o.to() + (o.mode().equals(SAVEPOINT) ? "" : " " + o.mode()))
                     .findFirst().orElse("");
             lines.add(String.format(Locale.ROOT, "%d,%d,%.3f,%.3f,%s,%d", s.second(), s.delivered(), s.p50Ms(), s.p99Ms(), mark,
                     s.sent() - sentBefore));

@@ -11,10 +11,10 @@ import java.util.Map;
 public interface Rescaler {
 
     /**
-     * Rescales {@code job} to {@code parallelism}, by savepoint or, {@code inPlace}, through the adaptive
-     * scheduler; prints what it does on {@code out}.
+     * Rescales {@code job} to {@code parallelism} in one of {@link RescaleCommand#MODES} (by savepoint, in place
+     * through the adaptive scheduler, or blue/green beside the running job); prints what it does on {@code out}.
      *
      * @return the key=value pairs of the rescale's RESULT line; empty if it failed
      */
-    Map<String, String> rescale(String job, int parallelism, boolean inPlace, PrintStream out) throws Exception;
+    Map<String, String> rescale(String job, int parallelism, String mode, PrintStream out) throws Exception;
 }

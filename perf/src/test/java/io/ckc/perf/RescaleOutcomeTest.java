@@ -28,7 +28,7 @@ class RescaleOutcomeTest {
         double[] p99 = {10, 10, 12, 10, Double.NaN, Double.NaN, Double.NaN, 4000, 900, 19, 30, 15, 12, 11};
         long[] duplicates = {0, 0, 0, 1, 1, 1, 1, 1, 4, 4, 4, 4, 4, 4};
         List<RescaleCommand.Second> timeline = timeline(delivered, p99, duplicates);
-        RescaleCommand.Op op = new RescaleCommand.Op("delivery", 2, false, 5,
+        RescaleCommand.Op op = new RescaleCommand.Op("delivery", 2, RescaleCommand.SAVEPOINT, 5,
                 Map.of("from", "1", "savepoint_ms", "650", "restart_ms", "4000", "caught_up_ms", "5100"));
         String line = RescaleCommand.resultLine(op, timeline, 15, 7);
         // seconds 5-7 silent: the rescale shows from second 5; p99 under 2 x 10 ms for three seconds from
@@ -38,9 +38,9 @@ class RescaleOutcomeTest {
                 + "p99_before_ms=10.0");
         assertThat(RescaleCommand.seqAt(timeline, 4)).isEqualTo(400);
         assertThat(RescaleCommand.seqAt(timeline, 0)).isZero();
-        assertThat(RescaleCommand.resultLine(new RescaleCommand.Op("echo", 1, false, 5, Map.of()), timeline.subList(0, 9), 10, 0))
+        assertThat(RescaleCommand.resultLine(new RescaleCommand.Op("echo", 1, RescaleCommand.SAVEPOINT, 5, Map.of()), timeline.subList(0, 9), 10, 0))
                 .contains("savepoint_ms=failed", "gap_ms=none");
-        assertThat(RescaleCommand.resultLine(new RescaleCommand.Op("echo", 1, false, 2, Map.of()), timeline.subList(0, 4), 5, 0))
+        assertThat(RescaleCommand.resultLine(new RescaleCommand.Op("echo", 1, RescaleCommand.SAVEPOINT, 2, Map.of()), timeline.subList(0, 4), 5, 0))
                 .as("a rescale that never shows has no gap").contains("downtime_ms=0 gap_ms=0");
     }
 
@@ -52,7 +52,11 @@ class RescaleOutcomeTest {
                 .withResult(Map.of("from", "1", "rescale_ms", "2900", "caught_up_ms", "800"));
         assertThat(RescaleCommand.resultLine(op, timeline, 4, 0)).startsWith(
                 "RESULT op=in-place job=delivery from=1 to=2 rescale_ms=2900 caught_up_ms=800 downtime_ms=0 gap_ms=0 lost=0 ");
-        assertThat(RescaleCommand.Op.parse("echo:1", 0).inPlace()).isFalse();
-        assertThatThrownBy(() -> RescaleCommand.Op.parse("echo:1:sideways", 0)).hasMessageContaining("JOB:PARALLELISM:in-place");
+        assertThat(RescaleCommand.Op.parse("echo:1", 0).mode()).isEqualTo("savepoint");
+        assertThatThrownBy(() -> RescaleCommand.Op.parse("echo:1:sideways", 0)).hasMessageContaining("JOB:PARALLELISM:MODE");
+        RescaleCommand.Op blueGreen = RescaleCommand.Op.parse("delivery:2:blue-green", 2).withResult(Map.of("from", "1",
+                "savepoint_ms", "400", "restart_ms", "2100", "overlap_ms", "5200", "caught_up_ms", "900"));
+        assertThat(RescaleCommand.resultLine(blueGreen, timeline, 4, 0)).startsWith("RESULT op=blue-green job=delivery "
+                + "from=1 to=2 savepoint_ms=400 restart_ms=2100 overlap_ms=5200 caught_up_ms=900 downtime_ms=0 gap_ms=0 ");
     }
 }

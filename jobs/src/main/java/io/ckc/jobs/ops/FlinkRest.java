@@ -418,12 +418,17 @@ public final class FlinkRest {
         return running;
     }
 
+    /** Cancels a job. */
+    void cancel(String jobId) throws IOException {
+        send(HttpRequest.newBuilder(base.resolve("jobs/" + jobId + "?mode=cancel"))
+                .method("PATCH", HttpRequest.BodyPublishers.noBody()).build());
+    }
+
     /** Cancels every CKC job that has not ended (a rule, a rescaled job, the stack's), for a stack that stops. */
     public void cancelCkcJobs() throws IOException {
         for (JsonNode job : get("jobs/overview").path("jobs")) {
             if (liveCkcJob(job.path("name").asText(), job.path("state").asText())) {
-                send(HttpRequest.newBuilder(base.resolve("jobs/" + job.path("jid").asText() + "?mode=cancel"))
-                        .method("PATCH", HttpRequest.BodyPublishers.noBody()).build());
+                cancel(job.path("jid").asText());
             }
         }
     }

@@ -218,6 +218,10 @@ public final class JobsCommand {
         @Option(names = "--in-place", description = "Rescale the running job through the adaptive scheduler, no savepoint")
         boolean inPlace;
 
+        @Option(names = "--blue-green", description = "Keep the job running while its successor starts beside it from a "
+                + "savepoint at the new parallelism; cancel it once the successor has caught up")
+        boolean blueGreen;
+
         @Parameters(index = "2..*", description = "The stack's job flags (as given to ./ckc up after --)")
         List<String> stackFlags = new ArrayList<>();
 
@@ -227,12 +231,19 @@ public final class JobsCommand {
                 FlinkRest rest = parent.rest();
                 FlinkRest.Job running = parent.runningJob(rest, job);
                 checkedParallelism(parallelism, running.maxParallelism());
+                if (inPlace && blueGreen) {
+                    throw new Refused("--in-place or --blue-green, not both");
+                }
                 if (inPlace) {
                     inPlace(rest, running);
                     return null;
                 }
                 JobCatalog.Launch launch = launchOf(job, stackFlags);
                 String jarId = rest.upload(checkedJar(jar)); // before anything stops: a failed upload changes nothing
+                if (blueGreen) {
+                    blueGreen(rest, running, launch, jarId);
+                    return null;
+                }
                 long start = System.nanoTime();
                 FlinkRest.Savepoint savepoint = rest.savepoint(running.id(), parent.savepointDir, true, Duration.ofMinutes(5));
                 if (savepoint.location() == null) {
@@ -248,6 +259,38 @@ public final class JobsCommand {
                         (runningAt - start) / 1_000_000, id, savepoint.location());
                 return null;
             });
+        }
+
+        /**
+         * Blue/green: a savepoint of the running job (blue) without stopping it, its successor (green) started from it
+         * at the new parallelism beside it, and blue cancelled once green has caught up (its sources' lag under the
+         * bound of {@code --caught-up-records}), so deliveries never stop. Meanwhile both read and write the same
+         * topics: green repeats what blue did after the savepoint, under the same ids, and the nodes drop the repeats.
+         * A green that does not catch up in time is cancelled instead, and blue runs on unchanged.
+         */
+        private void blueGreen(FlinkRest rest, FlinkRest.Job blue, JobCatalog.Launch launch, String jarId)
+                throws IOException, Refused {
+            long start = System.nanoTime();
+            FlinkRest.Savepoint savepoint = rest.savepoint(blue.id(), parent.savepointDir, false, Duration.ofMinutes(5));
+            if (savepoint.location() == null) {
+                throw new Refused("the savepoint of " + job + " failed, the job runs on unchanged: " + savepoint.failure());
+            }
+            long saved = System.nanoTime();
+            String green = start(rest, jarId, launch, parallelism, stackFlags, savepoint.location());
+            long runningAt = System.nanoTime();
+            String caughtUp = parent.caughtUp(rest, green, runningAt);
+            if (caughtUp.equals("unknown")) {
+                rest.cancel(green);
+                throw new Refused("the successor of " + job + " (" + green + ") did not catch up within "
+                        + parent.caughtUpWaitSeconds + " s and was cancelled; " + job + " runs on at parallelism "
+                        + blue.parallelism());
+            }
+            rest.cancel(blue.id());
+            long retired = System.nanoTime();
+            parent.out.printf(Locale.ROOT, "RESULT op=blue-green job=%s from=%d to=%d savepoint_ms=%d restart_ms=%d "
+                            + "caught_up_ms=%s overlap_ms=%d total_ms=%d job_id=%s savepoint=%s%n", job, blue.parallelism(),
+                    parallelism, (saved - start) / 1_000_000, (runningAt - saved) / 1_000_000, caughtUp,
+                    (retired - saved) / 1_000_000, (retired - start) / 1_000_000, green, savepoint.location());
         }
 
         /**

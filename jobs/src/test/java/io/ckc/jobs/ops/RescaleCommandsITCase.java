@@ -40,9 +40,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * The operator commands' own path on real Kafka: the stack submitted with {@code submit} (jar upload and
  * run over the REST API), then {@code rescale delivery 2}, {@code rescale delivery 1} and
- * {@code rescale echo 2} by savepoint while a fleet streams numbered messages through the echo
- * application. Every echo arrives exactly once (after the nodes' dedupe), in each node's order, and the
- * application reads each message once.
+ * {@code rescale echo 2} by savepoint and {@code rescale delivery 2 --blue-green} (both delivery jobs running for a
+ * while) while a fleet streams numbered messages through the echo application. Every echo arrives exactly once (after
+ * the nodes' dedupe), in each node's order, and the application reads each message once.
  */
 class RescaleCommandsITCase {
 
@@ -134,14 +134,19 @@ class RescaleCommandsITCase {
             Await.until("echoes flowing", 60, () -> echoes.size() == NODES && echoes.values().stream().allMatch(s -> s.size() >= 5));
 
             List<String> results = new ArrayList<>();
-            for (String[] op : new String[][] {{"delivery", "2"}, {"delivery", "1"}, {"echo", "2"}}) {
+            for (String[] op : new String[][] {{"delivery", "2", "savepoint"}, {"delivery", "1", "savepoint"},
+                    {"echo", "2", "savepoint"}, {"delivery", "2", "blue-green"}}) {
                 int before = rounds.get();
                 List<String> rescale = new ArrayList<>(List.of("--flink", url, "--savepoint-dir", savepoints,
-                        "--caught-up-wait", "30", "rescale", op[0], op[1], "--jar", jar, "--"));
+                        "--caught-up-wait", "30", "rescale", op[0], op[1], "--jar", jar));
+                if (op[2].equals("blue-green")) {
+                    rescale.add("--blue-green"); // beside the running job, which goes once its successor caught up
+                }
+                rescale.add("--");
                 rescale.addAll(stack); // as ./ckc passes the stack's flags: the resubmitted job reads the same topics
                 Commands.Outcome rescaled = Commands.run(rescale.toArray(String[]::new));
                 assertThat(rescaled.code()).as(rescaled.err()).isZero();
-                assertThat(rescaled.out()).contains("RESULT op=savepoint job=" + op[0] + " from=")
+                assertThat(rescaled.out()).contains("RESULT op=" + op[2] + " job=" + op[0] + " from=")
                         .contains(" to=" + op[1] + " savepoint_ms=");
                 results.add(rescaled.out().strip());
                 Await.until("the stream going on after rescaling " + op[0], 30, () -> rounds.get() >= before + 10);
@@ -168,7 +173,7 @@ class RescaleCommandsITCase {
             assertThat(unsent.get()).isZero();
             assertThat(appReads).as("messages on the app's topic").hasSize(NODES * sent);
             assertThat(appReads.values()).as("the app read each message once").allMatch(n -> n.get() == 1);
-            assertThat(list.out()).containsPattern("(?m)^delivery\\s+[0-9a-f]{32}\\s+1\\s+128\\s+RUNNING")
+            assertThat(list.out()).containsPattern("(?m)^delivery\\s+[0-9a-f]{32}\\s+2\\s+128\\s+RUNNING")
                     .containsPattern("(?m)^echo\\s+[0-9a-f]{32}\\s+2\\s+128\\s+RUNNING");
             nodes.forEach(MobileNode::close);
         } finally {
