@@ -1,5 +1,6 @@
 package io.ckc.client;
 
+import io.ckc.protocol.records.RecentIds;
 import io.ckc.protocol.frame.Body;
 import io.ckc.protocol.frame.ErrorCode;
 import io.ckc.protocol.frame.Frame;
@@ -82,7 +83,7 @@ public final class MobileNode {
     private long outboxRetryAtMs = Long.MAX_VALUE;
     /** When the transport ticks this node next; Long.MAX_VALUE when it needs no tick. Owned by the transport. */
     long tickAtMs = Long.MAX_VALUE;
-    private final RecentIds recentIds;
+    private final RecentIds<UUID> recentIds;
     private final LivenessProbe liveness;
     private final ConnectBackoff backoff;
     private boolean reconnectWanted;
@@ -96,7 +97,7 @@ public final class MobileNode {
         this.gateway = gateway;
         this.listener = listener;
         this.config = config;
-        this.recentIds = new RecentIds(config.dedupeWindow());
+        this.recentIds = new RecentIds<>(config.dedupeWindow());
         this.backoff = new ConnectBackoff(config.connectRetryMs(), config.reconnectDelayMs());
         this.liveness = new LivenessProbe(config.keepaliveMs(), config.silenceTimeoutMs(), config.unansweredProbeMs());
         this.outbox = new Outbox(config.outboxCapacity(), config.outboxTtlMs());

@@ -14,7 +14,7 @@ class ConnectionPolicyTest {
 
     @Test
     void aRepeatedMessageIdIsDroppedAndTheOldestIdIsForgottenPastTheWindow() {
-        RecentIds ids = new RecentIds(2);
+        io.ckc.protocol.records.RecentIds<UUID> ids = new io.ckc.protocol.records.RecentIds<>(2);
         UUID a = UUID.randomUUID();
         UUID b = UUID.randomUUID();
         UUID c = UUID.randomUUID();

@@ -704,7 +704,8 @@ final class ReportCommand implements Callable<Integer> {
 
         static final String RESCALE_NOTE = "A constant load through the echo app; every "
                 + "interval one job is rescaled by savepoint (stop-with-savepoint, resubmitted at the new parallelism) "
-                + "or in place (the adaptive scheduler). Beside it, the paper's mtd_2 outbound scenario keeps MTD "
+                + "or in place (the adaptive scheduler) or blue/green (its successor from a savepoint beside it until it "
+                + "caught up). Beside it, the paper's mtd_2 outbound scenario keeps MTD "
                 + "buffers in flight (30% of its nodes leave and come back; last RESULT line). The first interval, "
                 + "before any rescale, is the same load with no rescale. "
                 + "downtime_ms: the longest run of seconds without an echo; gap_ms: from the first second the rescale "

@@ -7,6 +7,7 @@ import io.ckc.gateway.core.Refusal;
 import io.ckc.gateway.core.Session;
 import io.ckc.gateway.core.SessionShard;
 import io.ckc.gateway.core.Uplink;
+import io.ckc.protocol.records.RecentIds;
 import io.ckc.protocol.kafka.Json;
 import io.ckc.protocol.mqtt.MqttUserProperties;
 import io.ckc.protocol.records.Endpoint;
@@ -103,6 +104,14 @@ final class MqttLink implements NodeLink {
     private final Set<String> filters = new HashSet<>();
     /** Published at QoS 1 and not acknowledged, by packet id, in the order sent. */
     private final Map<Integer, Outgoing> unacknowledged = new LinkedHashMap<>();
+    /**
+     * The message ids this device acknowledged lately. A stock MQTT client does not drop a message it gets twice (the
+     * delivery job repeats one after a restore, and two run side by side in a blue/green rescale), so its session
+     * does: a repeat is acknowledged for the device and not sent again.
+     */
+    private final RecentIds<String> acknowledgedIds = new RecentIds<>(RECENT_IDS);
+    /** How many acknowledged message ids a device's session remembers. */
+    static final int RECENT_IDS = 256;
     /** Deliveries not sent yet: no inbox subscription, or the device's Receive Maximum reached. */
     private final ArrayDeque<Delivery> waiting = new ArrayDeque<>();
     private int nextPacketId = 1;
@@ -262,6 +271,10 @@ final class MqttLink implements NodeLink {
     @Override
     public void deliver(UUID deliveryId, Unicast unicast, long expiresAt) {
         if (closed) {
+            return;
+        }
+        if (acknowledgedIds.seen(unicast.messageId())) {
+            shard.delivered(session, deliveryId); // the device has it: its delivery job hears so again
             return;
         }
         waiting.add(new Delivery(deliveryId, unicast, expiresAt, expiresAt <= System.currentTimeMillis()));
@@ -467,6 +480,7 @@ final class MqttLink implements NodeLink {
     void pubAck(int packetId) {
         Outgoing outgoing = unacknowledged.remove(packetId);
         if (outgoing instanceof Delivery delivery) {
+            acknowledgedIds.firstTime(delivery.unicast.messageId());
             shard.delivered(session, delivery.deliveryId);
             sendWaiting();
         } else if (outgoing instanceof Probe probe) {

@@ -278,6 +278,33 @@ class MqttConnectionTest {
         }
     }
 
+    /** Two delivery jobs side by side (a blue/green rescale), or one replaying after a restore: the device gets it once. */
+    @Test
+    void aUnicastTheDeviceAcknowledgedIsNotSentAgainButItsDeliveryIsReportedAgain() {
+        EmbeddedChannel device = device();
+        connect(device, "n6", MqttVersion.MQTT_5);
+        MnEvent connected = publisher.of(MnEvent.class).get(0);
+        send(device, subscribe(1, "ckc/n6/inbox"));
+        assertThat(((MqttMessage) device.readOutbound()).fixedHeader().messageType()).isEqualTo(MqttMessageType.SUBACK);
+        Unicast unicast = new Unicast("m-twice", "app", connected.mnId(), "hi".getBytes(), null,
+                System.currentTimeMillis(), true);
+        long expiresAt = System.currentTimeMillis() + 30_000;
+        core.command(new GatewayCommand.Deliver(unicast, connected.epoch(), expiresAt));
+        loop.runPendingTasks();
+        MqttPublishMessage first = device.readOutbound();
+        try {
+            send(device, pubAck(first.variableHeader().packetId()));
+        } finally {
+            ReferenceCountUtil.release(first);
+        }
+        core.command(new GatewayCommand.Deliver(unicast, connected.epoch(), expiresAt));
+        loop.runPendingTasks();
+        assertThat((Object) device.readOutbound()).as("the repeat is not sent").isNull();
+        assertThat(publisher.of(Receipt.class)).extracting(Receipt::messageId, Receipt::outcome).containsExactly(
+                org.assertj.core.groups.Tuple.tuple("m-twice", Receipt.Outcome.DELIVERED),
+                org.assertj.core.groups.Tuple.tuple("m-twice", Receipt.Outcome.DELIVERED));
+    }
+
     @Test
     void aUnicastPastItsDeadlineNeverGoesOutAndOneHandedOverPastItMayHaveArrivedOnAnEarlierSession()
             throws InterruptedException {
