@@ -145,9 +145,10 @@ public final class Manifests implements Callable<Integer> {
                     args.add(launch.args().get(i));
                 }
             }
+            Map<String, Object> deployment = flinkDeploymentResource(launch.flinkName(), launch.kind().entryClass(),
+                    launch.parallelism(), args, launch.kind().principal(), flinkConfiguration);
             files.put(Path.of("k8s/flink/" + launch.name() + ".yaml"), String.format(HEADER, "JobCatalog")
-                    + flinkDeployment(launch.flinkName(), launch.kind().entryClass(), launch.parallelism(), args,
-                    launch.kind().principal(), flinkConfiguration));
+                    + yaml.writeValueAsString(launch.kind().blueGreen() ? blueGreen(deployment) : deployment));
         }
         for (var dashboard : Dashboards.render().entrySet()) {
             files.put(Path.of("monitoring/grafana/dashboards/" + dashboard.getKey()), dashboard.getValue());
@@ -286,6 +287,30 @@ public final class Manifests implements Callable<Integer> {
 
     String flinkDeployment(String name, String entryClass, int parallelism, List<String> args, String principal,
                            Map<String, Object> flinkConfiguration) throws IOException {
+        return yaml.writeValueAsString(flinkDeploymentResource(name, entryClass, parallelism, args, principal,
+                flinkConfiguration));
+    }
+
+    /**
+     * The operator's blue/green form of a FlinkDeployment: a change of its template (the parallelism, the image) starts
+     * the new deployment from the running one's savepoint beside it and removes the old one once the new one runs, so
+     * deliveries do not stop (the Flink Kubernetes Operator's FlinkBlueGreenDeployment, 1.14+).
+     */
+    static Map<String, Object> blueGreen(Map<String, Object> deployment) {
+        @SuppressWarnings("unchecked")
+        Map<String, Object> metadata = (Map<String, Object>) deployment.get("metadata");
+        Map<String, Object> resource = new LinkedHashMap<>();
+        resource.put("apiVersion", "flink.apache.org/v1beta1");
+        resource.put("kind", "FlinkBlueGreenDeployment");
+        resource.put("metadata", metadata);
+        resource.put("spec", map("template", map("metadata", map("labels", metadata.get("labels")),
+                "spec", deployment.get("spec"))));
+        return resource;
+    }
+
+    private Map<String, Object> flinkDeploymentResource(String name, String entryClass, int parallelism,
+                                                        List<String> args, String principal,
+                                                        Map<String, Object> flinkConfiguration) {
         Map<String, Object> config = new TreeMap<>(flinkConfiguration);
         config.put("execution.checkpointing.dir", "file:///flink-data/checkpoints/" + name);
         config.put("execution.checkpointing.savepoint-dir", "file:///flink-data/savepoints/" + name);
@@ -337,7 +362,7 @@ public final class Manifests implements Callable<Integer> {
         resource.put("metadata", map("name", name, "labels",
                 new TreeMap<>(map("app.kubernetes.io/part-of", "ckc", "app.kubernetes.io/name", name))));
         resource.put("spec", spec);
-        return yaml.writeValueAsString(resource);
+        return resource;
     }
 
     /**

@@ -107,7 +107,7 @@ class KafkaLeastPrivilegeTest {
         }
         for (var file : expected.entrySet()) {
             JsonNode deployment = resources(file.getKey()).get(0);
-            JsonNode pod = deployment.at("/spec/podTemplate/spec");
+            JsonNode pod = ProjectFiles.flinkSpec(deployment).at("/podTemplate/spec");
             String user = secretOfVolume(pod, "kafka-user");
             if (!file.getValue().equals(user)) {
                 problems.add(file.getKey() + " logs in as '" + user + "', not " + file.getValue());
@@ -116,7 +116,7 @@ class KafkaLeastPrivilegeTest {
                 problems.add(file.getKey() + ": no KafkaUser " + user);
             }
             checkClientSettings(file.getKey(), pod.at("/containers/0"),
-                    String.join(" ", texts(deployment.at("/spec/job/args"))), problems);
+                    String.join(" ", texts(ProjectFiles.flinkSpec(deployment).at("/job/args"))), problems);
         }
         assertThat(problems).isEmpty();
     }

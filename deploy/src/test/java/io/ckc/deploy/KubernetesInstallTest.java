@@ -190,10 +190,10 @@ class KubernetesInstallTest {
         List<String> problems = new ArrayList<>();
         for (Path file : ProjectFiles.files("k8s", ".yaml")) {
             for (JsonNode resource : ProjectFiles.documents(Files.readString(file))) {
-                if (!resource.path("kind").asText().equals("FlinkDeployment")) {
+                if (ProjectFiles.flinkSpec(resource).isMissingNode()) {
                     continue;
                 }
-                JsonNode pod = resource.at("/spec/podTemplate/spec");
+                JsonNode pod = ProjectFiles.flinkSpec(resource).at("/podTemplate/spec");
                 if (pod.path("volumes").size() > 0 && pod.at("/securityContext/fsGroup").asLong() != FLINK_UID) {
                     problems.add(ProjectFiles.ROOT.relativize(file) + ": volumes without securityContext.fsGroup "
                             + FLINK_UID);
@@ -227,7 +227,7 @@ class KubernetesInstallTest {
         for (Path file : ProjectFiles.files("k8s", ".yaml")) {
             for (JsonNode resource : ProjectFiles.documents(Files.readString(file))) {
                 Set<String> keys = new LinkedHashSet<>();
-                resource.at("/spec/flinkConfiguration").fieldNames().forEachRemaining(keys::add);
+                ProjectFiles.flinkSpec(resource).path("flinkConfiguration").fieldNames().forEachRemaining(keys::add);
                 keysByFile.computeIfAbsent(ProjectFiles.ROOT.relativize(file).toString(), k -> new LinkedHashSet<>()).addAll(keys);
             }
         }

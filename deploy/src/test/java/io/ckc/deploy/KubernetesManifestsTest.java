@@ -75,7 +75,8 @@ class KubernetesManifestsTest {
         assertThat(schemas.problems(statefulSet)).anySatisfy(p -> assertThat(p).contains("replica"));
 
         JsonNode delivery = ProjectFiles.documents(Files.readString(ProjectFiles.ROOT.resolve("k8s/flink/delivery.yaml"))).get(0);
-        ((com.fasterxml.jackson.databind.node.ObjectNode) delivery.at("/spec/job")).put("upgradeMode", "sometimes");
+        ((com.fasterxml.jackson.databind.node.ObjectNode) ProjectFiles.flinkSpec(delivery).at("/job"))
+                .put("upgradeMode", "sometimes");
         assertThat(schemas.problems(delivery)).anySatisfy(p -> assertThat(p).contains("upgradeMode"));
 
         JsonNode topic = ProjectFiles.documents(Files.readString(ProjectFiles.ROOT.resolve("k8s/kafka/topics.yaml"))).get(0);
@@ -105,7 +106,8 @@ class KubernetesManifestsTest {
             assertThat(problems).isEmpty();
             if (folder.equals("k8s")) {
                 assertThat(resources).extracting(r -> r.get("kind").asText())
-                        .contains("Kafka", "KafkaNodePool", "KafkaTopic", "FlinkDeployment", "StatefulSet", "PodMonitor", "ConfigMap");
+                        .contains("Kafka", "KafkaNodePool", "KafkaTopic", "FlinkDeployment", "FlinkBlueGreenDeployment",
+                                "StatefulSet", "PodMonitor", "ConfigMap");
                 JsonNode dashboards = resources.stream().filter(r -> r.get("kind").asText().equals("ConfigMap"))
                         .filter(r -> !r.at("/metadata/name").asText().equals("ckc-kafka-client")).findFirst().orElseThrow();
                 assertThat(dashboards.get("data").size()).isEqualTo(Dashboards.ALL.size());

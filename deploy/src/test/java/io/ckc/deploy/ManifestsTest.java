@@ -1,5 +1,7 @@
 package io.ckc.deploy;
 
+import com.fasterxml.jackson.databind.JsonNode;
+
 import org.junit.jupiter.api.Test;
 
 import java.nio.file.Files;
@@ -37,8 +39,21 @@ class ManifestsTest {
             assertThat(topic.at("/spec/config/min.insync.replicas").asText()).isEqualTo("2");
         });
         String delivery = Files.readString(ProjectFiles.ROOT.resolve("k8s/flink/delivery.yaml"));
-        var job = ProjectFiles.documents(delivery).get(0).at("/spec/job");
+        var job = ProjectFiles.flinkSpec(ProjectFiles.documents(delivery).get(0)).at("/job");
         assertThat(job.get("upgradeMode").asText()).isEqualTo("savepoint");
         assertThat(job.get("args").toString()).doesNotContain("--parallelism");
+    }
+
+    /** The jobs that may run twice for a while are rescaled blue/green by the operator; the others by savepoint. */
+    @Test
+    void deliveryAndEchoAreBlueGreenDeploymentsAndTheOtherJobsPlainOnes() throws Exception {
+        for (io.ckc.jobs.JobCatalog.Launch launch : io.ckc.jobs.JobCatalog.stack(1, 1, 1, "grid-cell")) {
+            JsonNode resource = ProjectFiles.documents(Files.readString(
+                    ProjectFiles.ROOT.resolve("k8s/flink/" + launch.name() + ".yaml"))).get(0);
+            assertThat(resource.path("kind").asText()).as(launch.name())
+                    .isEqualTo(launch.kind().blueGreen() ? "FlinkBlueGreenDeployment" : "FlinkDeployment");
+        }
+        assertThat(io.ckc.jobs.JobCatalog.Kind.DELIVERY.blueGreen()).isTrue();
+        assertThat(io.ckc.jobs.JobCatalog.Kind.POA_MANAGER.blueGreen()).isFalse();
     }
 }

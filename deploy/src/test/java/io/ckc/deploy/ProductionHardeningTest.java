@@ -86,7 +86,7 @@ class ProductionHardeningTest {
             String name = resource.path("kind").asText() + " " + resource.at("/metadata/name").asText();
             JsonNode pod = switch (resource.path("kind").asText()) {
                 case "StatefulSet", "Deployment" -> resource.at("/spec/template/spec");
-                case "FlinkDeployment" -> resource.at("/spec/podTemplate/spec");
+                case "FlinkDeployment", "FlinkBlueGreenDeployment" -> ProjectFiles.flinkSpec(resource).at("/podTemplate/spec");
                 default -> null;
             };
             if (pod == null) {
@@ -170,8 +170,8 @@ class ProductionHardeningTest {
     void everyFlinkPodChecksItCanWriteItsVolumeAndTheOverlaysMakeTheShareTheFlinkUsers() throws Exception {
         List<String> problems = new ArrayList<>();
         for (JsonNode resource : kustomization(ProjectFiles.ROOT.resolve("k8s"))) {
-            if (resource.path("kind").asText().equals("FlinkDeployment")) {
-                JsonNode init = resource.at("/spec/podTemplate/spec/initContainers/0");
+            if (!ProjectFiles.flinkSpec(resource).isMissingNode()) {
+                JsonNode init = ProjectFiles.flinkSpec(resource).at("/podTemplate/spec/initContainers/0");
                 if (!init.path("command").toString().contains("/flink-data")
                         || !init.path("volumeMounts").toString().contains("/flink-data")) {
                     problems.add(resource.at("/metadata/name").asText() + ": nothing checks that /flink-data is writable");
@@ -349,10 +349,11 @@ class ProductionHardeningTest {
                     cpu += replicas * cores(resource.at("/spec/resources/requests/cpu").asText("0"));
                     memory += replicas * bytes(resource.at("/spec/resources/requests/memory").asText("0"));
                 }
-                case "FlinkDeployment" -> {
+                case "FlinkDeployment", "FlinkBlueGreenDeployment" -> {
+                    // a blue/green one runs two deployments only while it rescales: its steady request is one's
                     for (String role : List.of("jobManager", "taskManager")) {
-                        cpu += resource.at("/spec/" + role + "/resource/cpu").asDouble();
-                        memory += bytes(resource.at("/spec/" + role + "/resource/memory").asText());
+                        cpu += ProjectFiles.flinkSpec(resource).at("/" + role + "/resource/cpu").asDouble();
+                        memory += bytes(ProjectFiles.flinkSpec(resource).at("/" + role + "/resource/memory").asText());
                     }
                 }
                 default -> {

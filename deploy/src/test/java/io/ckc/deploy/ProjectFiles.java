@@ -72,6 +72,18 @@ final class ProjectFiles {
         return documents(rendered);
     }
 
+    /**
+     * The FlinkDeployment spec of a Flink resource: its own, or a FlinkBlueGreenDeployment's template's; a missing node
+     * for anything else.
+     */
+    static JsonNode flinkSpec(JsonNode resource) {
+        return switch (resource.path("kind").asText()) {
+            case "FlinkDeployment" -> resource.path("spec");
+            case "FlinkBlueGreenDeployment" -> resource.at("/spec/template/spec");
+            default -> com.fasterxml.jackson.databind.node.MissingNode.getInstance();
+        };
+    }
+
     /** Whether a command is installed (on the PATH): checks that need one skip without it. */
     static boolean onPath(String command) {
         return Stream.of(System.getenv().getOrDefault("PATH", "").split(File.pathSeparator))

@@ -52,6 +52,15 @@ public final class JobCatalog {
             return principal;
         }
 
+        /**
+         * Whether two of its jobs may run side by side for a while (a blue/green rescale): what both write carries the
+         * same ids, which nodes and devices' sessions drop (docs/operations.md). The PoA manager and the group definers
+         * are not yet shown to: they are rescaled by savepoint.
+         */
+        public boolean blueGreen() {
+            return this == DELIVERY || this == ECHO;
+        }
+
         /** Adds the job's operators to an environment, from the stack's flags merged with the job's own. */
         public Consumer<StreamExecutionEnvironment> program(ParameterTool params) {
             return switch (this) {
