@@ -143,7 +143,7 @@ final class KafkaBroker {
         String clusterId = Ckc.runForOutput(concat(java, "kafka.tools.StorageTool", "random-uuid")).strip();
         clusterId = clusterId.substring(clusterId.lastIndexOf('\n') + 1);
         Ckc.runOrFail("format Kafka's storage", home.log("kafka-format"),
-                concat(java, "kafka.tools.StorageTool", formatArguments(clusterId, properties)));
+                concat(concat(java, "kafka.tools.StorageTool"), formatArguments(clusterId, properties)));
         ClassArchive archive = classArchive();
         if (!archive.exists()) {
             Ckc.say("recording Kafka's classes for its later starts (once)...");
@@ -240,13 +240,6 @@ final class KafkaBroker {
 
     private static List<String> concat(List<String> head, String... tail) {
         return concat(head, List.of(tail));
-    }
-
-    private static List<String> concat(List<String> head, String first, List<String> rest) {
-        List<String> all = new ArrayList<>(head);
-        all.add(first);
-        all.addAll(rest);
-        return all;
     }
 
     private static List<String> concat(List<String> head, List<String> tail) {

@@ -6,6 +6,7 @@ import io.ckc.jobs.groups.GroupDefinerJob;
 import io.ckc.jobs.io.KafkaIo;
 import io.ckc.jobs.poa.PoaManagerJob;
 import io.ckc.protocol.kafka.KafkaAccess;
+import io.ckc.protocol.kafka.KafkaPrincipals;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.util.ParameterTool;
 
@@ -92,7 +93,7 @@ public final class JobCatalog {
             }
             List<String> all = new ArrayList<>(args);
             all.add("--" + KafkaIo.CLIENT_CONFIG_FLAG);
-            all.add(java.nio.file.Path.of(credentials, kind.principal() + ".properties").toString());
+            all.add(KafkaPrincipals.clientConfigFile(java.nio.file.Path.of(credentials), kind.principal()).toString());
             return all;
         }
 

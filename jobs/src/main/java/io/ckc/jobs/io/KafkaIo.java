@@ -71,7 +71,11 @@ public final class KafkaIo {
 
     /** The job's Kafka client security settings: from {@code --kafka-client-config}, else the process's environment. */
     public static Properties security(ParameterTool params) {
-        String file = params.get(CLIENT_CONFIG_FLAG);
+        return security(params.get(CLIENT_CONFIG_FLAG));
+    }
+
+    /** The Kafka client security settings in {@code file} ({@code --kafka-client-config}), or the process's if null. */
+    public static Properties security(String file) {
         return file == null ? KafkaClientConfig.security()
                 : KafkaClientConfig.security(java.nio.file.Path.of(file), "--" + CLIENT_CONFIG_FLAG);
     }

@@ -2,7 +2,6 @@ package io.ckc.jobs.sql;
 
 import io.ckc.jobs.JobDirectories;
 import io.ckc.jobs.Scaling;
-import io.ckc.protocol.kafka.KafkaClientConfig;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.table.api.bridge.java.StreamStatementSet;
@@ -158,11 +157,11 @@ public final class SqlRunnerJob {
         all.put("rule", name.endsWith(".sql") ? name.substring(0, name.length() - 4) : name);
         String clientConfig = flags.get(io.ckc.jobs.io.KafkaIo.CLIENT_CONFIG_FLAG);
         if (clientConfig == null && flags.get(io.ckc.jobs.JobCatalog.KAFKA_CREDENTIALS_FLAG) != null) {
-            clientConfig = Path.of(flags.get(io.ckc.jobs.JobCatalog.KAFKA_CREDENTIALS_FLAG),
-                    io.ckc.protocol.kafka.KafkaAccess.RULES + ".properties").toString();
+            clientConfig = io.ckc.protocol.kafka.KafkaPrincipals.clientConfigFile(
+                    Path.of(flags.get(io.ckc.jobs.JobCatalog.KAFKA_CREDENTIALS_FLAG)), io.ckc.protocol.kafka.KafkaAccess.RULES)
+                    .toString();
         }
-        all.put("kafka-security", kafkaSecurityOptions(clientConfig == null ? KafkaClientConfig.security()
-                : KafkaClientConfig.security(Path.of(clientConfig), "--" + io.ckc.jobs.io.KafkaIo.CLIENT_CONFIG_FLAG)));
+        all.put("kafka-security", kafkaSecurityOptions(io.ckc.jobs.io.KafkaIo.security(clientConfig)));
         flags.forEach((k, v) -> {
             if (v != null && !v.startsWith("__")) { // a flag without value: ParameterTool's "__NO_VALUE_KEY"
                 all.put(k, v);

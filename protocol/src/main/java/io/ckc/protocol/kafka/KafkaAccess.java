@@ -40,6 +40,7 @@ public final class KafkaAccess {
     /** The SASL mechanism of every CKC principal. */
     public static final String MECHANISM = "SCRAM-SHA-512";
     private static final int SCRAM_ITERATIONS = 8192;
+    private static final String PLAIN_LOGIN = "org.apache.kafka.common.security.plain.PlainLoginModule";
 
     /** The principals of the core, by component; an application's principal is its own name. */
     public static final String DELIVERY = "ckc-delivery";
@@ -157,8 +158,7 @@ public final class KafkaAccess {
         Properties props = new Properties();
         props.setProperty(CommonClientConfigs.SECURITY_PROTOCOL_CONFIG, "SASL_PLAINTEXT");
         props.setProperty(SaslConfigs.SASL_MECHANISM, "PLAIN");
-        props.setProperty(SaslConfigs.SASL_JAAS_CONFIG, jaas("org.apache.kafka.common.security.plain.PlainLoginModule",
-                user, password));
+        props.setProperty(SaslConfigs.SASL_JAAS_CONFIG, jaas(PLAIN_LOGIN, user, password));
         return props;
     }
 
@@ -167,16 +167,19 @@ public final class KafkaAccess {
      * user with the same password (and no other: every client but the brokers' own logs in with SCRAM).
      */
     public static String brokerPlainJaas(String user, String password) {
-        String login = jaas("org.apache.kafka.common.security.plain.PlainLoginModule", user, password);
-        return login.substring(0, login.length() - 1) + " user_" + user + "=\"" + password + "\";";
+        return jaas(PLAIN_LOGIN, user, password, " user_" + user + "=\"" + password + "\"");
     }
 
     /** A JAAS line of {@code module} for {@code user}. */
     public static String jaas(String module, String user, String password) {
+        return jaas(module, user, password, "");
+    }
+
+    private static String jaas(String module, String user, String password, String more) {
         if (user.contains("\"") || password.contains("\"")) {
             throw new IllegalArgumentException("a Kafka user or password with a double quote");
         }
-        return module + " required username=\"" + user + "\" password=\"" + password + "\";";
+        return module + " required username=\"" + user + "\" password=\"" + password + "\"" + more + ";";
     }
 
     /**

@@ -54,9 +54,14 @@ public final class KafkaPrincipals {
         return password;
     }
 
+    /** Where a folder of principals keeps one's client settings: {@code <dir>/<principal>.properties}. */
+    public static Path clientConfigFile(Path dir, String principal) {
+        return dir.resolve(principal + ".properties");
+    }
+
     /** The principal's client settings file, written from its password. */
     public Path clientConfig(String principal) {
-        Path file = dir.resolve(principal + ".properties");
+        Path file = clientConfigFile(dir, principal);
         Properties client = principal.equals(ADMIN) ? KafkaAccess.adminProperties(ADMIN, password(ADMIN))
                 : KafkaAccess.clientProperties(principal, password(principal));
         write(file, out -> client.store(out, "Kafka client settings of principal " + principal));
