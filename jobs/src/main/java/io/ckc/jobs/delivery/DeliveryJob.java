@@ -11,6 +11,7 @@ import io.ckc.jobs.echo.EchoJob;
 import io.ckc.jobs.io.RecordParser;
 import io.ckc.jobs.io.KafkaIo;
 import io.ckc.jobs.records.RawRecord;
+import io.ckc.jobs.state.WriteBackOperator;
 import io.ckc.protocol.kafka.Topics;
 import io.ckc.protocol.records.AppMessage;
 import io.ckc.protocol.records.DeadLetter;
@@ -20,6 +21,7 @@ import io.ckc.protocol.records.Groupcast;
 import io.ckc.protocol.records.Unicast;
 import io.ckc.protocol.records.Receipt;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
+import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.connector.sink2.Sink;
 import org.apache.flink.api.connector.source.Source;
 import org.apache.flink.streaming.api.datastream.DataStream;
@@ -149,9 +151,9 @@ public final class DeliveryJob {
         }
         SingleOutputStreamOperator<Outbound> routed = toRoute
                 .keyBy(DeliveryInput::mnId)
-                .process(new RouteToGateway(mtd, routeRetentionMs))
-                .uid("delivery-route")
-                .name("route to gateway, pending until acknowledged");
+                .transform("route to gateway, pending until acknowledged", TypeInformation.of(Outbound.class),
+                        new WriteBackOperator<>(new RouteToGateway(mtd, routeRetentionMs)))
+                .uid("delivery-route");
         routed.sinkTo(sink).uid("delivery-sink").name("kafka: ckc.gw.<gateway>");
         routed.getSideOutput(RouteToGateway.RECEIPTS)
                 .union(expanded.getSideOutput(RouteToGateway.RECEIPTS))

@@ -1,13 +1,13 @@
 package io.ckc.jobs.delivery;
 
 import io.ckc.jobs.delivery.functions.RouteToGateway;
+import io.ckc.jobs.state.WriteBackOperator;
 import io.ckc.protocol.records.MnEvent;
 import io.ckc.protocol.records.Receipt;
 import io.ckc.protocol.records.Unicast;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
 import org.apache.flink.runtime.state.KeyGroupRangeAssignment;
-import org.apache.flink.streaming.api.operators.KeyedProcessOperator;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.apache.flink.streaming.util.AbstractStreamOperatorTestHarness;
 import org.apache.flink.streaming.util.KeyedOneInputStreamOperatorTestHarness;
@@ -90,7 +90,7 @@ class RouteToGatewayRescaleTest {
                                                                                                   int subtask)
             throws Exception {
         return new KeyedOneInputStreamOperatorTestHarness<>(
-                new KeyedProcessOperator<>(new RouteToGateway(MTD, 3_600_000)), DeliveryInput::mnId, Types.STRING,
+                new WriteBackOperator<>(new RouteToGateway(MTD, 3_600_000)), DeliveryInput::mnId, Types.STRING,
                 MAX_PARALLELISM, parallelism, subtask);
     }
 

@@ -1,13 +1,13 @@
 package io.ckc.jobs.delivery;
 
 import io.ckc.jobs.delivery.functions.RouteToGateway;
+import io.ckc.jobs.state.WriteBackOperator;
 import io.ckc.protocol.records.MnEvent;
 import io.ckc.protocol.records.Receipt;
 import io.ckc.protocol.records.Unicast;
 import io.ckc.protocol.records.UnsentMessage;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
-import org.apache.flink.streaming.api.operators.KeyedProcessOperator;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.apache.flink.streaming.util.KeyedOneInputStreamOperatorTestHarness;
 import org.junit.jupiter.api.AfterEach;
@@ -29,6 +29,7 @@ class RouteToGatewayTest {
             MtdSettings.DropPolicy.OLDEST);
 
     private KeyedOneInputStreamOperatorTestHarness<String, DeliveryInput, Outbound> harness;
+    private long checkpoints;
 
     @BeforeEach
     void setUp() throws Exception {
@@ -45,7 +46,7 @@ class RouteToGatewayTest {
 
     /** What a restart from the last checkpoint does: a new instance of the function on the state as snapshotted. */
     private void restartFromACheckpoint() throws Exception {
-        OperatorSubtaskState checkpoint = harness.snapshot(1, 0);
+        OperatorSubtaskState checkpoint = harness.snapshot(++checkpoints, 0);
         harness.close();
         harness = newHarness(MTD);
         harness.setup();
@@ -53,10 +54,16 @@ class RouteToGatewayTest {
         harness.open();
     }
 
+    /** The entries in the state backend as a checkpoint taken now finds them (the operator holds them until one). */
+    private int stateEntries() throws Exception {
+        harness.snapshot(++checkpoints, 0);
+        return harness.numKeyedStateEntries();
+    }
+
     private static KeyedOneInputStreamOperatorTestHarness<String, DeliveryInput, Outbound> newHarness(
             MtdSettings settings) throws Exception {
         return new KeyedOneInputStreamOperatorTestHarness<>(
-                new KeyedProcessOperator<>(new RouteToGateway(settings, RETENTION)),
+                new WriteBackOperator<>(new RouteToGateway(settings, RETENTION)),
                 DeliveryInput::mnId, Types.STRING);
     }
 
@@ -124,7 +131,7 @@ class RouteToGatewayTest {
         push(connected("gw-1", 10));
         push(unicast("m1", 0, null, true));
         push(unicast("m2", 0, null, false));
-        assertThat(harness.numKeyedStateEntries()).isEqualTo(3); // route, the pending map, its backlog
+        assertThat(stateEntries()).isEqualTo(3); // route, the pending map, its backlog
         push(delivered("m1"));
         push(delivered("m2"));
         push(delivered("m2")); // a duplicate's acknowledgement: matches nothing
@@ -134,7 +141,7 @@ class RouteToGatewayTest {
         assertThat(outputs()).hasSize(2); // nothing pending to send again
 
         harness.setProcessingTime(DEFAULT_TTL + RouteToGateway.ACK_GRACE_MS);
-        assertThat(harness.numKeyedStateEntries()).isEqualTo(1); // the route only
+        assertThat(stateEntries()).isEqualTo(1); // the route only
         assertThat(harness.numProcessingTimeTimers()).isZero();
         assertThat(receipts()).hasSize(1);
     }
@@ -150,7 +157,7 @@ class RouteToGatewayTest {
         assertThat(receipts()).extracting(Receipt::outcome).containsExactly(Receipt.Outcome.EXPIRED);
         push(delivered("m1"));
         assertThat(receipts()).hasSize(1);
-        assertThat(harness.numKeyedStateEntries()).isEqualTo(1);
+        assertThat(stateEntries()).isEqualTo(1);
         assertThat(harness.numProcessingTimeTimers()).isZero();
     }
 
@@ -178,7 +185,7 @@ class RouteToGatewayTest {
                 tuple("m3", Receipt.Outcome.EXPIRED), tuple("m1", Receipt.Outcome.DELIVERED),
                 tuple("m2", Receipt.Outcome.EXPIRED));
         harness.setProcessingTime(1_000 + RouteToGateway.ACK_GRACE_MS);
-        assertThat(harness.numKeyedStateEntries()).isEqualTo(1); // the route only
+        assertThat(stateEntries()).isEqualTo(1); // the route only
         assertThat(receipts()).hasSize(3);
     }
 
@@ -201,7 +208,7 @@ class RouteToGatewayTest {
         assertThat(receipts()).extracting(Receipt::messageId, Receipt::outcome).containsExactly(
                 tuple("had-it", Receipt.Outcome.DELIVERED), tuple("never-had-it", Receipt.Outcome.EXPIRED));
         assertThat(outputs()).isEmpty();
-        assertThat(harness.numKeyedStateEntries()).isEqualTo(2); // the closed route and when to forget it
+        assertThat(stateEntries()).isEqualTo(2); // the closed route and when to forget it
         assertThat(harness.numProcessingTimeTimers()).isOne(); // the route's retention
     }
 
@@ -243,7 +250,7 @@ class RouteToGatewayTest {
                 tuple("had-it", Receipt.Outcome.DELIVERED), tuple("never-had-it", Receipt.Outcome.EXPIRED));
         harness.setProcessingTime(30_000 + RouteToGateway.ACK_GRACE_MS);
         assertThat(receipts()).hasSize(2);
-        assertThat(harness.numKeyedStateEntries()).isEqualTo(1); // the route only
+        assertThat(stateEntries()).isEqualTo(1); // the route only
         assertThat(harness.numProcessingTimeTimers()).isZero();
     }
 
@@ -327,7 +334,7 @@ class RouteToGatewayTest {
     void eachBufferedMessageExpiresAtItsOwnDeadlineAndStateReturnsToZero() throws Exception {
         push(unicast("short", 0, 1_000L, true));
         push(unicast("long", 0, 5_000L, true));
-        assertThat(harness.numKeyedStateEntries()).isEqualTo(2); // the pending map, its backlog
+        assertThat(stateEntries()).isEqualTo(2); // the pending map, its backlog
         assertThat(harness.numProcessingTimeTimers()).isEqualTo(1);
 
         harness.setProcessingTime(999);
@@ -340,7 +347,7 @@ class RouteToGatewayTest {
         harness.setProcessingTime(5_000);
         assertThat(receipts()).extracting(Receipt::messageId).containsExactly("short", "long");
         assertThat(outputs()).isEmpty();
-        assertThat(harness.numKeyedStateEntries()).isZero();
+        assertThat(stateEntries()).isZero();
         assertThat(harness.numProcessingTimeTimers()).isZero();
     }
 
@@ -417,7 +424,7 @@ class RouteToGatewayTest {
         assertThat(outputs()).isEmpty();
         assertThat(receipts()).extracting(Receipt::messageId, Receipt::outcome)
                 .containsExactly(tuple("m1", Receipt.Outcome.DROPPED));
-        assertThat(harness.numKeyedStateEntries()).isEqualTo(1); // the route only
+        assertThat(stateEntries()).isEqualTo(1); // the route only
     }
 
     @Test
@@ -498,7 +505,7 @@ class RouteToGatewayTest {
         push(delivered("m2"));
         push(disconnected("gw-2", 11));
         harness.setProcessingTime(RETENTION);
-        assertThat(harness.numKeyedStateEntries()).isZero();
+        assertThat(stateEntries()).isZero();
         assertThat(harness.numProcessingTimeTimers()).isZero();
     }
 
@@ -523,7 +530,7 @@ class RouteToGatewayTest {
         harness.setProcessingTime(RETENTION);
         assertThat(receipts()).extracting(Receipt::messageId, Receipt::outcome)
                 .containsExactly(tuple("m1", Receipt.Outcome.EXPIRED));
-        assertThat(harness.numKeyedStateEntries()).isZero();
+        assertThat(stateEntries()).isZero();
         assertThat(harness.numProcessingTimeTimers()).isZero();
     }
 
@@ -543,9 +550,9 @@ class RouteToGatewayTest {
     void theRouteOfANodeThatStaysGoneIsForgottenAfterTheRetention() throws Exception {
         push(connected("gw-1", 10));
         push(disconnected("gw-1", 10));
-        assertThat(harness.numKeyedStateEntries()).isEqualTo(2); // route + forget time
+        assertThat(stateEntries()).isEqualTo(2); // route + forget time
         harness.setProcessingTime(RETENTION);
-        assertThat(harness.numKeyedStateEntries()).isZero();
+        assertThat(stateEntries()).isZero();
         assertThat(harness.numProcessingTimeTimers()).isZero();
     }
 

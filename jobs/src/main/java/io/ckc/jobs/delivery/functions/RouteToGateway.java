@@ -6,6 +6,7 @@ import io.ckc.jobs.delivery.MtdSettings;
 import io.ckc.jobs.delivery.Outbound;
 import io.ckc.jobs.delivery.PendingMessage;
 import io.ckc.jobs.delivery.Route;
+import io.ckc.jobs.state.WriteBackState;
 import io.ckc.protocol.records.MnEvent;
 import io.ckc.protocol.records.Receipt;
 import io.ckc.protocol.records.Unicast;
@@ -61,9 +62,13 @@ import java.util.List;
  * output when it asked for one, as it does for DELIVERED. With the MTD off nothing waits: a message
  * for a node without a session, or one its session could not take, is dropped. A closed route is
  * forgotten after the retention time.
+ *
+ * <p>Its state is held on the heap between checkpoints ({@link WriteBackState}): a message acknowledged within the
+ * checkpoint interval it was sent in, as nearly all are, costs the state backend nothing. Run it in a
+ * {@link io.ckc.jobs.state.WriteBackOperator}.
  */
 public final class RouteToGateway extends KeyedProcessFunction<String, DeliveryInput, Outbound>
-        implements CheckpointedFunction {
+        implements CheckpointedFunction, WriteBackState.Owner {
 
     public static final OutputTag<Receipt> RECEIPTS = new OutputTag<>("receipts") {
     };
@@ -82,6 +87,7 @@ public final class RouteToGateway extends KeyedProcessFunction<String, DeliveryI
     private final MtdSettings mtd;
     private final long routeRetentionMs;
 
+    private transient WriteBackState writeBack;
     private transient ValueState<Route> route;
     private transient MapState<String, PendingMessage> pending;
     private transient ValueState<Backlog> backlog;
@@ -110,10 +116,12 @@ public final class RouteToGateway extends KeyedProcessFunction<String, DeliveryI
     @Override
     public void open(OpenContext openContext) {
         var state = getRuntimeContext();
-        route = state.getState(new ValueStateDescriptor<>("route", Route.class));
-        pending = state.getMapState(new MapStateDescriptor<>("pending", String.class, PendingMessage.class));
-        backlog = state.getState(new ValueStateDescriptor<>("backlog", Backlog.class));
-        forgetRouteAt = state.getState(new ValueStateDescriptor<>("forget-route-at", Long.class));
+        writeBack = new WriteBackState();
+        route = writeBack.value(state.getState(new ValueStateDescriptor<>("route", Route.class)));
+        pending = writeBack.map(state.getMapState(
+                new MapStateDescriptor<>("pending", String.class, PendingMessage.class)));
+        backlog = writeBack.value(state.getState(new ValueStateDescriptor<>("backlog", Backlog.class)));
+        forgetRouteAt = writeBack.value(state.getState(new ValueStateDescriptor<>("forget-route-at", Long.class)));
         var metrics = getRuntimeContext().getMetricGroup();
         routed = metrics.counter("routed");
         acknowledged = metrics.counter("acknowledged");
@@ -127,6 +135,11 @@ public final class RouteToGateway extends KeyedProcessFunction<String, DeliveryI
         rerouted = metrics.counter("reroutedUnsent");
         gatewayLost = metrics.counter("sessionsOfLostGateways");
         unsentOfSettled = metrics.counter("unsentOfSettled");
+    }
+
+    @Override
+    public WriteBackState writeBack() {
+        return writeBack;
     }
 
     @Override
