@@ -129,8 +129,8 @@ final class ShardUplink {
             metrics.contextUnchanged.inc();
             return;
         }
+        session.reportedContextMs = contextRefresh.writtenAt(session.reportedContext, session.mnId, shardNow);
         session.reportedContext = context;
-        session.reportedContextMs = shardNow;
         publisher.context(new ContextReport(session.mnId.toString(), config.gatewayId(), now, context));
     }
 

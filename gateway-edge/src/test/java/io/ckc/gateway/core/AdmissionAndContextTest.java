@@ -3,6 +3,8 @@ package io.ckc.gateway.core;
 import io.ckc.protocol.records.Context;
 import org.junit.jupiter.api.Test;
 
+import java.util.UUID;
+
 import static org.assertj.core.api.Assertions.assertThat;
 
 /** A shard's connect admission and its context refresh, each on its own. */
@@ -75,5 +77,24 @@ class AdmissionAndContextTest {
         assertThat(refresh.due(here, here, 0, 30_000)).isTrue();
         assertThat(refresh.due(Context.position(1, 3), here, 0, 1)).as("moved").isTrue();
         assertThat(new ContextRefresh(0).due(here, here, 0, 1)).as("0: every one").isTrue();
+    }
+
+    @Test
+    void nodesThatConnectTogetherRefreshSpreadOverThePeriod() {
+        ContextRefresh refresh = new ContextRefresh(30_000);
+        Context here = Context.position(1, 2);
+        int[] refreshesPerSecond = new int[30];
+        for (int i = 0; i < 2_000; i++) {
+            UUID node = UUID.randomUUID();
+            long writtenAt = refresh.writtenAt(null, node, 100_000); // every node's first message in the same ms
+            assertThat(writtenAt).isBetween(70_001L, 100_000L);
+            long refreshAt = writtenAt + 30_000;
+            assertThat(refresh.due(here, here, writtenAt, refreshAt - 1)).isFalse();
+            assertThat(refresh.due(here, here, writtenAt, refreshAt)).isTrue();
+            refreshesPerSecond[(int) ((refreshAt - 100_000 - 1) / 1_000)]++;
+            assertThat(refresh.writtenAt(here, node, refreshAt)).as("later ones at their time").isEqualTo(refreshAt);
+        }
+        assertThat(java.util.Arrays.stream(refreshesPerSecond).max().getAsInt()).as("about 67 a second, not 2,000 in one")
+                .isLessThan(140);
     }
 }
