@@ -380,10 +380,17 @@ public final class FaultsCommand implements java.util.concurrent.Callable<Intege
         private volatile Double backMs;
         /** The struck nodes' session times as the last of them was back: later losses are not the kill's. */
         private volatile long[][] timesWhenBack;
+        /** The struck nodes' round trips, or null where the path cannot say which nodes were struck. */
+        private final RoundTrips.Watch trips;
 
-        /** What one gateway kill did to the nodes, in ms from the kill; the parts are null where no node was timed. */
+        /**
+         * What one gateway kill did to the nodes, in ms from the kill; the parts are null where no node was timed.
+         * {@code trips}: the round trips of the messages its nodes sent from a second before the kill until they were
+         * all back (null where the path cannot say which nodes were struck), read when the run ends so that the
+         * latest echoes count.
+         */
         record Result(Integer struckNodes, Double halfMs, Double allMs, Double gaveUpMaxMs, Double reconnectP50Ms,
-                      Double reconnectMaxMs) {
+                      Double reconnectMaxMs, RoundTrips.Watch trips) {
         }
 
         private NodesBack(LoadPath fleet, int nodes, String gateway) {
@@ -391,6 +398,8 @@ public final class FaultsCommand implements java.util.concurrent.Callable<Intege
             this.nodes = nodes;
             this.struck = fleet.nodesOn(gateway);
             this.start = System.nanoTime();
+            // Why a second before: the messages in flight as the gateway died are the kill's too.
+            this.trips = struck == null ? null : fleet.trips().watch(struck, start - TimeUnit.SECONDS.toNanos(1));
             this.watcher = new Thread(struck == null ? this::watchCount : this::watchStruck, "faults-nodes-back");
             watcher.setDaemon(true);
         }
@@ -414,6 +423,7 @@ public final class FaultsCommand implements java.util.concurrent.Callable<Intege
                     }
                 }
                 if (openedMs.size() == struck.length) {
+                    trips.sentUntil(System.nanoTime());
                     timesWhenBack = times;
                     Collections.sort(openedMs);
                     halfMs = openedMs.isEmpty() ? null : openedMs.get((openedMs.size() - 1) / 2);
@@ -476,7 +486,7 @@ public final class FaultsCommand implements java.util.concurrent.Callable<Intege
             return new Result(struck == null ? null : struck.length, halfMs, backMs,
                     gaveUp.isEmpty() ? null : Collections.max(gaveUp),
                     reconnect.isEmpty() ? null : reconnect.get((reconnect.size() - 1) / 2),
-                    reconnect.isEmpty() ? null : reconnect.get(reconnect.size() - 1));
+                    reconnect.isEmpty() ? null : reconnect.get(reconnect.size() - 1), trips);
         }
     }
 
@@ -566,7 +576,15 @@ public final class FaultsCommand implements java.util.concurrent.Callable<Intege
         return (back.struckNodes() == null ? "" : " nodes_struck=" + back.struckNodes())
                 + " nodes_half_back_ms=" + ms(back.halfMs()) + " nodes_back_ms=" + ms(back.allMs())
                 + " nodes_gave_up_max_ms=" + ms(back.gaveUpMaxMs()) + " nodes_reconnect_p50_ms="
-                + ms(back.reconnectP50Ms()) + " nodes_reconnect_max_ms=" + ms(back.reconnectMaxMs());
+                + ms(back.reconnectP50Ms()) + " nodes_reconnect_max_ms=" + ms(back.reconnectMaxMs())
+                + (back.trips() == null ? "" : tripsOf(back.trips().histogram()));
+    }
+
+    /** The struck nodes' round trips: how many, p99 and the longest, in ms. */
+    private static String tripsOf(org.HdrHistogram.Histogram rtts) {
+        return rtts.getTotalCount() == 0 ? " nodes_rtt_count=0" : String.format(Locale.ROOT,
+                " nodes_rtt_count=%d nodes_rtt_p99_ms=%.0f nodes_rtt_max_ms=%.0f", rtts.getTotalCount(),
+                rtts.getValueAtPercentile(99) / 1000.0, rtts.getMaxValue() / 1000.0);
     }
 
     private static String ms(Double value) {

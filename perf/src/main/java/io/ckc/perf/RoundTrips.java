@@ -44,6 +44,7 @@ final class RoundTrips {
     private final long[][] echoIds;
     private final Recorder interval = new Recorder(MAX_RTT_MICROS, 3);
     private final Histogram total = new Histogram(MAX_RTT_MICROS, 3);
+    private final java.util.List<Watch> watches = new java.util.concurrent.CopyOnWriteArrayList<>();
     private double[] sumBySeq = new double[64];
     private long[] countBySeq = new long[64];
 
@@ -105,7 +106,56 @@ final class RoundTrips {
         }
         delivered.incrementAndGet();
         record(seq, rttMicros);
+        for (Watch watch : watches) {
+            watch.arrived(node, rttMicros);
+        }
         return true;
+    }
+
+    /**
+     * Starts keeping the round trips of the messages that {@code nodes} send from {@code fromNanos} ({@link
+     * System#nanoTime()}) on, until {@link Watch#sentUntil} is called, whenever their echoes arrive.
+     */
+    Watch watch(int[] nodes, long fromNanos) {
+        Watch watch = new Watch(nodes, fromNanos);
+        watches.add(watch);
+        return watch;
+    }
+
+    /** The round trips of some nodes' messages sent within a span of time: those of a gateway that was killed. */
+    static final class Watch {
+        private final BitSet nodes = new BitSet();
+        private final long fromNanos;
+        private volatile long untilNanos = Long.MAX_VALUE;
+        private final Histogram rtts = new Histogram(MAX_RTT_MICROS, 3);
+
+        private Watch(int[] watched, long fromNanos) {
+            for (int node : watched) {
+                nodes.set(node);
+            }
+            this.fromNanos = fromNanos;
+        }
+
+        /** Messages sent after this are not kept. */
+        void sentUntil(long nanos) {
+            untilNanos = nanos;
+        }
+
+        private void arrived(int node, long rttMicros) {
+            if (!nodes.get(node)) {
+                return;
+            }
+            long sentAt = System.nanoTime() - TimeUnit.MICROSECONDS.toNanos(rttMicros);
+            if (sentAt >= fromNanos && sentAt <= untilNanos) {
+                synchronized (this) {
+                    rtts.recordValue(Math.min(Math.max(rttMicros, 0), MAX_RTT_MICROS));
+                }
+            }
+        }
+
+        synchronized Histogram histogram() {
+            return rtts.copy();
+        }
     }
 
     /** The first reorderings and repeats seen (up to 200 of each kind), one line each. */

@@ -35,9 +35,11 @@ class NodesBackTest {
             return connected;
         }
 
+        final RoundTrips trips = new RoundTrips(3);
+
         @Override
         public RoundTrips trips() {
-            throw new UnsupportedOperationException();
+            return trips;
         }
 
         @Override
@@ -84,6 +86,8 @@ class NodesBackTest {
         // node 2, on another gateway, loses its session later for another reason
         fleet.lost.set(2, at(origin, 2_000));
         fleet.opened.set(2, at(origin, 2_100));
+        fleet.trips.arrived(0, 0, 500_000); // sent half a second before now, after the kill: the kill's
+        fleet.trips.arrived(2, 0, 500_000); // another gateway's node: not the kill's
         FaultsCommand.NodesBack.Result notYet = back.await(1);
         assertThat(notYet.allMs()).as("node 1 still has the dead gateway's session").isNull();
 
@@ -91,6 +95,7 @@ class NodesBackTest {
         fleet.opened.set(1, at(origin, 900));
         assertThat(back.await(10).allMs()).as("the struck nodes back").isNotNull();
         fleet.lost.set(0, at(origin, 20_000)); // node 0 loses its new session later: not the kill's doing
+        fleet.trips.arrived(1, 0, 0); // sent after all were back: not the kill's
         FaultsCommand.NodesBack.Result result = back.await(10);
         assertThat(result.struckNodes()).isEqualTo(2);
         assertThat(result.allMs()).isCloseTo(900.0, within(lag + 1.0));
@@ -98,5 +103,8 @@ class NodesBackTest {
         assertThat(result.gaveUpMaxMs()).as("node 2's loss is not the kill's").isCloseTo(200.0, within(lag + 1.0));
         assertThat(result.reconnectP50Ms()).isCloseTo(200.0, within(0.001));
         assertThat(result.reconnectMaxMs()).isCloseTo(700.0, within(0.001));
+        assertThat(result.trips().histogram().getTotalCount()).as("the struck nodes' messages sent until all were back")
+                .isEqualTo(1);
+        assertThat(result.trips().histogram().getMaxValue()).isCloseTo(500_000L, within(500L));
     }
 }
