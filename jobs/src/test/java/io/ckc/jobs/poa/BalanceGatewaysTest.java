@@ -79,6 +79,23 @@ class BalanceGatewaysTest {
     }
 
     @Test
+    void noNodeMovesWhileAGatewaysReportIsLateThoughItStillCountsAsActive() throws Exception {
+        push(view("gw-1", true, 5, 0));
+        push(view("gw-2", true, 5, 100)); // gw-2's last report; it stops reporting (it died) and its nodes leave
+        harness.setProcessingTime(2_000);
+        push(reportedAt(view("gw-1", true, 10, 0), LOAD_TIME + 2_000));
+        harness.setProcessingTime(3_000); // gw-2 heard 3 s ago, at a report period of 1 s
+        assertThat(harness.extractOutputValues()).noneMatch(o -> o.command() instanceof GatewayCommand.Handover);
+        assertThat(rounds()).last().satisfies(r -> assertThat(r.decision()).isEqualTo("gateway-silent"));
+
+        push(reportedAt(view("gw-1", true, 10, 0), LOAD_TIME + 3_000));
+        push(reportedAt(view("gw-2", true, 0, 100), LOAD_TIME + 3_000)); // it was only late, and empty now
+        harness.setProcessingTime(4_000);
+        assertThat(harness.extractOutputValues()).filteredOn(o -> o.command() instanceof GatewayCommand.Handover)
+                .hasSize(5);
+    }
+
+    @Test
     void eachNodeOfAGatewayThatTurnsInactiveHearsItsSessionThereIsOverAsOfTheGatewaysLastReport() throws Exception {
         push(view("gw-1", true, 3, 0));
         push(view("gw-2", true, 2, 10));
@@ -133,6 +150,7 @@ class BalanceGatewaysTest {
     /** A gateway comes, a round hands it nodes, it goes inactive and then gone; returns the time after. */
     private long comeTakeNodesAndGo(String gateway, long from) throws Exception {
         push(view(gateway, true, 0, 100));
+        push(reportedAt(view("gw-1", true, 10, 0), LOAD_TIME + from + 1)); // gw-1 reports on
         harness.setProcessingTime(from + CHECK); // a round hands nodes from gw-1 to it
         assertThat(keysOf("handed-over-at")).isNotEmpty();
         assertThat(keysOf("recipient-count-after-moves")).containsExactly(gateway);
@@ -143,7 +161,7 @@ class BalanceGatewaysTest {
                 assertThat(list.gateways()).extracting(GatewayList.Entry::gatewayId).containsExactly("gw-1"));
         push(GatewayView.gone(gateway));
         for (String map : List.of("gateway-views", "gateway-member-parts", "gateway-member-part-counts",
-                "ping-config-sent-for-hello", "recipient-count-after-moves", "donor-handed-out")) {
+                "ping-config-sent-for-hello", "recipient-count-after-moves", "donor-handed-out", "report-heard-at")) {
             assertThat(keysOf(map)).as(map).noneMatch(key -> key.equals(gateway) || key.startsWith(gateway + "#"));
         }
         long after = from + CHECK + COOLDOWN;
@@ -178,6 +196,15 @@ class BalanceGatewaysTest {
     private static GatewayView withMembers(GatewayView view, List<String> members) {
         return new GatewayView(view.gatewayId(), view.active(), view.draining(), view.hello(), view.load(), view.stats(),
                 members, 0, members == null ? 0 : 1, view.gone());
+    }
+
+    private static GatewayView reportedAt(GatewayView view, long timestamp) {
+        LoadReport load = view.load();
+        return new GatewayView(view.gatewayId(), view.active(), view.draining(), view.hello(),
+                new LoadReport(load.gatewayId(), timestamp, load.periodMs(), load.poolSize(), load.poolUtilisation(),
+                        load.cpuLoad(), load.processCpuLoad(), load.memoryTotalBytes(), load.memoryFreeShare(),
+                        load.jvmMemoryTotalBytes(), load.jvmMemoryFreeShare(), load.connectedMns()),
+                view.stats(), view.members(), view.membersPart(), view.membersParts(), view.gone());
     }
 
     private static GatewayView part(GatewayView view, List<String> members, int part, int parts) {

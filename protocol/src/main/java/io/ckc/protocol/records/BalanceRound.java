@@ -9,7 +9,8 @@ import java.util.List;
  *
  * @param handovers handovers ordered this round
  * @param inCooldown nodes that would have moved but were handed over too recently
- * @param decision why the round moved nodes or not (balanced, within-threshold, waiting-for-reports, rebalancing, draining)
+ * @param decision why the round moved nodes or not (balanced, within-threshold, waiting-for-reports,
+ *                 gateway-silent, rebalancing, draining)
  */
 public record BalanceRound(long round, long timestamp, String ranking, int nodes, List<Share> gateways, int handovers,
                            int inCooldown, String decision) {

@@ -21,6 +21,8 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
 
 /**
  * The global step of the PoA manager (one key, parallelism 1: tens to hundreds of gateways). It
@@ -51,6 +53,8 @@ public final class BalanceGateways extends KeyedProcessFunction<String, GatewayV
     private transient GatewayMembers members;
     private transient ValueState<Long> nextCheck;
     private transient ValueState<Long> lastActiveViewAt;
+    /** Per gateway, when its latest load report reached this step (processing time). */
+    private transient MapState<String, Long> reportHeardAt;
     private transient GatewayListing listing;
     private transient PingConfigs pings;
     private transient BalancingRounds rounds;
@@ -67,6 +71,7 @@ public final class BalanceGateways extends KeyedProcessFunction<String, GatewayV
         members = new GatewayMembers(state);
         nextCheck = state.getState(new ValueStateDescriptor<>("next-check", Long.class));
         lastActiveViewAt = state.getState(new ValueStateDescriptor<>("last-active-view-at", Long.class));
+        reportHeardAt = state.getMapState(new MapStateDescriptor<>("report-heard-at", String.class, Long.class));
         listing = new GatewayListing(PoaSettings.rankingFor(settings.ranking()), state);
         pings = new PingConfigs(settings, state);
         rounds = new BalancingRounds(settings, state);
@@ -83,6 +88,10 @@ public final class BalanceGateways extends KeyedProcessFunction<String, GatewayV
         views.put(view.gatewayId(), view);
         members.update(view);
         long now = ctx.timerService().currentProcessingTime();
+        if (view.load() != null && (before == null || before.load() == null
+                || view.load().timestamp() > before.load().timestamp())) {
+            reportHeardAt.put(view.gatewayId(), now);
+        }
         if (view.active()) {
             lastActiveViewAt.update(now);
         } else if (before != null && before.active()) {
@@ -106,7 +115,7 @@ public final class BalanceGateways extends KeyedProcessFunction<String, GatewayV
             pings.reconfigure(active, timestamp, out);
         }
         ctx.output(ROUNDS, rounds.run(active, scores, members, listing.listed(), listing.rankingName(), timestamp,
-                out));
+                silent(active, timestamp), out));
         scheduleCheck(ctx, timestamp);
     }
 
@@ -145,9 +154,28 @@ public final class BalanceGateways extends KeyedProcessFunction<String, GatewayV
         return last;
     }
 
+    /**
+     * The active gateways whose latest load report is more than one and a half of their periods old. Why: a gateway
+     * that died still counts as active for the liveness periods, its last report showing the nodes it had; as they
+     * moved to the others, a round found it the emptiest and handed nodes over to it, and each such node then spent
+     * 17-26 s of connect attempts on a dead gateway before it came back (a gateway killed under load: p99 19 s).
+     */
+    private Set<String> silent(List<GatewayView> active, long now) throws Exception {
+        Set<String> silent = new TreeSet<>();
+        for (GatewayView view : active) {
+            Long heardAt = reportHeardAt.get(view.gatewayId());
+            long period = view.load() != null ? view.load().periodMs() : settings.reportPeriodMs();
+            if (heardAt == null || now - heardAt > period * 3 / 2) {
+                silent.add(view.gatewayId());
+            }
+        }
+        return silent;
+    }
+
     /** Everything kept of a gateway that is gone: its view, members, ping bookkeeping and round counts. */
     private void forget(String gatewayId) throws Exception {
         views.remove(gatewayId);
+        reportHeardAt.remove(gatewayId);
         members.forget(gatewayId);
         pings.forget(gatewayId);
         rounds.forget(gatewayId);

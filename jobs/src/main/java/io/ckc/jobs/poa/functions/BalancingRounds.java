@@ -58,9 +58,12 @@ final class BalancingRounds {
         handovers = state.getMetricGroup().counter("handoversOrdered");
     }
 
-    /** Runs one round over the active gateways; its handovers go to {@code out}, its summary is returned. */
+    /**
+     * Runs one round over the active gateways; its handovers go to {@code out}, its summary is returned. While any of
+     * them is {@code silent} (its latest report late) no node moves: its count may be of nodes that left it.
+     */
     BalanceRound run(List<GatewayView> active, Map<String, Double> scores, Members members, Set<String> listedIds,
-                     String rankingName, long now, Collector<GatewayOrder> out) throws Exception {
+                     String rankingName, long now, Set<String> silent, Collector<GatewayOrder> out) throws Exception {
         List<Balancer.Gateway> gateways = new ArrayList<>();
         Map<String, GatewayEndpoints> addresses = new HashMap<>();
         Long movedAt = lastMovesAt.value();
@@ -93,6 +96,8 @@ final class BalancingRounds {
         Balancer.Plan plan;
         if (!settings.balance()) {
             plan = new Balancer.Plan(Map.of(), List.of(), 0, "balancing-off");
+        } else if (!silent.isEmpty()) {
+            plan = new Balancer.Plan(Balancer.idealCounts(gateways), List.of(), 0, "gateway-silent");
         } else if (!settled) {
             plan = new Balancer.Plan(Balancer.idealCounts(gateways), List.of(), 0, "waiting-for-reports");
         } else {
