@@ -187,7 +187,7 @@ final class PerfAb implements Callable<Integer> {
             }
             String key = word.substring(0, eq);
             String value = word.substring(eq + 1);
-            boolean identifies = Set.of("config", "path", "step", "op", "job", "scenario", "from", "to").contains(key);
+            boolean identifies = Set.of("config", "path", "step", "op", "mode", "job", "scenario", "from", "to").contains(key);
             try {
                 if (identifies) {
                     label.add(word);

@@ -120,6 +120,7 @@ final class MqttFleet implements AutoCloseable {
         this.gateways = gateways;
         this.trips = trips;
         this.firstIndex = firstIndex;
+        trips.devicesFrom(firstIndex);
         for (int i = 0; i < deviceCount; i++) {
             devices.add(new Device(firstIndex + i));
         }

@@ -709,8 +709,9 @@ final class ReportCommand implements Callable<Integer> {
                 + "buffers in flight (30% of its nodes leave and come back; last RESULT line). The first interval, "
                 + "before any rescale, is the same load with no rescale. "
                 + "downtime_ms: the longest run of seconds without an echo; gap_ms: from the first second the rescale "
-                + "shows until p99 is back under twice its level before it for 3 s; lost, duplicates and reordered "
-                + "over each rescale's interval. Vertical lines: when each "
+                + "shows until p99 is back under twice its level before it (steady_p99_ms) for 3 s; p99_ms: the round "
+                + "trips of the messages sent during the rescale's interval; lost, duplicates (by UDP nodes, MQTT devices "
+                + "and the application) and reordered over each rescale's interval. Vertical lines: when each "
                 + "./ckc rescale began (it starts a JVM first: the rescale itself shows a few seconds later).";
 
         static final String SOAK_NOTE = "The nominal load for the whole run; each process, consumer group and job "

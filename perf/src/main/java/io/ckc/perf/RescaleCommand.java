@@ -31,12 +31,13 @@ import java.util.concurrent.atomic.AtomicInteger;
  * unicast with a TTL, and 30% of them keep leaving and coming back, so MTD buffers are in flight
  * across every rescale.
  *
- * <p>One sample a second goes to {@code rescale.csv}. Per rescale a {@code RESULT op=savepoint|in-place
- * job=.. from=.. to=..} line: the command's own timings, downtime (the longest run of seconds without a
- * single echo), gap (from the first second the rescale shows (no echo, or p99 RTT above twice its
- * median of the 10 s before) until p99 is back under that for 3 s in a row; 0 if it never showed), and
- * over its interval: messages lost (sent in it, never echoed), app_duplicates (messages the echo
- * application read twice), mn_duplicates (echoes a node got twice after its own dedupe) and reordered
+ * <p>One sample a second goes to {@code rescale.csv}. Per rescale a {@code RESULT op=JOB:P mode=savepoint|in-place|
+ * blue-green} line: the command's own timings, downtime (the longest run of seconds without a single echo), gap (from
+ * the first second the rescale shows (no echo, or p99 RTT above twice the steady p99: the median of the 10 one-second
+ * p99s before) until p99 is back under that for 3 s in a row; 0 if it never showed), p99_ms (the messages sent from
+ * its start until the next rescale's) beside steady_p99_ms, and over its interval: messages lost (sent in it, never
+ * echoed), node_duplicates and device_duplicates (echoes a UDP node or an MQTT device got twice, after the node's own
+ * dedupe and, for devices, the gateway's), app_duplicates (messages the echo application read twice) and reordered
  * (echoes that came after a later message's of the same node). Then one for the whole run and one for
  * the MTD messages (delivered, expired, expired before their deadline, delivered after it).
  */
@@ -65,6 +66,11 @@ public final class RescaleCommand implements Callable<Integer> {
             description = "Rescales in order, JOB:PARALLELISM by savepoint, or JOB:PARALLELISM:in-place or :blue-green "
                     + "(default ${DEFAULT-VALUE})")
     List<String> ops;
+
+    @Option(names = "--mode", split = ",", description = "Run --ops (given without modes) once in each of these modes, "
+            + "one after the other on the same load: savepoint, in-place (on a cluster with the adaptive scheduler), "
+            + "blue-green; default: as --ops says")
+    List<String> modes = List.of();
 
     @Option(names = "--roaming-nodes", defaultValue = "300",
             description = "Nodes of the MTD scenario beside the load (mtd_2: 30% leave and come back); 0: none (default ${DEFAULT-VALUE})")
@@ -101,7 +107,11 @@ public final class RescaleCommand implements Callable<Integer> {
      * {@code seqMark} had been sent by then).
      */
     record Second(int second, long delivered, double p50Ms, double p99Ms, int seqMark, long sent, long mnDuplicates,
-                  long reordered, long appDuplicates) {
+                  long reordered, long appDuplicates, long deviceDuplicates) {
+        Second(int second, long delivered, double p50Ms, double p99Ms, int seqMark, long sent, long mnDuplicates,
+               long reordered, long appDuplicates) {
+            this(second, delivered, p50Ms, p99Ms, seqMark, sent, mnDuplicates, reordered, appDuplicates, 0);
+        }
     }
 
     /** One rescale: how, when it started (the second of the timeline), and what {@code ./ckc rescale} printed. */
@@ -129,7 +139,7 @@ public final class RescaleCommand implements Callable<Integer> {
                     "perf rescale rescales the stack's jobs: run it as ./ckc perf rescale");
         }
         Results results = new Results(stack.resultsDir);
-        List<Op> planned = ops.stream().map(spec -> Op.parse(spec, 0)).toList(); // bad --ops fail before the load
+        List<Op> planned = planned(ops, modes); // bad --ops fail before the load
         List<Second> timeline = new ArrayList<>();
         List<Op> done = new ArrayList<>();
         int[] sentPerNode = new int[nodes];
@@ -146,7 +156,7 @@ public final class RescaleCommand implements Callable<Integer> {
                 synchronized (timeline) {
                     timeline.add(new Second(timeline.size() + 1, echoes.delivered(), echoes.p50Ms(), echoes.p99Ms(),
                             seqMark.get(), trips.sent.get(), trips.duplicates.get(), trips.reordered.get(),
-                            app.duplicates.get()));
+                            app.duplicates.get(), trips.deviceDuplicates.get()));
                 }
                 return true;
             }), "rescale-sampler");
@@ -169,6 +179,8 @@ public final class RescaleCommand implements Callable<Integer> {
             }
             load.start();
             long began = System.nanoTime();
+            int[] everyNode = java.util.stream.IntStream.range(0, nodes).toArray();
+            List<RoundTrips.Watch> during = new ArrayList<>(); // per rescale, the messages sent until the next
             for (int k = 1; k <= planned.size(); k++) {
                 Op op = planned.get(k - 1);
                 // On the interval's grid, whatever the rescale before took: each gets a full interval after it.
@@ -180,9 +192,17 @@ public final class RescaleCommand implements Callable<Integer> {
                 }
                 out.printf("second %d: ./ckc rescale %s %d%s%n", start, op.job(), op.to(),
                         op.mode().equals(SAVEPOINT) ? "" : " --" + op.mode());
+                long now = System.nanoTime();
+                if (!during.isEmpty()) {
+                    during.get(during.size() - 1).sentUntil(now);
+                }
+                during.add(trips.watch(everyNode, now));
                 done.add(new Op(op.job(), op.to(), op.mode(), start, Map.of()).withResult(rescale(op)));
             }
             load.join();
+            if (!during.isEmpty()) {
+                during.get(during.size() - 1).sentUntil(System.nanoTime());
+            }
             trips.awaitEchoes(15, () -> { });
             running[0] = false;
             sampler.join(2_000);
@@ -195,7 +215,7 @@ public final class RescaleCommand implements Callable<Integer> {
             for (int i = 0; i < done.size(); i++) {
                 int end = i + 1 < done.size() ? done.get(i + 1).startSecond() : seconds0.size() + 1;
                 lines.add(resultLine(done.get(i), seconds0, end, trips.missing(seqAt(seconds0, done.get(i).startSecond() - 1),
-                        seqAt(seconds0, end - 1), sentPerNode)));
+                        seqAt(seconds0, end - 1), sentPerNode), during.get(i).histogram().getValueAtPercentile(99) / 1000.0));
             }
             lines.add(String.format(Locale.ROOT, "RESULT scenario=rescale sent=%d delivered=%d lost=%d app_duplicates=%d "
                             + "mn_duplicates=%d reordered=%d", trips.sent.get(), trips.delivered.get(), trips.lost(),
@@ -235,6 +255,24 @@ public final class RescaleCommand implements Callable<Integer> {
         return rescaler.rescale(op.job(), op.to(), op.mode(), out);
     }
 
+    /** The rescales to run: {@code ops} as given, or, with {@code modes}, all of them in each mode in turn. */
+    static List<Op> planned(List<String> ops, List<String> modes) {
+        if (modes.isEmpty()) {
+            return ops.stream().map(spec -> Op.parse(spec, 0)).toList();
+        }
+        List<Op> planned = new ArrayList<>();
+        for (String mode : modes) {
+            for (String spec : ops) {
+                if (spec.split(":").length != 2) {
+                    throw new IllegalArgumentException("--mode runs --ops in each mode: give them as JOB:PARALLELISM, got "
+                            + spec);
+                }
+                planned.add(Op.parse(spec + ":" + mode, 0));
+            }
+        }
+        return planned;
+    }
+
     /** The messages sent by the end of second {@code second} (0: none yet). */
     static int seqAt(List<Second> timeline, int second) {
         return second <= 0 ? 0 : timeline.get(Math.min(second, timeline.size()) - 1).seqMark();
@@ -245,10 +283,14 @@ public final class RescaleCommand implements Callable<Integer> {
         return second <= 0 ? 0 : counter.applyAsLong(timeline.get(Math.min(second, timeline.size()) - 1));
     }
 
-    /** The RESULT line of one rescale, from the seconds from its start up to (not including) {@code end}. */
-    static String resultLine(Op op, List<Second> timeline, int end, long lost) {
-        double limit = 2 * median(timeline.stream().filter(s -> s.second() >= op.startSecond() - 10
+    /**
+     * The RESULT line of one rescale, from the seconds from its start up to (not including) {@code end}; {@code
+     * p99Ms}: the p99 round trip of the messages sent from its start until the next one's.
+     */
+    static String resultLine(Op op, List<Second> timeline, int end, long lost, double p99Ms) {
+        double steady = median(timeline.stream().filter(s -> s.second() >= op.startSecond() - 10
                 && s.second() < op.startSecond()).mapToDouble(Second::p99Ms).filter(v -> !Double.isNaN(v)).toArray());
+        double limit = 2 * steady;
         List<Second> window = timeline.stream().filter(s -> s.second() >= op.startSecond() && s.second() < end).toList();
         int longestQuiet = 0;
         int quiet = 0;
@@ -277,13 +319,17 @@ public final class RescaleCommand implements Callable<Integer> {
             default -> "savepoint_ms=" + op.result().getOrDefault("savepoint_ms", "failed") + " restart_ms="
                     + op.result().getOrDefault("restart_ms", "failed");
         };
-        return String.format(Locale.ROOT, "RESULT op=%s job=%s from=%s to=%d %s caught_up_ms=%s downtime_ms=%d gap_ms=%s "
-                        + "lost=%d app_duplicates=%d mn_duplicates=%d reordered=%d p99_before_ms=%.1f",
-                op.mode(), op.job(), op.result().getOrDefault("from", "?"), op.to(), timings,
-                op.result().getOrDefault("caught_up_ms", "unknown"), longestQuiet * 1000, gap, lost,
+        long duplicates = counterAt(timeline, last, Second::mnDuplicates) - counterAt(timeline, before, Second::mnDuplicates);
+        long deviceDuplicates = counterAt(timeline, last, Second::deviceDuplicates)
+                - counterAt(timeline, before, Second::deviceDuplicates);
+        return String.format(Locale.ROOT, "RESULT op=%s:%d mode=%s job=%s from=%s to=%d %s caught_up_ms=%s downtime_ms=%d "
+                        + "gap_ms=%s p99_ms=%.1f steady_p99_ms=%.1f lost=%d node_duplicates=%d device_duplicates=%d "
+                        + "app_duplicates=%d reordered=%d",
+                op.job(), op.to(), op.mode(), op.job(), op.result().getOrDefault("from", "?"), op.to(), timings,
+                op.result().getOrDefault("caught_up_ms", "unknown"), longestQuiet * 1000, gap, p99Ms, steady, lost,
+                duplicates - deviceDuplicates, deviceDuplicates,
                 counterAt(timeline, last, Second::appDuplicates) - counterAt(timeline, before, Second::appDuplicates),
-                counterAt(timeline, last, Second::mnDuplicates) - counterAt(timeline, before, Second::mnDuplicates),
-                counterAt(timeline, last, Second::reordered) - counterAt(timeline, before, Second::reordered), limit / 2);
+                counterAt(timeline, last, Second::reordered) - counterAt(timeline, before, Second::reordered));
     }
 
     private static double median(double[] values) {

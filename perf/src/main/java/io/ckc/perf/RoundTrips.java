@@ -21,6 +21,10 @@ final class RoundTrips {
     final AtomicLong sent = new AtomicLong();
     final AtomicLong delivered = new AtomicLong();
     final AtomicLong duplicates = new AtomicLong();
+    /** Of {@link #duplicates}, those that reached MQTT devices (nodes numbered from {@link #devicesFrom} on). */
+    final AtomicLong deviceDuplicates = new AtomicLong();
+    /** The first node number that is an MQTT device; beyond the last node while there are none. */
+    private volatile int devicesFrom = Integer.MAX_VALUE;
     /**
      * Echoes of one message under a second message id: the application answered it twice (it read the
      * node's message twice and did not drop the repeat). {@link #duplicates} are echoes under the same id
@@ -58,6 +62,11 @@ final class RoundTrips {
         }
     }
 
+    /** Nodes numbered {@code first} and above are MQTT devices (their duplicates count apart). */
+    void devicesFrom(int first) {
+        devicesFrom = Math.min(devicesFrom, first);
+    }
+
     /** The sequence number of a node's {@code i}-th warm-up message: negative, so its echo is told apart. */
     static int warmUpSeq(int i) {
         return -1 - i;
@@ -84,6 +93,9 @@ final class RoundTrips {
                 long first = echoIdOf(node, seq);
                 boolean twice = id != 0 && first != 0 && first != id;
                 long count = twice ? answeredTwice.incrementAndGet() : duplicates.incrementAndGet();
+                if (!twice && node >= devicesFrom) {
+                    deviceDuplicates.incrementAndGet();
+                }
                 if (count <= ANOMALIES_KEPT) {
                     anomalies.add(String.format(java.util.Locale.ROOT, "%s at=%tT.%<tL node=%d seq=%d id=%x first_id=%x "
                             + "rtt_ms=%d", twice ? "answered_twice" : "repeated", System.currentTimeMillis(), node, seq,
