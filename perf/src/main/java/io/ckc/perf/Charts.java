@@ -141,7 +141,10 @@ final class Charts {
         return image(chart, title, names);
     }
 
-    /** Each marker as a vertical line over the whole plot, its label just below the highest point drawn. */
+    /**
+     * Each marker as a vertical line over the whole plot, its label just below the highest point drawn, on one of three
+     * rows in turn so that the labels of markers close together do not overlap.
+     */
     private static void mark(XYChart chart, List<Marker> markers, List<Series> series, boolean logY) {
         if (markers.isEmpty()) {
             return;
@@ -152,9 +155,14 @@ final class Charts {
         chart.getStyler().setAnnotationTextFontColor(Color.DARK_GRAY);
         double top = series.stream().flatMapToDouble(s -> java.util.Arrays.stream(s.y()))
                 .filter(v -> !Double.isNaN(v) && !Double.isInfinite(v) && (!logY || v > 0)).max().orElse(1);
-        for (Marker marker : markers) {
+        double bottom = logY ? 1 : 0;
+        for (int i = 0; i < markers.size(); i++) {
+            Marker marker = markers.get(i);
+            int row = i % 3;
+            // Why per scale: rows a twelfth of the plot's height apart, as the eye sees it on a log axis too.
+            double y = logY ? top / Math.pow(Math.max(top / bottom, 10), row / 12.0) : top - row * (top - bottom) / 12;
             chart.addAnnotation(new AnnotationLine(marker.x(), true, false));
-            chart.addAnnotation(new AnnotationText(marker.label(), marker.x(), top, false));
+            chart.addAnnotation(new AnnotationText(marker.label(), marker.x(), y, false));
         }
     }
 
