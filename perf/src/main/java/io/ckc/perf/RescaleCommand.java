@@ -108,10 +108,6 @@ public final class RescaleCommand implements Callable<Integer> {
      */
     record Second(int second, long delivered, double p50Ms, double p99Ms, int seqMark, long sent, long mnDuplicates,
                   long reordered, long appDuplicates, long deviceDuplicates) {
-        Second(int second, long delivered, double p50Ms, double p99Ms, int seqMark, long sent, long mnDuplicates,
-               long reordered, long appDuplicates) {
-            this(second, delivered, p50Ms, p99Ms, seqMark, sent, mnDuplicates, reordered, appDuplicates, 0);
-        }
     }
 
     /** One rescale: how, when it started (the second of the timeline), and what {@code ./ckc rescale} printed. */

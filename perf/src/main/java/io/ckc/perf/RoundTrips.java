@@ -118,8 +118,11 @@ final class RoundTrips {
         }
         delivered.incrementAndGet();
         record(seq, rttMicros);
-        for (Watch watch : watches) {
-            watch.arrived(node, rttMicros);
+        if (!watches.isEmpty()) {
+            long sentAt = System.nanoTime() - TimeUnit.MICROSECONDS.toNanos(rttMicros);
+            for (Watch watch : watches) {
+                watch.arrived(node, sentAt, rttMicros);
+            }
         }
         return true;
     }
@@ -153,11 +156,10 @@ final class RoundTrips {
             untilNanos = nanos;
         }
 
-        private void arrived(int node, long rttMicros) {
+        private void arrived(int node, long sentAt, long rttMicros) {
             if (!nodes.get(node)) {
                 return;
             }
-            long sentAt = System.nanoTime() - TimeUnit.MICROSECONDS.toNanos(rttMicros);
             if (sentAt >= fromNanos && sentAt <= untilNanos) {
                 synchronized (this) {
                     rtts.recordValue(Math.min(Math.max(rttMicros, 0), MAX_RTT_MICROS));

@@ -111,6 +111,16 @@ public final class JobsCommand {
         return savepoint;
     }
 
+    /** A savepoint of a running job, stopping it or not; refused with {@code failed} and why, the job as it was. */
+    FlinkRest.Savepoint savepoint(FlinkRest rest, FlinkRest.Job running, boolean stop, String failed)
+            throws IOException, Refused {
+        FlinkRest.Savepoint savepoint = rest.savepoint(running.id(), savepointDir, stop, Duration.ofMinutes(5));
+        if (savepoint.location() == null) {
+            throw new Refused(failed + ": " + savepoint.failure());
+        }
+        return savepoint;
+    }
+
     /**
      * Milliseconds from {@code since} until the job's sources are back within {@code --caught-up-records}
      * of the end of their topics; "unknown" if its sources report no lag (an idle job), stay behind for
@@ -189,10 +199,7 @@ public final class JobsCommand {
                 FlinkRest rest = parent.rest();
                 FlinkRest.Job running = parent.runningJob(rest, job);
                 long start = System.nanoTime();
-                FlinkRest.Savepoint savepoint = rest.savepoint(running.id(), parent.savepointDir, stop, Duration.ofMinutes(5));
-                if (savepoint.location() == null) {
-                    throw new Refused("savepoint of " + job + " failed: " + savepoint.failure());
-                }
+                FlinkRest.Savepoint savepoint = parent.savepoint(rest, running, stop, "savepoint of " + job + " failed");
                 parent.out.printf(Locale.ROOT, "RESULT op=%s job=%s savepoint_ms=%d savepoint=%s%n",
                         stop ? "stop-with-savepoint" : "savepoint", job, (System.nanoTime() - start) / 1_000_000,
                         savepoint.location());
@@ -245,10 +252,8 @@ public final class JobsCommand {
                     return null;
                 }
                 long start = System.nanoTime();
-                FlinkRest.Savepoint savepoint = rest.savepoint(running.id(), parent.savepointDir, true, Duration.ofMinutes(5));
-                if (savepoint.location() == null) {
-                    throw new Refused("stop-with-savepoint of " + job + " failed, the job keeps running: " + savepoint.failure());
-                }
+                FlinkRest.Savepoint savepoint = parent.savepoint(rest, running, true,
+                        "stop-with-savepoint of " + job + " failed, the job keeps running");
                 long saved = System.nanoTime();
                 String id = start(rest, jarId, launch, parallelism, stackFlags, savepoint.location());
                 long runningAt = System.nanoTime();
@@ -271,10 +276,8 @@ public final class JobsCommand {
         private void blueGreen(FlinkRest rest, FlinkRest.Job blue, JobCatalog.Launch launch, String jarId)
                 throws IOException, Refused {
             long start = System.nanoTime();
-            FlinkRest.Savepoint savepoint = rest.savepoint(blue.id(), parent.savepointDir, false, Duration.ofMinutes(5));
-            if (savepoint.location() == null) {
-                throw new Refused("the savepoint of " + job + " failed, the job runs on unchanged: " + savepoint.failure());
-            }
+            FlinkRest.Savepoint savepoint = parent.savepoint(rest, blue, false,
+                    "the savepoint of " + job + " failed, the job runs on unchanged");
             long saved = System.nanoTime();
             String green = start(rest, jarId, launch, parallelism, stackFlags, savepoint.location());
             long runningAt = System.nanoTime();

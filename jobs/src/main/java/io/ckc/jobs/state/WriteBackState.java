@@ -171,7 +171,7 @@ public final class WriteBackState {
         }
 
         /** This key's entries, loaded whole if it has few. */
-        private Entries<K, V> entries0() throws Exception {
+        private Entries<K, V> entriesOfKey() throws Exception {
             Entries<K, V> entries = byKey.get(key());
             if (entries == null) {
                 entries = new Entries<>();
@@ -194,7 +194,7 @@ public final class WriteBackState {
 
         @Override
         public V get(K mapKey) throws Exception {
-            Entries<K, V> entries = entries0();
+            Entries<K, V> entries = entriesOfKey();
             if (entries.known.containsKey(mapKey)) {
                 return entries.known.get(mapKey);
             }
@@ -209,7 +209,7 @@ public final class WriteBackState {
         @Override
         public void put(K mapKey, V value) throws Exception {
             Objects.requireNonNull(value, "a held map's value");
-            Entries<K, V> entries = entries0();
+            Entries<K, V> entries = entriesOfKey();
             entries.known.put(mapKey, value);
             entries.changed.add(mapKey);
             changedKeys.add(key);
@@ -224,7 +224,7 @@ public final class WriteBackState {
 
         @Override
         public void remove(K mapKey) throws Exception {
-            Entries<K, V> entries = entries0();
+            Entries<K, V> entries = entriesOfKey();
             if (entries.whole && !entries.stored.contains(mapKey)) {
                 entries.known.remove(mapKey); // written and taken out within the interval: the backend never hears
                 entries.changed.remove(mapKey);
@@ -242,7 +242,7 @@ public final class WriteBackState {
 
         @Override
         public Iterable<Map.Entry<K, V>> entries() throws Exception {
-            Entries<K, V> entries = entries0();
+            Entries<K, V> entries = entriesOfKey();
             List<Map.Entry<K, V>> all = new ArrayList<>();
             if (!entries.whole) {
                 for (Map.Entry<K, V> stored : backing.entries()) {
