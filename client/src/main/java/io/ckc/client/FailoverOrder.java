@@ -14,6 +14,8 @@ import java.util.Set;
 final class FailoverOrder {
 
     private volatile List<GatewayAddress> gateways = List.of();
+    /** The same gateways' socket addresses, resolved once per list. */
+    private volatile List<InetSocketAddress> addresses = List.of();
     private final Set<InetSocketAddress> failed = new HashSet<>();
 
     /** The latest gateway list from the core, best first. */
@@ -23,6 +25,7 @@ final class FailoverOrder {
 
     void update(List<GatewayAddress> list) {
         gateways = List.copyOf(list);
+        addresses = gateways.stream().map(GatewayAddress::socketAddress).toList();
     }
 
     /** A connect succeeded: every gateway is worth trying again. */
@@ -30,16 +33,26 @@ final class FailoverOrder {
         failed.clear();
     }
 
+    /** Whether the latest list names a gateway besides {@code gateway}: somewhere to go if it fails. */
+    boolean hasAlternativeTo(InetSocketAddress gateway) {
+        for (InetSocketAddress candidate : addresses) {
+            if (!candidate.equals(gateway)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     /** {@code gateway} failed; returns where to try next, {@code gateway} itself if the list is empty. */
     InetSocketAddress next(InetSocketAddress gateway) {
         failed.add(gateway);
-        for (GatewayAddress candidate : gateways) {
-            InetSocketAddress address = candidate.socketAddress();
+        List<InetSocketAddress> known = addresses;
+        for (InetSocketAddress address : known) {
             if (!failed.contains(address)) {
                 return address;
             }
         }
         failed.clear(); // every known gateway failed once: start over from the best
-        return gateways.isEmpty() ? gateway : gateways.get(0).socketAddress();
+        return known.isEmpty() ? gateway : known.get(0);
     }
 }

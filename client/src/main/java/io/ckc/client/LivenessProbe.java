@@ -9,6 +9,11 @@ package io.ckc.client;
  * after the first frame the dead gateway left unanswered. The interval is {@code unansweredProbeMs},
  * or the path's round-trip timeout where that is longer (a slow link is not taken for a dead gateway),
  * but never more than four times {@code unansweredProbeMs}. Any frame from the gateway answers.
+ * <p>A node with no other gateway to go to is patient: leaving gains it nothing then (the new session would be on the
+ * same gateway), and a gateway paused for two seconds (a stalled process, a CPU-starved machine) once lost every one
+ * of its 2,000 nodes that way, each coming back through a handshake into a gateway still behind (perf/README,
+ * 2026-12-05). Its interval starts at {@value #PATIENT_INTERVAL_MS} ms at least and doubles with each unanswered probe,
+ * so it gives up after 15 intervals of silence (7.5 s) instead of 4.
  */
 final class LivenessProbe {
 
@@ -17,6 +22,7 @@ final class LivenessProbe {
 
     static final int PROBES = 3;
     static final int MAX_INTERVAL_FACTOR = 4;
+    static final long PATIENT_INTERVAL_MS = 500;
 
     private final long keepaliveMs;
     private final long silenceTimeoutMs;
@@ -56,7 +62,17 @@ final class LivenessProbe {
      * @param roundTripTimeoutMs how long an answer may take on the session's path now (0: not known yet)
      */
     Verdict check(long nowMs, boolean awaiting, long roundTripTimeoutMs) {
+        return check(nowMs, awaiting, roundTripTimeoutMs, true);
+    }
+
+    /**
+     * @param elsewhere whether the node has another gateway to go to; without one it probes with backoff
+     */
+    Verdict check(long nowMs, boolean awaiting, long roundTripTimeoutMs, boolean elsewhere) {
         long interval = Math.min(Math.max(unansweredProbeMs, roundTripTimeoutMs), MAX_INTERVAL_FACTOR * unansweredProbeMs);
+        if (!elsewhere) {
+            interval = Math.max(interval, PATIENT_INTERVAL_MS) << Math.min(unanswered, PROBES);
+        }
         long silent = nowMs - lastHeardMs;
         if (silent > silenceTimeoutMs) {
             return Verdict.SILENT;

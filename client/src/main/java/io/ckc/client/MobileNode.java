@@ -472,7 +472,7 @@ public final class MobileNode {
      * probes and the silence after them took 3-3.5 s instead of 2.
      */
     private boolean heedLiveness(long now, boolean awaiting) {
-        switch (liveness.check(now, awaiting, session.roundTripTimeoutMs())) {
+        switch (liveness.check(now, awaiting, session.roundTripTimeoutMs(), failover.hasAlternativeTo(gateway))) {
             case SILENT -> {
                 connectionLost(SessionEnd.GATEWAY_SILENT);
                 return false;

@@ -103,6 +103,56 @@ class HandoverAndLivenessTest {
     }
 
     @Test
+    void aNodeWithNoOtherGatewayBacksOffItsProbesAndWaitsOutAPause() {
+        LivenessProbe liveness = new LivenessProbe(15_000, 20_000, 250);
+        liveness.heard(0);
+        List<String> verdicts = new ArrayList<>();
+        long silentAt = -1;
+        for (long now = 0; now <= 20_000 && silentAt < 0; now += 100) {
+            LivenessProbe.Verdict verdict = liveness.check(now, true, 40, false);
+            if (verdict != LivenessProbe.Verdict.ALIVE) {
+                verdicts.add(now + ":" + verdict);
+            }
+            if (verdict == LivenessProbe.Verdict.SILENT) {
+                silentAt = now;
+            }
+        }
+        assertThat(verdicts).as("500 ms, then twice as long after each unanswered probe")
+                .containsExactly("600:PROBE", "1600:PROBE", "3600:PROBE", "7600:SILENT");
+
+        LivenessProbe paused = new LivenessProbe(15_000, 20_000, 250);
+        paused.heard(0);
+        for (long now = 0; now <= 3_000; now += 100) {
+            assertThat(paused.check(now, true, 40, false)).isNotEqualTo(LivenessProbe.Verdict.SILENT);
+        }
+        paused.heard(3_050); // the gateway answers again after a 3-second pause
+        assertThat(paused.check(3_100, true, 40, false)).isEqualTo(LivenessProbe.Verdict.ALIVE);
+        assertThat(paused.check(3_700, true, 40, false)).as("the backoff starts over").isEqualTo(LivenessProbe.Verdict.PROBE);
+
+        LivenessProbe hasSomewhereToGo = new LivenessProbe(15_000, 20_000, 250);
+        hasSomewhereToGo.heard(0);
+        long gaveUpAt = -1;
+        for (long now = 0; now <= 20_000 && gaveUpAt < 0; now += 100) {
+            if (hasSomewhereToGo.check(now, true, 40, true) == LivenessProbe.Verdict.SILENT) {
+                gaveUpAt = now;
+            }
+        }
+        assertThat(gaveUpAt).as("with another gateway it moves on as before").isEqualTo(1_200);
+    }
+
+    @Test
+    void theFailoverOrderKnowsWhetherThereIsAnotherGateway() {
+        FailoverOrder order = new FailoverOrder();
+        GatewayAddress gw1 = new GatewayAddress("gw-1", "127.0.0.1", 5001);
+        assertThat(order.hasAlternativeTo(gw1.socketAddress())).as("no list yet").isFalse();
+        order.update(List.of(gw1));
+        assertThat(order.hasAlternativeTo(gw1.socketAddress())).isFalse();
+        order.update(List.of(gw1, GW2));
+        assertThat(order.hasAlternativeTo(gw1.socketAddress())).isTrue();
+        assertThat(order.next(gw1.socketAddress())).isEqualTo(GW2.socketAddress());
+    }
+
+    @Test
     void aSlowPathIsProbedAtItsRoundTripTimeoutUpToFourTimesTheProbeTime() {
         for (long[] rttAndSilentAt : new long[][] {{0, 1_200}, {100, 1_200}, {400, 1_700}, {5_000, 4_100}}) {
             LivenessProbe liveness = new LivenessProbe(15_000, 20_000, 250);

@@ -144,6 +144,9 @@ final class DemoCommand implements Callable<Integer> {
             if (udp != null && (udp.unsent.get() > 0 || udp.errors.get() > 0)) {
                 out.printf("Unsent (reported by the client SDK): %d, errors: %d%n", udp.unsent.get(), udp.errors.get());
             }
+            if (udp != null && udp.disconnects.get() > 0) {
+                out.printf("Sessions the nodes lost: %d (%s)%n", udp.disconnects.get(), udp.disconnectsByCause());
+            }
             if (mqtt != null && (mqtt.refused.get() > 0 || mqtt.errors.get() > 0)) {
                 out.printf("MQTT publishes refused by the gateway: %d, errors: %d%n", mqtt.refused.get(),
                         mqtt.errors.get());
