@@ -17,6 +17,9 @@ final class FailoverOrder {
     /** The same gateways' socket addresses, resolved once per list. */
     private volatile List<InetSocketAddress> addresses = List.of();
     private final Set<InetSocketAddress> failed = new HashSet<>();
+    /** The gateway {@link #hasAlternativeTo} last answered for (null: ask again), and its answer. */
+    private InetSocketAddress askedAbout;
+    private boolean alternative;
 
     /** The latest gateway list from the core, best first. */
     List<GatewayAddress> gateways() {
@@ -26,6 +29,7 @@ final class FailoverOrder {
     void update(List<GatewayAddress> list) {
         gateways = List.copyOf(list);
         addresses = gateways.stream().map(GatewayAddress::socketAddress).toList();
+        askedAbout = null;
     }
 
     /** A connect succeeded: every gateway is worth trying again. */
@@ -33,14 +37,22 @@ final class FailoverOrder {
         failed.clear();
     }
 
-    /** Whether the latest list names a gateway besides {@code gateway}: somewhere to go if it fails. */
+    /**
+     * Whether the latest list names a gateway besides {@code gateway}: somewhere to go if it fails. Asked on every tick
+     * of a node awaiting acknowledgements, so the answer is kept until the list or the gateway asked about changes.
+     */
     boolean hasAlternativeTo(InetSocketAddress gateway) {
-        for (InetSocketAddress candidate : addresses) {
-            if (!candidate.equals(gateway)) {
-                return true;
+        if (gateway != askedAbout) {
+            askedAbout = gateway;
+            alternative = false;
+            for (InetSocketAddress candidate : addresses) {
+                if (!candidate.equals(gateway)) {
+                    alternative = true;
+                    break;
+                }
             }
         }
-        return false;
+        return alternative;
     }
 
     /** {@code gateway} failed; returns where to try next, {@code gateway} itself if the list is empty. */

@@ -246,6 +246,10 @@ public final class JobsCommand {
                     return null;
                 }
                 JobCatalog.Launch launch = launchOf(job, stackFlags);
+                if (blueGreen && !launch.kind().blueGreen()) {
+                    throw new Refused(job + " is not rescaled blue/green: two of it side by side are not shown harmless "
+                            + "(docs/operations.md); rescale it by savepoint (without --blue-green)");
+                }
                 String jarId = rest.upload(checkedJar(jar)); // before anything stops: a failed upload changes nothing
                 if (blueGreen) {
                     blueGreen(rest, running, launch, jarId);

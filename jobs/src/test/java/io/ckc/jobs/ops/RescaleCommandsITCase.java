@@ -109,6 +109,14 @@ class RescaleCommandsITCase {
             assertThat(submitted.code()).as(submitted.err()).isZero();
             assertThat(submitted.out()).containsPattern("(?m)^ckc-delivery [0-9a-f]{32}$")
                     .containsPattern("(?m)^ckc-echo [0-9a-f]{32}$").containsPattern("(?m)^ckc-poa-manager [0-9a-f]{32}$");
+            List<String> doubledManager = new ArrayList<>(List.of("--flink", url, "--savepoint-dir", savepoints,
+                    "rescale", "poa-manager", "2", "--jar", jar, "--blue-green", "--"));
+            doubledManager.addAll(stack);
+            Commands.Outcome refused = Commands.run(doubledManager.toArray(String[]::new));
+            assertThat(refused.code()).as("two PoA managers side by side are not shown harmless").isNotZero();
+            assertThat(refused.err()).contains("poa-manager is not rescaled blue/green");
+            assertThat(Commands.run("--flink", url, "list").out()).as("nothing stopped")
+                    .containsPattern("(?m)^poa-manager\\s+[0-9a-f]{32}\\s+1\\s+\\d+\\s+RUNNING");
 
             gateway = Gateway.start(GatewayConfig.forTest("gw-1", KAFKA.bootstrapServers(), topics));
             List<MobileNode> nodes = new ArrayList<>();
