@@ -2,9 +2,13 @@
 """A CKC application outside Java: answers every message that nodes send on a channel.
 
 It reads channel CHANNEL (Kafka topic app.CHANNEL) and sends each message's payload back to the node
-that sent it, in upper case, as a unicast on ckc.to-mn. The answer's id is derived from the request's,
-so a replay after a restart sends the same id and the node drops the repeat. Records and topics are
-described in docs/applications.md.
+that sent it, in upper case, as a unicast on ckc.to-mn, doing what docs/applications.md asks of an answer:
+- its id is derived from the request's (see answer_id), so a replay after a restart sends the same id and
+  the node drops the repeat;
+- it copies the request's replyTo and correlation, so an MQTT 5 device that named a Response Topic gets the
+  answer there with its Correlation Data;
+- a request seen again (a node resends what its gateway never acknowledged) is not answered twice: the
+  (node, message) ids of the last ten minutes are remembered.
 
 Needs the confluent-kafka client (Debian: apt-get install python3-confluent-kafka).
 
@@ -17,6 +21,7 @@ import json
 import sys
 import time
 import uuid
+from collections import OrderedDict
 
 from confluent_kafka import Consumer, KafkaError, KafkaException, Producer
 
@@ -24,7 +29,10 @@ SENDER = "shout"
 
 
 def answer_id(message_id):
-    """The same name-based UUID (MD5, version 3) as Java's UUID.nameUUIDFromBytes("shout:" + id)."""
+    """The answer's id: a name-based UUID of version 3 (MD5, no namespace) of the UTF-8 bytes of SENDER + ":" +
+    the request's messageId, SENDER being this application's own name (the unicast's sender, not the node's id).
+    The same as Java's UUID.nameUUIDFromBytes(("shout:" + messageId).getBytes(UTF_8)), which AppMessage.answer uses.
+    """
     digest = bytearray(hashlib.md5(f"{SENDER}:{message_id}".encode("utf-8")).digest())
     digest[6] = (digest[6] & 0x0F) | 0x30
     digest[8] = (digest[8] & 0x3F) | 0x80
@@ -64,36 +72,66 @@ def fields(data):
 
 
 def app_message(value):
-    """(node id, message id, payload) of a record of app.<channel>.
+    """The fields of a record of app.<channel> that an answer needs, as a dict: node, message_id, payload,
+    reply_to (None for the node's inbox) and correlation (bytes or None).
 
     CKC writes it in binary: the byte 0x01, then the AppMessage of records.proto (message_id = 1, mn_id = 2,
-    payload = 5); a program with a protobuf library reads it with that file. Records of before 2026-11-28 are JSON.
+    payload = 5, reply_to = 9, correlation = 10); a program with a protobuf library reads it with that file.
+    An application may also have written JSON (bytes in base64), which is read the same.
     """
     if value[:1] == b"\x01":
         message = fields(value[1:])
-        return (message.get(2, b"").decode("utf-8"), message.get(1, b"").decode("utf-8"), message.get(5, b""))
+        reply_to = message.get(9)
+        return {"node": message.get(2, b"").decode("utf-8"), "message_id": message.get(1, b"").decode("utf-8"),
+                "payload": message.get(5, b""), "reply_to": None if reply_to is None else reply_to.decode("utf-8"),
+                "correlation": message.get(10)}
     message = json.loads(value)
-    payload = message.get("payload")
-    return message.get("mnId"), message.get("messageId"), None if payload is None else base64.b64decode(payload)
+    payload, correlation = message.get("payload"), message.get("correlation")
+    return {"node": message.get("mnId"), "message_id": message.get("messageId"),
+            "payload": None if payload is None else base64.b64decode(payload), "reply_to": message.get("replyTo"),
+            "correlation": None if correlation is None else base64.b64decode(correlation)}
 
 
-def answer(value):
-    """The unicast that answers one record of app.<channel>, or None if it is not an app message.
+class RecentIds:
+    """The (node, message) ids seen in the last window_s seconds, at most `most` of them, oldest forgotten first.
+
+    A node sends a message again within seconds when its gateway did not acknowledge it, so ten minutes catches
+    every such repeat while the memory stays bounded.
+    """
+
+    def __init__(self, window_s=600, most=100_000):
+        self.window_s, self.most = window_s, most
+        self.seen = OrderedDict()
+
+    def first_time(self, key, now):
+        while self.seen and (len(self.seen) >= self.most or next(iter(self.seen.values())) < now - self.window_s):
+            self.seen.popitem(last=False)
+        if key in self.seen:
+            return False
+        self.seen[key] = now
+        return True
+
+
+def answer(message):
+    """The unicast that answers one app message (as app_message reads it), or None if it lacks what it needs.
 
     Written as JSON, which CKC reads beside its binary form on every topic: no protobuf library needed here.
+    The answer has a TTL of its own, not the request's: None leaves it to the delivery job (5 minutes).
     """
-    node, message_id, payload = app_message(value)
-    if not node or not message_id or payload is None:
+    if not message["node"] or not message["message_id"] or message["payload"] is None:
         return None
-    text = payload.decode("utf-8", errors="replace")
+    text = message["payload"].decode("utf-8", errors="replace")
+    correlation = message["correlation"]
     return {
-        "messageId": answer_id(message_id),
+        "messageId": answer_id(message["message_id"]),
         "sender": SENDER,
-        "recipient": node,
+        "recipient": message["node"],
         "payload": base64.b64encode(text.upper().encode("utf-8")).decode("ascii"),
         "ttlMs": None,
         "createdAt": int(time.time() * 1000),
         "receipt": False,
+        "replyTo": message["reply_to"],
+        "correlation": None if correlation is None else base64.b64encode(correlation).decode("ascii"),
     }
 
 
@@ -121,7 +159,8 @@ def main():
     producer = Producer({"bootstrap.servers": args.bootstrap, "enable.idempotence": True, "linger.ms": 1})
     consumer.subscribe([args.app_topic_prefix + args.channel])
     to_mn = args.topic_prefix + "to-mn"
-    answered = skipped = 0
+    answered = skipped = repeats = 0
+    recent = RecentIds()
     print(f"shout: answering {args.app_topic_prefix + args.channel} on {to_mn}", flush=True)
     try:
         while args.max_messages <= 0 or answered < args.max_messages:
@@ -133,11 +172,15 @@ def main():
                     print(f"shout: {record.error()}", file=sys.stderr, flush=True)
                 continue
             try:
-                reply = answer(record.value())
-            except (ValueError, UnicodeDecodeError, IndexError):
+                message = app_message(record.value())
+                reply = answer(message)
+            except (ValueError, UnicodeDecodeError, IndexError, AttributeError):
                 reply = None
             if reply is None:
                 skipped += 1  # not an app message: counted, never answered
+                continue
+            if not recent.first_time((message["node"], message["message_id"]), time.monotonic()):
+                repeats += 1  # answered already: the node has that answer or will get it
                 continue
             # Keyed by the recipient, as every record of ckc.to-mn: one node's answers stay in order.
             producer.produce(to_mn, key=reply["recipient"].encode("utf-8"), value=json.dumps(reply).encode("utf-8"))
@@ -150,7 +193,7 @@ def main():
         producer.flush()
         commit(consumer)
         consumer.close()
-    print(f"shout: answered={answered} skipped={skipped}", flush=True)
+    print(f"shout: answered={answered} repeats={repeats} skipped={skipped}", flush=True)
 
 
 if __name__ == "__main__":

@@ -20,7 +20,7 @@ import java.util.stream.Stream;
 @Command(name = "ckc", mixinStandardHelpOptions = true, sortOptions = false,
         description = "Runs CKC on Flink on this machine: Kafka, the Flink jobs and the gateways as real processes "
                 + "(their pids, logs and data under .ckc/), the demo, the perf scenarios and the operator commands.",
-        subcommands = {UpCommand.class, Commands.Down.class, Commands.Status.class, Commands.Demo.class,
+        subcommands = {UpCommand.class, Commands.Down.class, Commands.Status.class, Commands.Demo.class, Commands.Load.class,
                 Commands.Jobs.class, Commands.Savepoint.class, Commands.Rescale.class, Commands.Restore.class,
                 Commands.Sql.class, Commands.Drain.class, Commands.Undrain.class, Commands.FlinkCluster.class,
                 Commands.MonitoringCommand.class, Commands.K8s.class, Commands.Docs.class, E2eCommand.class, ProfileCommand.class,

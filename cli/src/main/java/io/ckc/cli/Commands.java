@@ -96,6 +96,33 @@ final class Commands {
         }
     }
 
+    @Command(name = "load", sortOptions = false,
+            description = "Drives simulated nodes or MQTT 5 devices at a rate on a channel against the application "
+                    + "that answers it on the running stack (./ckc up --channels C) and checks every answer with a "
+                    + "rule: RESULT sent, answered, wrong, duplicates, unanswered, round trips; exit code 1 unless all "
+                    + "were answered rightly and once. Its options (--channel, --rate, --seconds, --expect, "
+                    + "--protocol, ...) follow; ./ckc load --help lists them.")
+    static final class Load implements Callable<Integer> {
+        @Unmatched
+        List<String> loadOptions = new ArrayList<>();
+
+        @Override
+        public Integer call() {
+            List<String> args = PerfCommands.simulatorArgs("load", loadOptions, Set.of("--gateways"));
+            if (PerfCommands.helpAsked(loadOptions, new CommandLine(this), "load")) {
+                return 0;
+            }
+            PerfCommands.checkSimulatorArgs(PerfCommands.withGateways(args, List.of("127.0.0.1:5500")));
+            Home home = Home.current();
+            StackShape stack = new Stack(home).requireRunning();
+            if (!loadOptions.contains("--mqtt-gateways")) {
+                args.addAll(List.of("--mqtt-gateways", String.join(",", stack.mqttAddresses())));
+            }
+            args.addAll(List.of("--gateways", String.join(",", stack.gatewayAddresses())));
+            return Simulator.demo(home).run(args, null).exitCode();
+        }
+    }
+
     @Command(name = "jobs", mixinStandardHelpOptions = true,
             description = "The stack's Flink jobs (embedded or on its cluster): parallelism, max parallelism, state, last "
                     + "checkpoint and savepoint.")

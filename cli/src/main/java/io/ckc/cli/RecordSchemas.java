@@ -303,7 +303,8 @@ public final class RecordSchemas {
                 [the Python example](../../examples/python/shout.py) does).
                 CKC reads their **JSON** too, on every topic: the records of before 2026-11-28, and what an
                 application writes, so an application may write JSON where it does not want a protobuf library.
-                Every other record is JSON in UTF-8. In JSON bytes are base64 strings; times are epoch milliseconds
+                Every other record is JSON in UTF-8. The column "CKC writes" says which form CKC's own writers use;
+                it is not a requirement on yours: binary or JSON is read on every topic. In JSON bytes are base64 strings; times are epoch milliseconds
                 everywhere. CKC writes every field (null where a schema allows it); a record you write may leave out
                 any field its schema does not list as `required`: numbers and booleans are always required. Readers
                 ignore fields they do not know, so fields may be added. Topic names are shown with the default
@@ -312,7 +313,7 @@ public final class RecordSchemas {
                 """);
         for (boolean forApplications : List.of(true, false)) {
             page.append(forApplications ? "## Topics applications use\n\n" : "## Topics inside CKC\n\n");
-            page.append("| topic | key | record | format | written by | read by | required fields |\n"
+            page.append("| topic | key | record | CKC writes | written by | read by | required fields |\n"
                     + "|---|---|---|---|---|---|---|\n");
             for (Topic topic : TOPICS) {
                 if (topic.forApplications() != forApplications) {
@@ -322,7 +323,7 @@ public final class RecordSchemas {
                         .map(f -> "`" + f + "`").toList());
                 page.append("| `").append(topic.name()).append("` | ").append(topic.key()).append(" | [")
                         .append(topic.record().getSimpleName()).append("](").append(topic.file()).append(") | ")
-                        .append(RecordFormat.writesBinary(topic.record()) ? "binary" : "JSON").append(" | ")
+                        .append(RecordFormat.writesBinary(topic.record()) ? "binary (JSON read too)" : "JSON").append(" | ")
                         .append(topic.writer()).append(" | ").append(topic.reader()).append(" | ")
                         .append(required.isEmpty() ? "none" : required).append(" |\n");
             }

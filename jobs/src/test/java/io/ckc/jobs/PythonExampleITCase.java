@@ -9,7 +9,12 @@ import io.ckc.gateway.Gateway;
 import io.ckc.gateway.GatewayConfig;
 import io.ckc.jobs.delivery.DeliveryJob;
 import io.ckc.protocol.frame.Body;
+import io.ckc.protocol.kafka.RecordFormat;
 import io.ckc.protocol.kafka.Topics;
+import io.ckc.protocol.records.AppMessage;
+import io.ckc.protocol.records.Unicast;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
 import io.ckc.testing.Await;
 import io.ckc.testing.EmbeddedKafkaExtension;
 import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
@@ -23,6 +28,7 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -54,7 +60,7 @@ class PythonExampleITCase {
                     .build());
 
     @Test
-    void thePythonApplicationAnswersEveryMessageOnItsChannelOnceAndInOrder() throws Exception {
+    void thePythonApplicationAnswersEveryMessageOnItsChannelOnceInOrderAsTheGuideAsks() throws Exception {
         String python = pythonWithKafkaClient().orElse(null);
         Assumptions.assumeTrue(python != null,
                 "no python3 with the confluent-kafka client (Debian: apt-get install python3-confluent-kafka)");
@@ -88,10 +94,24 @@ class PythonExampleITCase {
                 unsent.addAndGet(lost.size());
             }
         };
+        // A device's request, written twice as a gateway writes it again when a node resends: answered once, on the
+        // reply topic it named, with its correlation data, under the id the guide derives from the request's.
+        String device = UUID.randomUUID().toString();
+        String requestId = UUID.randomUUID().toString();
+        byte[] correlation = {0, 1, 2, (byte) 0xFF};
+        AppMessage request = new AppMessage(requestId, device, "gw-py", "shout", "ping".getBytes(StandardCharsets.UTF_8),
+                null, System.currentTimeMillis(), null, "devices/" + device + "/answers", correlation);
+        try (KafkaProducer<String, byte[]> producer = KAFKA.producer()) {
+            for (int i = 0; i < 2; i++) {
+                producer.send(new ProducerRecord<>(topics.app("shout"), device, new RecordFormat().write(request))).get();
+            }
+        }
+        int expected = nodeCount * messages + 1;
+        Path output = Files.createTempFile("shout", ".out");
         Process app = new ProcessBuilder(python, SCRIPT.toString(), "--bootstrap", KAFKA.bootstrapServers(),
                 "--channel", "shout", "--topic-prefix", topics.prefix(), "--app-topic-prefix", topics.appPrefix(),
-                "--group", "shout-" + UUID.randomUUID(), "--max-messages", String.valueOf(nodeCount * messages))
-                .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.INHERIT).start();
+                "--group", "shout-" + UUID.randomUUID(), "--max-messages", String.valueOf(expected))
+                .redirectErrorStream(true).redirectOutput(output.toFile()).start();
         try (Gateway gateway = Gateway.start(GatewayConfig.forTest("gw-py", KAFKA.bootstrapServers(), topics));
              ClientTransport transport = ClientTransport.open()) {
             List<MobileNode> nodes = new ArrayList<>();
@@ -109,7 +129,20 @@ class PythonExampleITCase {
             }
             // The script stops after answering every message; each answer then still has to reach its node.
             assertThat(app.waitFor(120, TimeUnit.SECONDS)).as("the Python application answered everything").isTrue();
+            String printed = Files.readString(output);
+            System.out.print(printed);
             assertThat(app.exitValue()).isZero();
+            assertThat(printed).as("the repeated request dropped, counted").contains("answered=" + expected + " repeats=1 ");
+            List<Unicast> toDevice = KAFKA.readJson(topics.toMn(), expected, Duration.ofSeconds(30), Unicast.class)
+                    .stream().filter(u -> u.recipient().equals(device)).toList();
+            assertThat(toDevice).as("answers to the device").hasSize(1);
+            Unicast reply = toDevice.get(0);
+            assertThat(reply.messageId()).as("UUID.nameUUIDFromBytes(\"shout:\" + the request's id)")
+                    .isEqualTo(UUID.nameUUIDFromBytes(("shout:" + requestId).getBytes(StandardCharsets.UTF_8)).toString());
+            assertThat(reply.sender()).isEqualTo("shout");
+            assertThat(reply.replyTo()).isEqualTo("devices/" + device + "/answers");
+            assertThat(reply.correlation()).isEqualTo(correlation);
+            assertThat(new String(reply.payload(), StandardCharsets.UTF_8)).isEqualTo("PING");
             Await.until("every answer at its node", 60,
                     () -> answers.values().stream().mapToInt(List::size).sum() >= nodeCount * messages);
             for (MobileNode node : nodes) {

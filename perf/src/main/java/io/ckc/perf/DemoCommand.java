@@ -70,18 +70,13 @@ final class DemoCommand implements Callable<Integer> {
         long expected = (long) nodes * messages;
         out.printf(Locale.ROOT, "Demo: %d nodes on %d gateway(s), echo parallelism %d, %d messages each at %.1f/min%n",
                 nodes, gatewaysInStack, appParallelism, messages, ratePerMinute);
-        int udpNodes = switch (protocol.protocol) {
-            case "udp" -> nodes;
-            case "mqtt" -> 0;
-            case "mixed" -> nodes / 2;
-            default -> throw new CommandLine.ParameterException(new CommandLine(this),
-                    "--protocol is udp, mqtt or mixed, not " + protocol.protocol);
-        };
-        int mqttNodes = nodes - udpNodes;
-        if (mqttNodes > 0 && mqttGateways.isEmpty()) {
-            throw new CommandLine.ParameterException(new CommandLine(this), "--protocol " + protocol.protocol
-                    + " needs --mqtt-gateways");
+        int udpNodes;
+        try {
+            udpNodes = protocol.udpNodes(nodes, mqttGateways);
+        } catch (IllegalArgumentException e) {
+            throw new CommandLine.ParameterException(new CommandLine(this), e.getMessage());
         }
+        int mqttNodes = nodes - udpNodes;
         Histogram total;
         long sent;
         long delivered;

@@ -2,6 +2,8 @@ package io.ckc.perf;
 
 import picocli.CommandLine.Option;
 
+import java.util.List;
+
 /** {@code --protocol udp|mqtt|mixed}: how a scenario's load connects to the gateways. */
 final class ProtocolOption {
 
@@ -9,6 +11,24 @@ final class ProtocolOption {
             + "reliable UDP), mqtt (MQTT 5 devices on the gateways' MQTT ports, --mqtt-gateways) or mixed (half of "
             + "each at once) (default ${DEFAULT-VALUE})")
     String protocol = "udp";
+
+    /**
+     * How many of {@code nodes} connect over reliable UDP (the rest are MQTT devices): all, none or half.
+     *
+     * @throws IllegalArgumentException for another protocol, or MQTT devices without {@code mqttGateways}
+     */
+    int udpNodes(int nodes, List<String> mqttGateways) {
+        int udp = switch (protocol) {
+            case "udp" -> nodes;
+            case "mqtt" -> 0;
+            case "mixed" -> nodes / 2;
+            default -> throw new IllegalArgumentException("--protocol is udp, mqtt or mixed, not " + protocol);
+        };
+        if (udp < nodes && mqttGateways.isEmpty()) {
+            throw new IllegalArgumentException("--protocol " + protocol + " needs --mqtt-gateways");
+        }
+        return udp;
+    }
 
     /** The {@link LoadPath} of this protocol: {@link Results#CKC}, {@link Results#MQTT} or {@link Results#MIXED}. */
     String path() {
