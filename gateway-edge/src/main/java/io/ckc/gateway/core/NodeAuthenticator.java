@@ -54,7 +54,7 @@ public final class NodeAuthenticator {
             for (Rdn part : new LdapName(certificate.getSubjectX500Principal().getName()).getRdns()) {
                 if (part.getType().equalsIgnoreCase("CN")) {
                     return Identity.parse(part.getValue().toString().getBytes(StandardCharsets.UTF_8))
-                            .filter(identity -> store.lookup(identity).isPresent());
+                            .filter(identity -> known(identity));
                 }
             }
         } catch (InvalidNameException e) {
@@ -63,11 +63,29 @@ public final class NodeAuthenticator {
         return Optional.empty();
     }
 
+    /** Whether the store knows the identity, read again at once if it did not a moment ago. */
+    private boolean known(Identity identity) {
+        if (store.lookup(identity).isPresent()) {
+            return true;
+        }
+        store.refresh();
+        return store.lookup(identity).isPresent();
+    }
+
     /**
      * The identity a username and password prove: the username names it ({@code <node id>} or {@code <fleet>/<node
      * id>}), the password is its key in base64. Compared in constant time.
      */
     public Optional<Identity> password(String username, byte[] password) {
+        Optional<Identity> proven = checkPassword(username, password);
+        if (proven.isEmpty()) {
+            store.refresh(); // a key issued since the store's last check is good at once, not a second later
+            proven = checkPassword(username, password);
+        }
+        return proven;
+    }
+
+    private Optional<Identity> checkPassword(String username, byte[] password) {
         if (username == null || password == null) {
             return Optional.empty();
         }

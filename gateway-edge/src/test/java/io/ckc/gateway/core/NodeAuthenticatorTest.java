@@ -42,6 +42,26 @@ class NodeAuthenticatorTest {
         assertThat(authenticator.grants(Identity.of(UUID.randomUUID()))).as("unknown: the defaults").isEqualTo(Grants.DEFAULT);
     }
 
+    @Test
+    void aKeyIssuedAgainWhileTheGatewayRunsIsGoodAtOnceAndTheOldOneNoLonger(@TempDir Path dir) {
+        Path file = dir.resolve("credentials.json");
+        UUID node = UUID.randomUUID();
+        byte[] old = NodeKeys.nodeKey(NodeKeys.newSecret(), node);
+        CredentialStore.putNode(file, node, old, Grants.DEFAULT);
+        NodeAuthenticator authenticator = new NodeAuthenticator(CredentialStore.open(file));
+        assertThat(authenticator.password(node.toString(), base64(old))).as("the store just checked").isPresent();
+
+        byte[] renewed = NodeKeys.nodeKey(NodeKeys.newSecret(), node);
+        CredentialStore.putNode(file, node, renewed, Grants.DEFAULT); // ./ckc credentials node again, within the second
+        assertThat(authenticator.password(node.toString(), base64(renewed))).as("the new key, at once").isPresent();
+        assertThat(authenticator.password(node.toString(), base64(old))).as("the old key").isEmpty();
+
+        UUID added = UUID.randomUUID();
+        byte[] addedKey = NodeKeys.nodeKey(NodeKeys.newSecret(), added);
+        CredentialStore.putNode(file, added, addedKey, Grants.DEFAULT);
+        assertThat(authenticator.password(added.toString(), base64(addedKey))).as("a node added now").isPresent();
+    }
+
     private static byte[] base64(byte[] key) {
         return Base64.getEncoder().encode(key);
     }

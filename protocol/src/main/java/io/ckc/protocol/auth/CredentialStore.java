@@ -10,6 +10,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.HashMap;
@@ -56,11 +57,11 @@ public final class CredentialStore {
      * The file as read. {@code grants}: one {@link Grants} object for each distinct set of rights a lookup handed out,
      * so the sessions of a fleet's million nodes share one (with its lists, about 70 bytes a session otherwise).
      */
-    private record Snapshot(Map<UUID, NodeEntry> nodes, Map<String, FleetEntry> fleets, long modified,
+    private record Snapshot(Map<UUID, NodeEntry> nodes, Map<String, FleetEntry> fleets, Version version,
                             Map<Grants, Grants> grants) {
 
-        Snapshot(Map<UUID, NodeEntry> nodes, Map<String, FleetEntry> fleets, long modified) {
-            this(nodes, fleets, modified, new ConcurrentHashMap<>());
+        Snapshot(Map<UUID, NodeEntry> nodes, Map<String, FleetEntry> fleets, Version version) {
+            this(nodes, fleets, version, new ConcurrentHashMap<>());
         }
 
         Grants grants(List<String> publish, List<String> groupcast) {
@@ -74,6 +75,18 @@ public final class CredentialStore {
             .enable(SerializationFeature.INDENT_OUTPUT)
             .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES);
     private static final long RECHECK_MS = 1_000;
+
+    /**
+     * Which file was read: its modification time and its identity on the file system (its inode where there is one).
+     * The store is replaced by an atomic move, so a new file is a new inode even when written within the same
+     * millisecond as the last, which the time alone would not tell.
+     */
+    private record Version(long modifiedMs, Object fileKey) {
+        static Version of(Path file) throws IOException {
+            BasicFileAttributes attributes = Files.readAttributes(file, BasicFileAttributes.class);
+            return new Version(attributes.lastModifiedTime().toMillis(), attributes.fileKey());
+        }
+    }
 
     private final Path file;
     private volatile Snapshot snapshot;
@@ -137,24 +150,37 @@ public final class CredentialStore {
         write(file, new Contents(contents.nodes(), fleets));
     }
 
+    /**
+     * Reads the file again at once if it changed, whatever the time of the last check: for a node whose credential
+     * just failed, which may have been issued since (the store is otherwise checked at most once a second, so a key
+     * issued within a second of a check was refused until the next one).
+     */
+    public void refresh() {
+        recheck(System.currentTimeMillis());
+    }
+
     private Snapshot current() {
         long now = System.currentTimeMillis();
         if (now - checkedAt >= RECHECK_MS) {
-            checkedAt = now;
-            try {
-                if (Files.getLastModifiedTime(file).toMillis() != snapshot.modified()) {
-                    snapshot = load(file);
-                }
-            } catch (IOException | UncheckedIOException | IllegalArgumentException e) {
-                // keep the last good store: a file half written or removed must not lock every node out
-            }
+            recheck(now);
         }
         return snapshot;
     }
 
+    private void recheck(long now) {
+        checkedAt = now;
+        try {
+            if (!Version.of(file).equals(snapshot.version())) {
+                snapshot = load(file);
+            }
+        } catch (IOException | UncheckedIOException | IllegalArgumentException e) {
+            // keep the last good store: a file half written or removed must not lock every node out
+        }
+    }
+
     private static Snapshot load(Path file) {
         try {
-            long modified = Files.getLastModifiedTime(file).toMillis();
+            Version version = Version.of(file);
             Contents contents = read(file);
             Map<UUID, NodeEntry> nodes = new HashMap<>();
             for (NodeEntry node : contents.nodes()) {
@@ -172,7 +198,7 @@ public final class CredentialStore {
                 decode(fleet.key());
                 fleets.put(fleet.fleet(), fleet);
             }
-            return new Snapshot(Map.copyOf(nodes), Map.copyOf(fleets), modified);
+            return new Snapshot(Map.copyOf(nodes), Map.copyOf(fleets), version);
         } catch (IOException e) {
             throw new UncheckedIOException("cannot read the credential store " + file, e);
         }
