@@ -216,7 +216,7 @@ final class CredentialsCommand implements Callable<Integer> {
         Path key = DeviceCertificates.privateKey(keystore);
         System.out.println("wrote " + keystore + " (PKCS#12), " + certificate + " and " + key + ": a certificate for "
                 + identity.text() + ", signed by " + authority + "; log in with it and no password, e.g.");
-        System.out.println("  mosquitto_pub -p 1883 --cafile " + GatewayKeystore.certificate(home.gatewayKeystore())
+        System.out.println("  mosquitto_pub -p " + StackShape.FIRST_MQTT_PORT + " --cafile " + GatewayKeystore.certificate(home.gatewayKeystore())
                 + " --cert " + certificate + " --key " + key + " -i " + device + " -t app/echo -m hello");
     }
 

@@ -191,8 +191,9 @@ final class Stack {
         StringBuilder metrics = new StringBuilder();
         for (int i = 0; i < shape.gateways(); i++) {
             gateways.append("gw-").append(i + 1).append(" udp://").append(shape.gatewayAddresses().get(i))
-                    .append(" mqtt://127.0.0.1:").append(StackShape.FIRST_MQTT_PORT + i)
-                    .append(" ws://127.0.0.1:").append(StackShape.FIRST_MQTT_WS_PORT + i).append("/mqtt  ");
+                    .append(shape.insecure() ? " mqtt://" : " mqtts://").append(shape.mqttAddresses().get(i))
+                    .append(shape.insecure() ? " ws://127.0.0.1:" : " wss://127.0.0.1:")
+                    .append(StackShape.FIRST_MQTT_WS_PORT + i).append("/mqtt  ");
             metrics.append("http://127.0.0.1:").append(StackShape.FIRST_METRICS_PORT + i).append("/metrics  ");
         }
         return "CKC is up (" + seconds + " s):\n"
@@ -220,7 +221,7 @@ final class Stack {
                     Map.of("CKC_GATEWAY_IDS", String.join(",", shape.gatewayIds()),
                             "CKC_KAFKA_BOOTSTRAP", KafkaBroker.BOOTSTRAP, "CKC_UDP_HOST", "127.0.0.1",
                             "CKC_UDP_PORT", String.valueOf(StackShape.FIRST_UDP_PORT),
-                            "CKC_MQTT_PORT", String.valueOf(StackShape.FIRST_MQTT_PORT),
+                            "CKC_MQTT_PORT", String.valueOf(shape.firstMqttPort()),
                             "CKC_MQTT_WS_PORT", String.valueOf(StackShape.FIRST_MQTT_WS_PORT),
                             "CKC_METRICS_PORT", String.valueOf(StackShape.FIRST_METRICS_PORT)));
             env.putAll(kafkaPrincipal(shape, shape.gatewayIds()));
@@ -272,7 +273,7 @@ final class Stack {
                 Map.of("CKC_GATEWAY_ID", "gw-" + i,
                         "CKC_KAFKA_BOOTSTRAP", KafkaBroker.BOOTSTRAP, "CKC_UDP_HOST", "127.0.0.1",
                         "CKC_UDP_PORT", String.valueOf(StackShape.FIRST_UDP_PORT + i - 1),
-                        "CKC_MQTT_PORT", String.valueOf(StackShape.FIRST_MQTT_PORT + i - 1),
+                        "CKC_MQTT_PORT", String.valueOf(shape.firstMqttPort() + i - 1),
                         "CKC_MQTT_WS_PORT", String.valueOf(StackShape.FIRST_MQTT_WS_PORT + i - 1),
                         "CKC_METRICS_PORT", String.valueOf(StackShape.FIRST_METRICS_PORT + i - 1)));
         env.putAll(kafkaPrincipal(shape, List.of("gw-" + i)));

@@ -88,7 +88,7 @@ final class StackFaults implements FaultInjector {
     @Override
     public void impair(String gatewayId, int lossPercent, int rateKbit, PrintStream out) {
         int udp = StackShape.FIRST_UDP_PORT + number(gatewayId) - 1;
-        int mqtt = StackShape.FIRST_MQTT_PORT + number(gatewayId) - 1;
+        int mqtt = stack.requireRunning().firstMqttPort() + number(gatewayId) - 1;
         network.impair(List.of(new NetworkFaults.Port("udp", udp), new NetworkFaults.Port("tcp", mqtt)), lossPercent,
                 rateKbit);
         out.printf("  %s (udp %d, mqtt %d): %s%n", gatewayId, udp, mqtt, lossPercent > 0 ? lossPercent

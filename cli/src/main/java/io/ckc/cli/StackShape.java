@@ -33,8 +33,10 @@ record StackShape(int gateways, String gatewayProcesses, int appParallelism, int
                   boolean insecure, int gatewayHeapGb, List<String> gatewaySettings, boolean kafkaAuth) {
 
     static final int FIRST_UDP_PORT = 5500;
-    static final int FIRST_MQTT_PORT = 1883;
-    /** MQTT over WebSocket, path /mqtt. */
+    /** MQTT over TLS, where devices' clients look for it; plain MQTT ({@link #insecure}) on 1883 + n instead. */
+    static final int FIRST_MQTT_PORT = 8883;
+    static final int FIRST_PLAIN_MQTT_PORT = 1883;
+    /** MQTT over WebSocket, path /mqtt (over TLS but where {@link #insecure}). */
     static final int FIRST_MQTT_WS_PORT = 8083;
     static final int FIRST_METRICS_PORT = 9400;
     /** The gateways' JVM heap unless a shape asks for more: 3 GB for all in one JVM, 2 GB for one gateway alone. */
@@ -149,7 +151,12 @@ record StackShape(int gateways, String gatewayProcesses, int appParallelism, int
 
     /** Where the gateways take MQTT devices, as {@link #gatewayAddresses} are their UDP addresses. */
     List<String> mqttAddresses() {
-        return addresses(FIRST_MQTT_PORT);
+        return addresses(firstMqttPort());
+    }
+
+    /** gw-1's MQTT port, the n-th gateway's n - 1 above: over TLS, or plain where nodes do not authenticate. */
+    int firstMqttPort() {
+        return insecure ? FIRST_PLAIN_MQTT_PORT : FIRST_MQTT_PORT;
     }
 
     /** Where the gateways serve their Prometheus metrics, host:port, gw-1 first. */

@@ -30,7 +30,10 @@ public record GatewayConfig(String gatewayId, String kafkaBootstrap, String udpH
                             SecurityOptions security) {
 
     public static final int DEFAULT_UDP_PORT = 5500;
-    public static final int DEFAULT_MQTT_PORT = 1883;
+    /** MQTT over TLS: the port devices' clients go to for TLS (IANA's secure-mqtt). */
+    public static final int DEFAULT_MQTT_PORT = 8883;
+    /** Plain MQTT, where nodes do not authenticate ({@code CKC_INSECURE=true}): the port of MQTT without TLS. */
+    public static final int DEFAULT_PLAIN_MQTT_PORT = 1883;
     /** MQTT over WebSocket, path {@code /mqtt} (the port EMQX and HiveMQ use for it). */
     public static final int DEFAULT_MQTT_WEBSOCKET_PORT = 8083;
 
@@ -81,7 +84,7 @@ public record GatewayConfig(String gatewayId, String kafkaBootstrap, String udpH
                 KAFKA_BOOTSTRAP.string(env),
                 udpHost,
                 UDP_PORT.integer(env),
-                MQTT_PORT.integer(env),
+                MQTT_PORT.integer(env, INSECURE.bool(env) ? DEFAULT_PLAIN_MQTT_PORT : DEFAULT_MQTT_PORT),
                 MQTT_WS_PORT.integer(env),
                 METRICS_PORT.integer(env),
                 new Topics(TOPIC_PREFIX.string(env), APP_TOPIC_PREFIX.string(env)),

@@ -26,7 +26,9 @@ public final class GatewaySettings {
             "the address the reliable-UDP listener binds (and the metrics server)");
     public static final Setting UDP_PORT = Setting.of("CKC_UDP_PORT", GatewayConfig.DEFAULT_UDP_PORT,
             "the reliable-UDP port (5500: the original gateway's)");
-    public static final Setting MQTT_PORT = Setting.of("CKC_MQTT_PORT", GatewayConfig.DEFAULT_MQTT_PORT,
+    public static final Setting MQTT_PORT = Setting.derived("CKC_MQTT_PORT",
+            GatewayConfig.DEFAULT_MQTT_PORT + ", MQTT over TLS; " + GatewayConfig.DEFAULT_PLAIN_MQTT_PORT
+                    + " with CKC_INSECURE=true, where MQTT is plain",
             "the MQTT 3.1.1 and 5 port (TCP, on CKC_UDP_HOST); -1 turns MQTT off, 0 picks a free port");
     public static final Setting MQTT_WS_PORT = Setting.of("CKC_MQTT_WS_PORT", GatewayConfig.DEFAULT_MQTT_WEBSOCKET_PORT,
             "MQTT 3.1.1 and 5 over WebSocket (path /mqtt, subprotocol mqtt, on CKC_UDP_HOST); -1 turns it off, 0 picks "

@@ -35,6 +35,14 @@ class GatewayConfigTest {
     }
 
     @Test
+    void mqttIsOnTheTlsPortWhereNodesAuthenticateAndOnThePlainOneWhereTheyDoNot() {
+        assertThat(GatewayConfig.fromEnv(Map.of("CKC_INSECURE", "true")).mqttPort()).isEqualTo(1883);
+        assertThat(GatewayConfig.fromEnv(Map.of("CKC_CREDENTIALS", "/no/such/store.json", "CKC_TLS_KEYSTORE",
+                "/no/such/keystore.p12")).mqttPort()).as("MQTT over TLS").isEqualTo(8883);
+        assertThat(GatewayConfig.fromEnv(Map.of("CKC_INSECURE", "true", "CKC_MQTT_PORT", "2000")).mqttPort()).isEqualTo(2000);
+    }
+
+    @Test
     void anyFreePortAndNoMetricsStayAsTheyAreForEveryHostedGateway() {
         List<GatewayConfig> hosted = GatewayConfig.hostedFromEnv(Map.of("CKC_INSECURE", "true", "CKC_GATEWAY_IDS", "a,b",
                 "CKC_UDP_PORT", "0", "CKC_METRICS_PORT", "-1", "CKC_MQTT_WS_PORT", "-1"));
