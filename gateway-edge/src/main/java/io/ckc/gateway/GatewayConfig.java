@@ -84,7 +84,7 @@ public record GatewayConfig(String gatewayId, String kafkaBootstrap, String udpH
                 KAFKA_BOOTSTRAP.string(env),
                 udpHost,
                 UDP_PORT.integer(env),
-                MQTT_PORT.integer(env, INSECURE.bool(env) ? DEFAULT_PLAIN_MQTT_PORT : DEFAULT_MQTT_PORT),
+                mqttPort(env),
                 MQTT_WS_PORT.integer(env),
                 METRICS_PORT.integer(env),
                 new Topics(TOPIC_PREFIX.string(env), APP_TOPIC_PREFIX.string(env)),
@@ -115,6 +115,11 @@ public record GatewayConfig(String gatewayId, String kafkaBootstrap, String udpH
                 security(env));
     }
 
+    /** {@code CKC_MQTT_PORT}, or MQTT over TLS's port, or plain MQTT's where nodes do not authenticate. */
+    private static int mqttPort(Map<String, String> env) {
+        return MQTT_PORT.integer(env, INSECURE.bool(env) ? DEFAULT_PLAIN_MQTT_PORT : DEFAULT_MQTT_PORT);
+    }
+
     private static SecurityOptions security(Map<String, String> env) {
         String credentials = CREDENTIALS.string(env);
         boolean insecure = INSECURE.bool(env);
@@ -125,7 +130,7 @@ public record GatewayConfig(String gatewayId, String kafkaBootstrap, String udpH
                     + "CKC_INSECURE=true for a perf baseline without authentication");
         }
         String keystore = TLS_KEYSTORE.string(env);
-        if (credentials != null && keystore == null && MQTT_PORT.integer(env) >= 0) {
+        if (credentials != null && keystore == null && mqttPort(env) >= 0) {
             throw new IllegalArgumentException("MQTT devices authenticate with a password, which needs TLS: set "
                     + "CKC_TLS_KEYSTORE (and CKC_TLS_KEYSTORE_PASSWORD), or turn MQTT off with CKC_MQTT_PORT=-1");
         }

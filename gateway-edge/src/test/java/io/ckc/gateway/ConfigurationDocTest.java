@@ -82,7 +82,8 @@ class ConfigurationDocTest {
     private static String otherValue(Setting setting, GatewayConfig defaults) {
         String value = setting.defaultValue();
         if (value == null) {
-            return setting == GatewaySettings.EVENT_LOOPS ? String.valueOf(defaults.eventLoops() + 1) : "gw.example.org";
+            return setting == GatewaySettings.EVENT_LOOPS ? String.valueOf(defaults.eventLoops() + 1)
+                    : setting == GatewaySettings.MQTT_PORT ? String.valueOf(defaults.mqttPort() + 1) : "gw.example.org";
         }
         if (value.equals("true") || value.equals("false")) {
             return String.valueOf(!Boolean.parseBoolean(value));
