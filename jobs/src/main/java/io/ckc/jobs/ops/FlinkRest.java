@@ -371,9 +371,10 @@ public final class FlinkRest {
     }
 
     /**
-     * Waits until the job's sources are at most {@code records} behind; false if not within the timeout,
-     * or if no source reported its lag within 15 s (a Kafka source reports it only once it has read
-     * something: an idle job never does).
+     * Waits until the job's sources are at most {@code records} behind; false if not within the timeout. A Kafka
+     * source reports its lag only once it has read something, so a job whose sources reported none within 15 s is
+     * caught up if it runs with every task and its sources have emitted nothing ({@link #runsIdle}): started from a
+     * savepoint, nothing was written to its topics after it (a rescale of an idle stack); otherwise false.
      */
     boolean awaitCaughtUp(String jobId, long records, Duration timeout) throws IOException {
         long start = System.nanoTime();
@@ -384,11 +385,29 @@ public final class FlinkRest {
                 return true;
             }
             if (pending == null && System.nanoTime() - start > Math.min(Duration.ofSeconds(15).toNanos(), timeout.toNanos())) {
-                return false;
+                return runsIdle(get("jobs/" + jobId));
             }
             sleep(200);
         }
         return false;
+    }
+
+    /**
+     * Whether a job's details (REST {@code jobs/<id>}) show it running with nothing to do: the job and every vertex
+     * RUNNING, and no source vertex has emitted a record.
+     */
+    static boolean runsIdle(JsonNode job) {
+        if (!job.path("state").asText().equals("RUNNING") || job.path("vertices").isEmpty()) {
+            return false;
+        }
+        for (JsonNode vertex : job.path("vertices")) {
+            if (!vertex.path("status").asText().equals("RUNNING")
+                    || vertex.path("name").asText().startsWith("Source:")
+                    && vertex.path("metrics").path("write-records").asLong() > 0) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /** TaskManagers registered with the cluster; 0 when nothing answers. */

@@ -43,4 +43,26 @@ class FlinkRestOverviewTest {
         assertThat(FlinkRest.backSince(overview(job("ckc-delivery", "RUNNING", 5, 2, 2)), 0))
                 .as("all running, with no fault to have changed since").isTrue();
     }
+
+    private static JsonNode details(String state, String... vertices) throws Exception {
+        return MAPPER.readTree("{\"state\":\"" + state + "\",\"vertices\":[" + String.join(",", vertices) + "]}");
+    }
+
+    private static String vertex(String name, String status, long written) {
+        return String.format("{\"name\":\"%s\",\"status\":\"%s\",\"metrics\":{\"write-records\":%d}}", name,
+                status, written);
+    }
+
+    @Test
+    void aJobRunsIdleWhenEveryVertexRunsAndNoSourceEmittedARecord() throws Exception {
+        assertThat(FlinkRest.runsIdle(details("RUNNING", vertex("Source: kafka: to-mn", "RUNNING", 0),
+                vertex("route to gateway", "RUNNING", 0)))).isTrue();
+        assertThat(FlinkRest.runsIdle(details("RUNNING", vertex("Source: kafka: to-mn", "RUNNING", 12),
+                vertex("route to gateway", "RUNNING", 0)))).as("its source emitted records").isFalse();
+        assertThat(FlinkRest.runsIdle(details("RUNNING", vertex("Source: kafka: to-mn", "RUNNING", 0),
+                vertex("route to gateway", "INITIALIZING", 0)))).as("a vertex not running yet").isFalse();
+        assertThat(FlinkRest.runsIdle(details("RESTARTING", vertex("Source: kafka: to-mn", "RUNNING", 0))))
+                .isFalse();
+        assertThat(FlinkRest.runsIdle(details("RUNNING"))).as("no vertices").isFalse();
+    }
 }
