@@ -1,7 +1,6 @@
 package io.ckc.perf;
 
 import org.HdrHistogram.Histogram;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -70,12 +69,7 @@ final class DemoCommand implements Callable<Integer> {
         long expected = (long) nodes * messages;
         out.printf(Locale.ROOT, "Demo: %d nodes on %d gateway(s), echo parallelism %d, %d messages each at %.1f/min%n",
                 nodes, gatewaysInStack, appParallelism, messages, ratePerMinute);
-        int udpNodes;
-        try {
-            udpNodes = protocol.udpNodes(nodes, mqttGateways);
-        } catch (IllegalArgumentException e) {
-            throw new CommandLine.ParameterException(new CommandLine(this), e.getMessage());
-        }
+        int udpNodes = protocol.udpNodes(nodes, mqttGateways);
         int mqttNodes = nodes - udpNodes;
         Histogram total;
         long sent;

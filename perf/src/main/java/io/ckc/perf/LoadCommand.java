@@ -81,12 +81,7 @@ final class LoadCommand implements Callable<Integer> {
         if (rate <= 0 || seconds <= 0 || nodes <= 0) {
             throw new CommandLine.ParameterException(new CommandLine(this), "--rate, --seconds and --nodes must be positive");
         }
-        int udpNodes;
-        try {
-            udpNodes = protocol.udpNodes(nodes, mqttGateways);
-        } catch (IllegalArgumentException e) {
-            throw new CommandLine.ParameterException(new CommandLine(this), e.getMessage());
-        }
+        int udpNodes = protocol.udpNodes(nodes, mqttGateways);
         int mqttNodes = nodes - udpNodes;
         AnswerLedger ledger = new AnswerLedger(nodes, rule);
         out.printf(Locale.ROOT, "Load: %d %s on app.%s, %.0f messages a second for %.0f s, answers expected: %s%n",

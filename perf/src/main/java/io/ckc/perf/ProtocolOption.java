@@ -1,6 +1,9 @@
 package io.ckc.perf;
 
+import picocli.CommandLine;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
 
 import java.util.List;
 
@@ -12,20 +15,26 @@ final class ProtocolOption {
             + "each at once) (default ${DEFAULT-VALUE})")
     String protocol = "udp";
 
+    /** The command this option is mixed into, whose usage a wrong value names. */
+    @Spec(Spec.Target.MIXEE)
+    CommandSpec command;
+
     /**
      * How many of {@code nodes} connect over reliable UDP (the rest are MQTT devices): all, none or half.
      *
-     * @throws IllegalArgumentException for another protocol, or MQTT devices without {@code mqttGateways}
+     * @throws CommandLine.ParameterException for another protocol, or MQTT devices without {@code mqttGateways}
      */
     int udpNodes(int nodes, List<String> mqttGateways) {
         int udp = switch (protocol) {
             case "udp" -> nodes;
             case "mqtt" -> 0;
             case "mixed" -> nodes / 2;
-            default -> throw new IllegalArgumentException("--protocol is udp, mqtt or mixed, not " + protocol);
+            default -> throw new CommandLine.ParameterException(command.commandLine(),
+                    "--protocol is udp, mqtt or mixed, not " + protocol);
         };
         if (udp < nodes && mqttGateways.isEmpty()) {
-            throw new IllegalArgumentException("--protocol " + protocol + " needs --mqtt-gateways");
+            throw new CommandLine.ParameterException(command.commandLine(), "--protocol " + protocol
+                    + " needs --mqtt-gateways");
         }
         return udp;
     }

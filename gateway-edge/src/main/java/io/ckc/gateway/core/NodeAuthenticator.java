@@ -13,6 +13,7 @@ import javax.naming.ldap.LdapName;
 import javax.naming.ldap.Rdn;
 import java.util.Base64;
 import java.util.Optional;
+import java.util.function.Supplier;
 
 /**
  * Who may open a session as a node, for every adapter: the credential store, read by the core, asked in the adapter's
@@ -54,7 +55,7 @@ public final class NodeAuthenticator {
             for (Rdn part : new LdapName(certificate.getSubjectX500Principal().getName()).getRdns()) {
                 if (part.getType().equalsIgnoreCase("CN")) {
                     return Identity.parse(part.getValue().toString().getBytes(StandardCharsets.UTF_8))
-                            .filter(identity -> known(identity));
+                            .filter(identity -> onFreshStoreIfNot(() -> store.lookup(identity)).isPresent());
                 }
             }
         } catch (InvalidNameException e) {
@@ -63,13 +64,17 @@ public final class NodeAuthenticator {
         return Optional.empty();
     }
 
-    /** Whether the store knows the identity, read again at once if it did not a moment ago. */
-    private boolean known(Identity identity) {
-        if (store.lookup(identity).isPresent()) {
-            return true;
+    /**
+     * What {@code check} finds, asked again on the store read afresh if it found nothing: a key or node issued since
+     * the store's last check is good at once, not a second later.
+     */
+    private <T> Optional<T> onFreshStoreIfNot(Supplier<Optional<T>> check) {
+        Optional<T> found = check.get();
+        if (found.isPresent()) {
+            return found;
         }
         store.refresh();
-        return store.lookup(identity).isPresent();
+        return check.get();
     }
 
     /**
@@ -77,12 +82,7 @@ public final class NodeAuthenticator {
      * id>}), the password is its key in base64. Compared in constant time.
      */
     public Optional<Identity> password(String username, byte[] password) {
-        Optional<Identity> proven = checkPassword(username, password);
-        if (proven.isEmpty()) {
-            store.refresh(); // a key issued since the store's last check is good at once, not a second later
-            proven = checkPassword(username, password);
-        }
-        return proven;
+        return onFreshStoreIfNot(() -> checkPassword(username, password));
     }
 
     private Optional<Identity> checkPassword(String username, byte[] password) {
